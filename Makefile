@@ -1,0 +1,26 @@
+# Two entry points: `make train` (set up, then run the main job) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: train test bench demo clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[train,dev]"
+	touch $(STAMP)
+
+train: $(STAMP)
+	$(BIN)/python -m agents.play --agent random --seed 0
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.throughput
+
+clean:
+	rm -rf $(VENV) runs

@@ -1,0 +1,40 @@
+"""The policy protocol every agent follows, scripted, search or learned."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from numberdrop_env.solo import SoloGame
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Chooses one legal action for the decision pending in ``game``.
+
+    ``reset(seed)`` is called before each game, so a policy that draws random
+    numbers plays the same way for the same seed.
+    """
+
+    name: str
+
+    def reset(self, seed: int) -> None: ...
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        return int(legal[self.rng.integers(len(legal))])

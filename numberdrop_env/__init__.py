@@ -1,0 +1,23 @@
+"""Number Drop: rules engine (pure NumPy) and Gymnasium environment ``NumberDrop-v0``."""
+
+from gymnasium.envs.registration import register
+
+from .actions import PERMUTATIONS, ActionLayout, Phase, layout_for
+from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
+from .sheet import Sheet
+from .solo import SoloGame
+
+__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv", "Phase",
+           "Rules", "Sheet", "SoloGame", "layout_for"]
+
+__version__ = "0.1.0"
+
+register(id="NumberDrop-v0", entry_point="numberdrop_env.env:NumberDropEnv")
+
+
+def __getattr__(name: str):
+    if name == "NumberDropEnv":
+        from .env import NumberDropEnv
+
+        return NumberDropEnv
+    raise AttributeError(name)

@@ -1,0 +1,229 @@
+"""Gymnasium environment for solo Number Drop. It translates; the rules live in the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .actions import PHASES, Phase
+from .render import render_text
+from .rules import DEFAULT_RULES, WILD, Rules
+from .solo import SoloGame
+
+GRID_PLANES = 16
+_OPTIONS = {"state"}
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete`` whose ``sample()`` without a mask draws among the legal actions.
+
+    Generic tools (env checkers, quick scripts) then play legal moves. A pickled or
+    copied space forgets its environment and samples like a plain ``Discrete``.
+    """
+
+    def __init__(self, n: int, legal_mask: Any = None) -> None:
+        super().__init__(n)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None and self._legal_mask is not None:
+            legal = self._legal_mask()
+            if legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_legal_mask"] = None
+        return state
+
+
+class NumberDropEnv(gym.Env):
+    """Solo Number Drop: drop numbered tetrominoes, score combinations, chase 100.
+
+    **Actions** — ``Discrete(412)`` with the default rules; every decision of a turn is
+    one action and ``observation["phase"]`` says which decision is pending:
+
+    ========== ========= =====================================================
+    actions    phase     meaning
+    ========== ========= =====================================================
+    0..6       start     column of the starting number in row 0
+    7..11      slide,    letter A..E of the tile to slide one notch
+               star_slide
+    12..144    block     ``12 + orientation*7 + column`` of the X block
+    145..277   place     ``145 + orientation*7 + column`` of the tetromino
+    278..301   arrange   permutation k: landed cell i (cells sorted by row,
+                         column) gets sorted die ``PERMUTATIONS[k][i]``
+                         (dice sorted by value, stars last)
+    302..311   wild      value 0..9 of the next wild cell
+    312..409   combo     select cell ``312 + row*7 + column``
+    410        combo     confirm the selected combination
+    411        combo     pass (score no combination)
+    ========== ========= =====================================================
+
+    Orientations 0..18 are I(2) O(1) T(4) L(8) S(4). ``action_masks()`` and
+    ``info["action_mask"]`` are exact: an action is unmasked iff the rules allow it.
+    A masked action raises ``ValueError`` and leaves the game as it was.
+
+    **Observation** — ``Dict``:
+
+    - ``grid`` (16, 14, 7) float32 planes, row 0 at the bottom: filled, X, used,
+      number 0..9 one-hot (10 planes, pending values included), pending tetromino
+      cell, next wild cell, selected combination cell.
+    - ``dice`` (44,): the number dice sorted as for *arrange*, each one-hot 0..9 and star.
+    - ``shape_die`` (6,): one-hot I O T L S star.
+    - ``track`` (30,): identical boxes 3..7, consecutive boxes 3..7, bonus, circled
+      letters A..E, +2 line boxes of rows 0..10, -5 boxes of rows 11..13.
+    - ``solo_board`` (50,): per letter A..E, the tile's tetromino one-hot (I O T L S)
+      and its notch one-hot (0..4).
+    - ``phase`` (9,): one-hot of the pending decision (start, slide, star_slide,
+      block, place, arrange, wild, combo, game_over).
+    - ``pending`` (12,): letter of the dropping block (5), star slide still owed,
+      selection length / 8, selection kind (identical, ascending, descending),
+      turn / 20, score / 100.
+
+    **Reward** — the change of the official score, so an episode's return is the final
+    score (at most 100). ``terminated`` when the game ends; never truncated.
+
+    **Info** — ``action_mask``, ``score`` (int), ``score_breakdown``, ``phase``, ``turn``.
+
+    **Options** — ``reset(options={"state": dict})`` continues a saved game
+    (``SoloGame.to_dict``). ``auto_forced=True`` applies decisions that have a
+    single legal action automatically (their rewards are summed into the step).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        self.render_mode = render_mode
+        self.rules = rules
+        self.auto_forced = bool(auto_forced)
+        self.game = SoloGame(rules, seed=0)
+        n_letters = len(rules.letters)
+        f32 = np.float32
+        self.action_space = LegalDiscrete(self.game.layout.size, lambda: self.game.legal_mask())
+        self.observation_space = spaces.Dict({
+            "grid": spaces.Box(0, 1, (GRID_PLANES, rules.rows, rules.cols), f32),
+            "dice": spaces.Box(0, 1, (len(rules.number_dice) * (rules.max_number + 2),), f32),
+            "shape_die": spaces.Box(0, 1, (len(rules.shape_die),), f32),
+            "track": spaces.Box(0, 1, (3 * n_letters + 1 + rules.rows,), f32),
+            "solo_board": spaces.Box(0, 1, (n_letters * (len(rules.shape_names) + rules.last_notch + 1),), f32),
+            "phase": spaces.Box(0, 1, (len(PHASES),), f32),
+            "pending": spaces.Box(0, 1, (n_letters + 7,), f32),
+        })
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+        if "state" in options:
+            self.game = SoloGame.from_dict(options["state"], self.rules, seed=self.np_random)
+        else:
+            self.game = SoloGame(self.rules, seed=self.np_random)
+        reward = self._skip_forced()
+        del reward  # forced moves at the start of a game cannot score
+        return self._observation(), self._info()
+
+    def step(self, action: int):
+        if self.game.is_over:
+            raise ValueError("the game is over: call reset() before step()")
+        reward = self.game.step(action)
+        reward += self._skip_forced()
+        return self._observation(), float(reward), self.game.is_over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
+        return self.game.legal_mask().copy()
+
+    def describe_action(self, action: int) -> dict[str, Any]:
+        """What an action means in the current state, in the game's words (JSON-safe)."""
+        return self.game.describe(action)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return render_text(self.game)
+        return None
+
+    # ------------------------------------------------------------- internals
+    def _skip_forced(self) -> int:
+        reward = 0
+        while self.auto_forced and not self.game.is_over:
+            legal = np.flatnonzero(self.game.legal_mask())
+            if len(legal) != 1:
+                break
+            reward += self.game.step(int(legal[0]))
+        return reward
+
+    def _info(self) -> dict[str, Any]:
+        breakdown = self.game.sheet.score_breakdown()
+        return {
+            "action_mask": self.action_masks(),
+            "score": breakdown["total"],
+            "score_breakdown": breakdown,
+            "phase": self.game.phase.value,
+            "turn": self.game.turn,
+        }
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return observe(self.game)
+
+
+def observe(game: SoloGame) -> dict[str, np.ndarray]:
+    """The observation of a solo game, as documented on :class:`NumberDropEnv`."""
+    r, sheet = game.rules, game.sheet
+    values = sheet.values.astype(np.int64)
+    pending = np.zeros((r.rows, r.cols), np.float32)
+    next_wild = np.zeros((r.rows, r.cols), np.float32)
+    for k, (row, col) in enumerate(game.pending_cells):
+        pending[row, col] = 1
+        if game.pending_values:
+            values[row, col] = game.pending_values[k]
+    if game.phase is Phase.WILD:
+        row, col = game.pending_cells[game.pending_values.index(WILD)]
+        next_wild[row, col] = 1
+    selected = np.zeros((r.rows, r.cols), np.float32)
+    for row, col in game.selection:
+        selected[row, col] = 1
+    grid = np.empty((GRID_PLANES, r.rows, r.cols), np.float32)
+    grid[0] = sheet.values != -1
+    grid[1] = sheet.values == 10
+    grid[2] = sheet.used
+    grid[3:13] = values[None] == np.arange(10)[:, None, None]
+    grid[13], grid[14], grid[15] = pending, next_wild, selected
+
+    dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
+    for i, v in enumerate(game.sorted_dice()):
+        dice[i, r.max_number + 1 if v == WILD else v] = 1
+    shape_die = np.zeros(len(r.shape_die), np.float32)
+    if game.shape_face is not None:
+        shape_die[r.shape_die.index(game.shape_face)] = 1
+    track = np.concatenate([sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled,
+                            sheet.lines, sheet.penalties]).astype(np.float32)
+    board = np.zeros((len(r.letters), len(r.shape_names) + r.last_notch + 1), np.float32)
+    board[np.arange(len(r.letters)), [r.shape_names.index(t) for t in game.tiles]] = 1
+    board[np.arange(len(r.letters)), len(r.shape_names) + game.notches] = 1
+    phase = np.zeros(len(PHASES), np.float32)
+    phase[PHASES.index(game.phase)] = 1
+    extra = np.zeros(len(r.letters) + 7, np.float32)
+    if game.block_tile is not None:
+        extra[game.block_tile] = 1
+    n = len(r.letters)
+    extra[n] = game.star_pending
+    extra[n + 1] = len(game.selection) / r.bonus_size
+    if len(game.selection) >= 2:
+        step = sheet.values[game.selection[1]] - sheet.values[game.selection[0]]
+        extra[n + 2 + (0 if step == 0 else 1 if step > 0 else 2)] = 1
+    extra[n + 5] = game.turn / 20
+    extra[n + 6] = max(game.score(), 0) / r.max_score
+    return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
+            "solo_board": board.reshape(-1), "phase": phase, "pending": extra}

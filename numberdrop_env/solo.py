@@ -1,0 +1,317 @@
+"""The solo game: dice, the solo block board and the turn as a sequence of decisions.
+
+``SoloGame`` is the whole state of one solo game. ``legal_mask()`` and ``step()``
+speak the flat action encoding of :mod:`numberdrop_env.actions`; a masked action
+raises ``ValueError`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .actions import PERMUTATIONS, Phase, layout_for, tetromino_table
+from .combos import ComboIndex
+from .rules import DEFAULT_RULES, WILD, X, Rules
+from .shapes import Cell
+from .sheet import CONSECUTIVE, IDENTICAL, Sheet, _expect_keys
+
+STATE_VERSION = 1
+
+
+def make_rng(seed: np.random.Generator | int | None) -> np.random.Generator:
+    """A generator from a seed; anything but an int, None or a Generator is a TypeError."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        if seed is not None and seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed}")
+        return np.random.default_rng(seed)
+    raise TypeError(f"seed must be an int, None or numpy Generator, got {type(seed).__name__}")
+
+
+class SoloGame:
+    """One solo game of Number Drop, from writing the starting number to the end."""
+
+    def __init__(self, rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None) -> None:
+        self.rules = rules
+        self.table = tetromino_table(rules)
+        self.layout = layout_for(rules)
+        self.rng = make_rng(seed)
+        self.sheet = Sheet(rules)
+        self.tiles: tuple[str, ...] = tuple(rules.shape_names[i] for i in self.rng.permutation(len(rules.letters)))
+        self.notches = np.zeros(len(rules.letters), np.int64)
+        self.dice: tuple[int, ...] | None = None
+        self.shape_face: str | None = None
+        self.phase = Phase.START
+        self.turn = 0
+        self.star_pending = False
+        self.block_tile: int | None = None
+        self.pending_cells: list[Cell] = []
+        self.pending_values: list[int] = []
+        self.selection: list[Cell] = []
+        self._combos: ComboIndex | None = None
+        self._mask: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def score(self) -> int:
+        return self.sheet.score()
+
+    def sorted_dice(self) -> list[int]:
+        """Number dice ordered by value, stars last: the order arrangements refer to."""
+        if self.dice is None:
+            return []
+        return sorted(self.dice, key=lambda v: (v == WILD, v))
+
+    def allowed_shapes(self) -> tuple[str, ...]:
+        """Tetrominoes the shape die lets the player drop this turn."""
+        if self.shape_face is None:
+            return ()
+        return self.rules.shape_names if self.shape_face == "*" else (self.shape_face,)
+
+    def legal_mask(self) -> np.ndarray:
+        """Bool mask over the flat action space: exactly the legal decisions now."""
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        L, p = self.layout, self.phase
+        mask = np.zeros(L.size, bool)
+        if p is Phase.START:
+            mask[L.start : L.slide] = self.sheet.values[0] == -1
+        elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
+            mask[L.slide : L.block] = self.notches < self.rules.last_notch
+        elif p is Phase.BLOCK:
+            mask[L.block : L.place] = self._placements((self.tiles[self.block_tile],))
+        elif p is Phase.PLACE:
+            mask[L.place : L.arrange] = self._placements(self.allowed_shapes())
+        elif p is Phase.ARRANGE:
+            assignments = np.array(self.sorted_dice())[PERMUTATIONS]
+            _, first = np.unique(assignments, axis=0, return_index=True)
+            mask[L.arrange + first] = True
+        elif p is Phase.WILD:
+            mask[L.wild : L.select] = True
+        elif p is Phase.COMBO:
+            cells, confirm = self._combos.options(self.selection)
+            mask[L.select : L.confirm] = cells
+            mask[L.confirm] = confirm
+            mask[L.pass_] = True
+        return mask
+
+    def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
+        legal = self.table.legal(self.sheet.heights)
+        return legal & np.isin(self.table.orientation_shape[np.arange(self.table.size) // self.rules.cols],
+                               [self.table.names.index(s) for s in shapes])
+
+    # ------------------------------------------------------------------ acting
+    def step(self, action: int) -> int:
+        """Apply one legal decision; returns the change of the official score."""
+        action = _as_action(action, self.layout.size)
+        if not self.legal_mask()[action]:
+            raise ValueError(f"action {action} is not legal in phase {self.phase.value!r}: {self.describe(action)}")
+        before = self.sheet.score()
+        self._mask = None
+        self._apply(action)
+        return self.sheet.score() - before
+
+    def _apply(self, action: int) -> None:
+        L, p = self.layout, self.phase
+        if p is Phase.START:
+            self.sheet.write([(0, action - L.start)], [self.rules.start_number])
+            self._start_turn()
+        elif p is Phase.SLIDE:
+            self._slide(action - L.slide)
+        elif p is Phase.STAR_SLIDE:
+            self._slide(action - L.slide)
+        elif p is Phase.BLOCK:
+            cells = self.table.cells(action - L.block, self.sheet.heights)
+            self.sheet.write(cells, [X] * len(cells))
+            self._after_slides()
+        elif p is Phase.PLACE:
+            self.pending_cells = self.table.cells(action - L.place, self.sheet.heights)
+            self.phase = Phase.ARRANGE
+        elif p is Phase.ARRANGE:
+            dice = self.sorted_dice()
+            self.pending_values = [dice[i] for i in PERMUTATIONS[action - L.arrange]]
+            self._after_value()
+        elif p is Phase.WILD:
+            self.pending_values[self.pending_values.index(WILD)] = action - L.wild
+            self._after_value()
+        elif action == L.confirm:
+            kind = self._combos.kind([r * self.rules.cols + c for r, c in self.selection])
+            self.sheet.score_combination(self.selection, IDENTICAL if kind == IDENTICAL else CONSECUTIVE)
+            self._end_turn()
+        elif action == L.pass_:
+            self._end_turn()
+        else:
+            self.selection.append(divmod(action - L.select, self.rules.cols))
+
+    def _start_turn(self) -> None:
+        r = self.rules
+        faces = self.rng.integers(0, [len(d) for d in r.number_dice] + [len(r.shape_die)])
+        self.dice = tuple(int(d[f]) for d, f in zip(r.number_dice, faces[:-1]))
+        self.shape_face = r.shape_die[faces[-1]]
+        self.star_pending = WILD in self.dice or self.shape_face == "*"
+        self.turn += 1
+        self.phase = Phase.SLIDE
+
+    def _slide(self, tile: int) -> None:
+        self.notches[tile] += 1
+        if self.notches[tile] == self.rules.last_notch and not self.sheet.circled[tile]:
+            if self._placements((self.tiles[tile],)).any():
+                self.block_tile = tile
+                self.phase = Phase.BLOCK
+                return
+        self._after_slides()
+
+    def _after_slides(self) -> None:
+        """Resolve the star slide if one is owed, then move on to the tetromino."""
+        self.block_tile = None
+        if self.star_pending:
+            self.star_pending = False
+            if self.shape_face == "*":
+                if (self.notches < self.rules.last_notch).any():
+                    self.phase = Phase.STAR_SLIDE
+                    return
+            else:
+                tile = self.tiles.index(self.shape_face)
+                if self.notches[tile] < self.rules.last_notch:
+                    self._slide(tile)
+                    return
+        if self._placements(self.allowed_shapes()).any():
+            self.phase = Phase.PLACE
+        else:
+            self._end_turn()  # the piece is lost
+
+    def _after_value(self) -> None:
+        if WILD in self.pending_values:
+            self.phase = Phase.WILD
+            return
+        self.sheet.write(self.pending_cells, self.pending_values)
+        self.pending_cells, self.pending_values = [], []
+        self._combos = ComboIndex.build(self.sheet)
+        self.selection = []
+        self.phase = Phase.COMBO
+
+    def _end_turn(self) -> None:
+        self.selection = []
+        self._combos = None
+        crossed = self.sheet.end_of_turn()
+        if crossed or (self.notches >= self.rules.last_notch).all():
+            self.phase = Phase.OVER
+        else:
+            self._start_turn()
+
+    # ------------------------------------------------------------ description
+    def describe(self, action: int) -> dict[str, Any]:
+        """The decision an action stands for now, in the game's words (JSON-safe)."""
+        action = _as_action(action, self.layout.size)
+        L, p = self.layout, self.phase
+        if action not in L.phase_range(p):
+            return {"phase": p.value, "action": action, "valid": False}
+        out: dict[str, Any] = {"phase": p.value, "action": action}
+        if p is Phase.START:
+            out.update(cells=[[0, action - L.start]], number=self.rules.start_number)
+        elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
+            t = action - L.slide
+            out.update(letter=self.rules.letters[t], tile=self.tiles[t], notch=int(self.notches[t]))
+        elif p in (Phase.BLOCK, Phase.PLACE):
+            out.update(self._describe_placement(action - (L.block if p is Phase.BLOCK else L.place)))
+            if p is Phase.PLACE:
+                out["dice"] = self.sorted_dice()
+            else:
+                out["letter"] = self.rules.letters[self.block_tile]
+        elif p is Phase.ARRANGE:
+            dice = self.sorted_dice()
+            values = [dice[i] for i in PERMUTATIONS[action - L.arrange]]
+            out.update(cells=[list(c) for c in self.pending_cells], values=[v if v != WILD else "*" for v in values])
+        elif p is Phase.WILD:
+            out.update(cell=list(self.pending_cells[self.pending_values.index(WILD)]), value=action - L.wild)
+        elif action == L.confirm:
+            out.update(choice="confirm", cells=[list(c) for c in self.selection])
+        elif action == L.pass_:
+            out.update(choice="pass")
+        else:
+            out.update(choice="select", cell=list(divmod(action - L.select, self.rules.cols)))
+        return out
+
+    def _describe_placement(self, placement: int) -> dict[str, Any]:
+        o, col = divmod(placement, self.rules.cols)
+        shape = self.table.names[self.table.orientation_shape[o]]
+        cells = self.table.cells(placement, self.sheet.heights) if self.table.fits_columns[placement] else None
+        return {"shape": shape, "orientation": o, "column": col, "cells": None if cells is None else [list(c) for c in cells]}
+
+    # ------------------------------------------------------------ persistence
+    def clone(self) -> "SoloGame":
+        """An independent copy (its own generator in the same state) for search."""
+        other = SoloGame.__new__(SoloGame)
+        other.__dict__.update(self.__dict__)
+        other.sheet = self.sheet.copy()
+        other.notches = self.notches.copy()
+        other.rng = np.random.Generator(type(self.rng.bit_generator)())
+        other.rng.bit_generator.state = self.rng.bit_generator.state
+        other.pending_cells = list(self.pending_cells)
+        other.pending_values = list(self.pending_values)
+        other.selection = list(self.selection)
+        return other
+
+    def to_dict(self, include_rng: bool = True) -> dict[str, Any]:
+        """The whole state as plain JSON-safe data."""
+        return {
+            "version": STATE_VERSION,
+            "sheet": self.sheet.to_dict(),
+            "tiles": list(self.tiles),
+            "notches": self.notches.tolist(),
+            "dice": None if self.dice is None else list(self.dice),
+            "shape_face": self.shape_face,
+            "phase": self.phase.value,
+            "turn": self.turn,
+            "star_pending": self.star_pending,
+            "block_tile": self.block_tile,
+            "pending_cells": [list(c) for c in self.pending_cells],
+            "pending_values": list(self.pending_values),
+            "selection": [list(c) for c in self.selection],
+            "rng": self.rng.bit_generator.state if include_rng else None,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    @classmethod
+    def load(cls, path: str | Path, rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None) -> "SoloGame":
+        try:
+            data = json.loads(Path(path).read_text())
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path}: not a JSON state file ({err})") from err
+        return cls.from_dict(data, rules, seed)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], rules: Rules = DEFAULT_RULES,
+                  seed: np.random.Generator | int | None = None) -> "SoloGame":
+        """Rebuild a game; a malformed or inconsistent state raises ``ValueError``/``TypeError``.
+
+        The generator continues from the saved ``rng`` state when there is one, else
+        from ``seed``.
+        """
+        from .state import restore_solo  # local: keeps validation code out of the hot module
+
+        return restore_solo(cls, data, rules, seed)
+
+
+def _as_action(action: Any, size: int) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = int(action)
+        else:
+            raise TypeError(f"action must be an int, got {type(action).__name__}")
+    if not 0 <= action < size:
+        raise ValueError(f"action {action} is outside the action space 0..{size - 1}")
+    return int(action)

@@ -1,0 +1,159 @@
+"""Rebuilding a solo game from plain data, refusing states the rules cannot reach."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from .actions import Phase
+from .combos import ComboIndex
+from .rules import EMPTY, WILD, Rules
+from .sheet import Sheet, _expect_keys
+
+_KEYS = {"version", "sheet", "tiles", "notches", "dice", "shape_face", "phase", "turn", "star_pending",
+         "block_tile", "pending_cells", "pending_values", "selection", "rng"}
+
+
+def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
+    from .solo import STATE_VERSION, make_rng
+
+    _expect_keys(data, _KEYS, "state")
+    if data["version"] != STATE_VERSION:
+        raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
+    rng = make_rng(seed)
+    game = cls.__new__(cls)
+    game.__init__(rules, np.random.default_rng(0))
+    game.rng = rng
+    game.sheet = Sheet.from_dict(data["sheet"], rules)
+    game.tiles = _tiles(data["tiles"], rules)
+    game.notches = _int_list(data["notches"], len(rules.letters), 0, rules.last_notch, "notches")
+    game.phase = _phase(data["phase"])
+    game.turn = _int(data["turn"], 0, 10**6, "turn")
+    game.star_pending = _bool(data["star_pending"], "star_pending")
+    _dice(game, data, rules)
+    _turn_fields(game, data, rules)
+    if data["rng"] is not None:
+        probe = np.random.Generator(type(rng.bit_generator)())
+        try:
+            probe.bit_generator.state = data["rng"]
+        except (TypeError, ValueError, KeyError) as err:
+            raise ValueError(f"state.rng: not a {type(rng.bit_generator).__name__} state ({err})") from err
+        rng.bit_generator.state = data["rng"]
+    return game
+
+
+def _turn_fields(game: Any, data: dict[str, Any], rules: Rules) -> None:
+    p = game.phase
+    started = (game.sheet.values[0] != EMPTY).any()
+    if (p is Phase.START) != (game.turn == 0) or (p is Phase.START) == bool(started):
+        raise ValueError("state.phase: only a game with an empty sheet at turn 0 is in phase 'start'")
+    block = data["block_tile"]
+    if (block is None) != (p is not Phase.BLOCK):
+        raise ValueError("state.block_tile: set exactly in phase 'block'")
+    if block is not None:
+        game.block_tile = _int(block, 0, len(rules.letters) - 1, "block_tile")
+        if game.notches[block] != rules.last_notch or game.sheet.circled[block]:
+            raise ValueError("state.block_tile: that tile's block is not due to drop")
+    cells = [_cell(c, rules, "pending_cells") for c in _list(data["pending_cells"], "pending_cells")]
+    values = [_int(v, WILD, rules.max_number, "pending_values") for v in _list(data["pending_values"], "pending_values")]
+    if (len(cells) == 4) != (p in (Phase.ARRANGE, Phase.WILD)) or (cells and len(cells) != 4):
+        raise ValueError("state.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
+    if any(game.sheet.values[r, c] != EMPTY for r, c in cells):
+        raise ValueError("state.pending_cells: a pending cell is already filled")
+    if cells and sorted(map(tuple, cells)) not in _landings(game):
+        raise ValueError("state.pending_cells: not a legal landing of an allowed tetromino")
+    if (p is Phase.WILD) != bool(values) or (values and (len(values) != 4 or WILD not in values)):
+        raise ValueError("state.pending_values: four values with a wild left exactly in phase 'wild'")
+    fixed = Counter(v for v in game.dice or () if v != WILD)
+    if values and (not fixed <= Counter(values) or values.count(WILD) > list(game.dice).count(WILD)):
+        raise ValueError("state.pending_values: values do not come from the dice")
+    game.pending_cells = [tuple(c) for c in cells]
+    game.pending_values = values
+    selection = [tuple(_cell(c, rules, "selection")) for c in _list(data["selection"], "selection")]
+    if selection and p is not Phase.COMBO:
+        raise ValueError("state.selection: a selection exists only in phase 'combo'")
+    if p is Phase.COMBO:
+        game._combos = ComboIndex.build(game.sheet)
+        for k, (r, c) in enumerate(selection):
+            if not game._combos.options(selection[:k])[0][r * rules.cols + c]:
+                raise ValueError(f"state.selection: cell {(r, c)} cannot extend the selection")
+    game.selection = selection
+    if p is Phase.PLACE and not game._placements(game.allowed_shapes()).any():
+        raise ValueError("state.phase: 'place' with no legal placement")
+
+
+def _landings(game: Any) -> list[list[tuple[int, int]]]:
+    legal = np.flatnonzero(game._placements(game.allowed_shapes()))
+    return [game.table.cells(int(p), game.sheet.heights) for p in legal]
+
+
+def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
+    if (data["dice"] is None) != (game.phase is Phase.START) or (data["shape_face"] is None) != (data["dice"] is None):
+        raise ValueError("state.dice: dice are rolled in every phase but 'start'")
+    if data["dice"] is None:
+        return
+    dice = _list(data["dice"], "dice")
+    if len(dice) != len(rules.number_dice):
+        raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
+    for i, (v, faces) in enumerate(zip(dice, rules.number_dice)):
+        if isinstance(v, bool) or v not in faces:
+            raise ValueError(f"state.dice[{i}]: {v!r} is not a face of that die {faces}")
+    if data["shape_face"] not in rules.shape_die:
+        raise ValueError(f"state.shape_face: {data['shape_face']!r} is not a face of the shape die")
+    game.dice = tuple(int(v) for v in dice)
+    game.shape_face = data["shape_face"]
+    star = WILD in game.dice or game.shape_face == "*"
+    if game.star_pending and not star:
+        raise ValueError("state.star_pending: no die shows a star")
+    if game.phase is Phase.SLIDE and game.star_pending != star:
+        raise ValueError("state.star_pending: must be owed in phase 'slide' exactly when a die shows a star")
+
+
+def _tiles(value: Any, rules: Rules) -> tuple[str, ...]:
+    tiles = _list(value, "tiles")
+    if sorted(tiles) != sorted(rules.shape_names):
+        raise ValueError(f"state.tiles: expected a permutation of {list(rules.shape_names)}, got {tiles!r}")
+    return tuple(tiles)
+
+
+def _phase(value: Any) -> Phase:
+    try:
+        return Phase(value)
+    except ValueError as err:
+        raise ValueError(f"state.phase: {value!r} is not one of {[p.value for p in Phase]}") from err
+
+
+def _list(value: Any, name: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"state.{name}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, lo: int, hi: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"state.{name}: expected an int, got {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"state.{name}: {value} is outside {lo}..{hi}")
+    return value
+
+
+def _bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"state.{name}: expected a bool, got {value!r}")
+    return value
+
+
+def _int_list(value: Any, n: int, lo: int, hi: int, name: str) -> np.ndarray:
+    items = _list(value, name)
+    if len(items) != n:
+        raise ValueError(f"state.{name}: expected {n} entries, got {len(items)}")
+    return np.array([_int(v, lo, hi, name) for v in items], np.int64)
+
+
+def _cell(value: Any, rules: Rules, name: str) -> tuple[int, int]:
+    items = _list(value, name)
+    if len(items) != 2:
+        raise ValueError(f"state.{name}: a cell is [row, column], got {items!r}")
+    return (_int(items[0], 0, rules.rows - 1, name), _int(items[1], 0, rules.cols - 1, name))
