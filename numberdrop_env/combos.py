@@ -70,8 +70,8 @@ class ComboIndex:
             values=values,
             free=free,
             region=_region_sizes(values, free, nbr),
-            up=_path_lengths(values, free, nbr, +1, r.max_number),
-            down=_path_lengths(values, free, nbr, -1, r.max_number),
+            up=_path_lengths(values, free, nbr, +1),
+            down=_path_lengths(values, free, nbr, -1),
             identical_ok=_prefix_counts(sheet.open_sizes(IDENTICAL), r),
             consecutive_ok=_prefix_counts(sheet.open_sizes(CONSECUTIVE), r),
             nbr=nbr,
@@ -147,17 +147,16 @@ def _region_sizes(values: np.ndarray, free: np.ndarray, nbr: np.ndarray) -> np.n
     return np.where(free[:n], sizes[label[:n]], 0)
 
 
-def _path_lengths(values: np.ndarray, free: np.ndarray, nbr: np.ndarray, step: int, top: int) -> np.ndarray:
+def _path_lengths(values: np.ndarray, free: np.ndarray, nbr: np.ndarray, step: int) -> np.ndarray:
+    """Longest monotone path from each free cell, by relaxing until nothing grows."""
     n = len(nbr)
+    follows = free[nbr] & (values[nbr] == values[:n, None] + step)
     length = free.astype(np.int64)
-    length[n] = 0
-    order = range(top, -1, -1) if step > 0 else range(0, top + 1)
-    for v in order:
-        at = np.flatnonzero(values[:n] == v)
-        if len(at):
-            nb = nbr[at]
-            length[at] = 1 + np.where(values[nb] == v + step, length[nb], 0).max(axis=1)
-    return length
+    while True:
+        grown = np.where(free[:n], 1 + np.where(follows, length[nbr], 0).max(axis=1), 0)
+        if np.array_equal(grown, length[:n]):
+            return length
+        length[:n] = grown
 
 
 def classify(sheet: Sheet, cells: Sequence[Cell]) -> str | None:

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from .actions import PHASES, Phase
 from .render import render_text
-from .rules import DEFAULT_RULES, WILD, Rules
+from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .solo import SoloGame
 
 GRID_PLANES = 16
@@ -178,52 +178,59 @@ class NumberDropEnv(gym.Env):
         return observe(self.game)
 
 
+def _value_planes(max_number: int) -> np.ndarray:
+    """Lookup (value + 1) -> planes [filled, X, number 0..max_number] for grid codes -1..X."""
+    codes = np.arange(-1, X + 1)
+    return np.stack([codes != EMPTY, codes == X] + [codes == v for v in range(max_number + 1)], axis=1).astype(np.float32)
+
+
+_PLANES = _value_planes(DEFAULT_RULES.max_number)
+
+
 def observe(game: SoloGame) -> dict[str, np.ndarray]:
     """The observation of a solo game, as documented on :class:`NumberDropEnv`."""
     r, sheet = game.rules, game.sheet
-    values = sheet.values.astype(np.int64)
-    pending = np.zeros((r.rows, r.cols), np.float32)
-    next_wild = np.zeros((r.rows, r.cols), np.float32)
-    for k, (row, col) in enumerate(game.pending_cells):
-        pending[row, col] = 1
-        if game.pending_values:
-            values[row, col] = game.pending_values[k]
-    if game.phase is Phase.WILD:
-        row, col = game.pending_cells[game.pending_values.index(WILD)]
-        next_wild[row, col] = 1
-    selected = np.zeros((r.rows, r.cols), np.float32)
-    for row, col in game.selection:
-        selected[row, col] = 1
-    grid = np.empty((GRID_PLANES, r.rows, r.cols), np.float32)
-    grid[0] = sheet.values != -1
-    grid[1] = sheet.values == 10
+    planes = _PLANES if r.max_number == DEFAULT_RULES.max_number else _value_planes(r.max_number)
+    values = sheet.values
+    if game.pending_values:
+        values = values.copy()
+        for (row, col), v in zip(game.pending_cells, game.pending_values):
+            values[row, col] = v
+    grid = np.zeros((GRID_PLANES, r.rows, r.cols), np.float32)
+    grid[[0, 1, *range(3, 4 + r.max_number)]] = planes[values + 1].transpose(2, 0, 1)
+    grid[0] = sheet.values != EMPTY
     grid[2] = sheet.used
-    grid[3:13] = values[None] == np.arange(10)[:, None, None]
-    grid[13], grid[14], grid[15] = pending, next_wild, selected
+    for row, col in game.pending_cells:
+        grid[13, row, col] = 1
+    if game.phase is Phase.WILD:
+        grid[(14, *game.pending_cells[game.pending_values.index(WILD)])] = 1
+    for row, col in game.selection:
+        grid[15, row, col] = 1
 
     dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
-    for i, v in enumerate(game.sorted_dice()):
-        dice[i, r.max_number + 1 if v == WILD else v] = 1
+    if game.dice is not None:
+        faces = np.array(game.sorted_dice())
+        dice[np.arange(len(faces)), np.where(faces == WILD, r.max_number + 1, faces)] = 1
     shape_die = np.zeros(len(r.shape_die), np.float32)
     if game.shape_face is not None:
         shape_die[r.shape_die.index(game.shape_face)] = 1
     track = np.concatenate([sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled,
                             sheet.lines, sheet.penalties]).astype(np.float32)
-    board = np.zeros((len(r.letters), len(r.shape_names) + r.last_notch + 1), np.float32)
-    board[np.arange(len(r.letters)), [r.shape_names.index(t) for t in game.tiles]] = 1
-    board[np.arange(len(r.letters)), len(r.shape_names) + game.notches] = 1
+    n = len(r.letters)
+    board = np.zeros((n, len(r.shape_names) + r.last_notch + 1), np.float32)
+    board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
+    board[np.arange(n), len(r.shape_names) + game.notches] = 1
     phase = np.zeros(len(PHASES), np.float32)
     phase[PHASES.index(game.phase)] = 1
-    extra = np.zeros(len(r.letters) + 7, np.float32)
+    extra = np.zeros(n + 7, np.float32)
     if game.block_tile is not None:
         extra[game.block_tile] = 1
-    n = len(r.letters)
     extra[n] = game.star_pending
     extra[n + 1] = len(game.selection) / r.bonus_size
     if len(game.selection) >= 2:
-        step = sheet.values[game.selection[1]] - sheet.values[game.selection[0]]
+        step = int(sheet.values[game.selection[1]]) - int(sheet.values[game.selection[0]])
         extra[n + 2 + (0 if step == 0 else 1 if step > 0 else 2)] = 1
-    extra[n + 5] = game.turn / 20
+    extra[n + 5] = min(game.turn / 20, 1.0)
     extra[n + 6] = max(game.score(), 0) / r.max_score
     return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
             "solo_board": board.reshape(-1), "phase": phase, "pending": extra}

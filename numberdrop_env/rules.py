@@ -7,6 +7,7 @@ other code paths.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 EMPTY = -1
 """Grid value of an empty cell."""
@@ -85,7 +86,7 @@ class Rules:
     def penalty_rows(self) -> range:
         return range(self.regular_rows, self.rows)
 
-    @property
+    @cached_property
     def shape_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.tetrominoes)
 

@@ -56,6 +56,7 @@ class ShapeTable:
     bottom: np.ndarray  # (P, k) lowest row offset within that cell's column
     top: np.ndarray  # (P,) highest row offset
     fits_columns: np.ndarray  # (P,) bool
+    owners: np.ndarray  # (shapes, P) bool: placements of each named shape
 
     @classmethod
     def build(cls, shapes: Iterable[tuple[str, Iterable[Cell]]], rows: int, cols: int) -> "ShapeTable":
@@ -95,6 +96,7 @@ class ShapeTable:
             bottom=bottom,
             top=dr.max(axis=1),
             fits_columns=fits,
+            owners=np.repeat(np.array(owner), cols)[None, :] == np.arange(len(names))[:, None],
         )
 
     @property
@@ -102,10 +104,9 @@ class ShapeTable:
         """Number of placement slots (orientations × columns)."""
         return len(self.dr)
 
-    def shape_placements(self, shape: str) -> np.ndarray:
-        """Bool (P,) mask of the placements of one named shape."""
-        owner = self.orientation_shape[np.arange(self.size) // self.cols]
-        return owner == self.names.index(shape)
+    def shape_placements(self, shapes: tuple[str, ...]) -> np.ndarray:
+        """Bool (P,) mask of the placements of the named shapes."""
+        return self.owners[[self.names.index(s) for s in shapes]].any(axis=0)
 
     def landing_rows(self, heights: np.ndarray) -> np.ndarray:
         """Row of offset 0 for every placement, given the column heights."""

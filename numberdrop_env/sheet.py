@@ -81,14 +81,14 @@ class Sheet:
 
     def score_breakdown(self) -> dict[str, int]:
         r = self.rules
-        sizes = np.array(r.box_sizes)
+        identical, consecutive = self.identical.tolist(), self.consecutive.tolist()
         parts = {
-            "identical": int(sizes[self.identical].sum()),
-            "consecutive": int(sizes[self.consecutive].sum()),
+            "identical": sum(k for k, done in zip(r.box_sizes, identical) if done),
+            "consecutive": sum(k for k, done in zip(r.box_sizes, consecutive) if done),
             "bonus": r.bonus_size if self.bonus else 0,
-            "column_bonuses": r.full_column_points * (int(self.identical.all()) + int(self.consecutive.all())),
-            "lines": r.line_points * int(self.lines.sum()),
-            "penalties": -r.penalty_points * int(self.penalties.sum()),
+            "column_bonuses": r.full_column_points * (all(identical) + all(consecutive)),
+            "lines": r.line_points * self.lines.tolist().count(True),
+            "penalties": -r.penalty_points * self.penalties.tolist().count(True),
         }
         parts["total"] = sum(parts.values())
         return parts

@@ -107,9 +107,7 @@ class SoloGame:
         return mask
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
-        legal = self.table.legal(self.sheet.heights)
-        return legal & np.isin(self.table.orientation_shape[np.arange(self.table.size) // self.rules.cols],
-                               [self.table.names.index(s) for s in shapes])
+        return self.table.legal(self.sheet.heights) & self.table.shape_placements(shapes)
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> int:

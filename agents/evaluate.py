@@ -1,0 +1,203 @@
+"""Play seeded solo games with one or more agents and compare them in one table.
+
+``python -m agents.evaluate --agents random,greedy,search --games 1000 --seed 0``
+
+Game ``i`` uses seed ``S + i`` for every agent (common random numbers: same tile
+mapping and, as long as the agents' choices do not change the number of rolls, the
+same dice), so differences between agents are paired.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+from tqdm import tqdm
+
+from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.solo import SoloGame
+
+from .registry import AGENTS, make_policy, parse_options, policy_class
+
+HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)
+"""The rulebook's solo high-score table."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    seed: int
+    score: int
+    turns: int
+    decisions: int
+    lines: int
+    boxes: int
+    game_over_line: bool
+    seconds: float
+    breakdown: dict[str, int]
+
+
+def play_game(policy: Any, seed: int) -> GameResult:
+    """One full solo game; the policy is reset with the game's seed."""
+    game = SoloGame(DEFAULT_RULES, seed=seed)
+    policy.reset(seed)
+    decisions = 0
+    start = time.perf_counter()
+    while not game.is_over:
+        game.step(policy.act(game, game.legal_mask()))
+        decisions += 1
+    sheet = game.sheet
+    return GameResult(
+        seed=seed,
+        score=game.score(),
+        turns=game.turn,
+        decisions=decisions,
+        lines=int(sheet.lines.sum()),
+        boxes=int(sheet.identical.sum() + sheet.consecutive.sum() + sheet.bonus),
+        game_over_line=bool(sheet.penalties.any()),
+        seconds=time.perf_counter() - start,
+        breakdown=sheet.score_breakdown(),
+    )
+
+
+_POLICIES: dict[str, Any] = {}
+
+
+def _play_chunk(agent: str, options: dict[str, Any], seeds: list[int]) -> tuple[str, list[GameResult]]:
+    key = json.dumps([agent, options], sort_keys=True, default=str)
+    if key not in _POLICIES:
+        _POLICIES[key] = make_policy(agent, options)
+    return agent, [play_game(_POLICIES[key], s) for s in seeds]
+
+
+def run(agents: list[str], games: int, seed: int, workers: int = 1,
+        options: dict[str, dict[str, Any]] | None = None, progress: bool = True) -> dict[str, list[GameResult]]:
+    """Results per agent, in seed order."""
+    options = options or {}
+    for name in agents:  # fail fast, before any worker starts
+        make_policy(name, options.get(name))
+    seeds = list(range(seed, seed + games))
+    chunk = max(1, min(25, games // max(1, 4 * workers)))
+    tasks = [(a, options.get(a, {}), seeds[i : i + chunk]) for a in agents for i in range(0, games, chunk)]
+    results: dict[str, list[GameResult]] = {a: [] for a in agents}
+    bar = tqdm(total=games * len(agents), desc="games", unit="game", disable=not progress)
+    if workers <= 1:
+        done: Iterable[tuple[str, list[GameResult]]] = (_play_chunk(*t) for t in tasks)
+        for agent, chunk_results in done:
+            results[agent].extend(chunk_results)
+            bar.update(len(chunk_results))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for agent, chunk_results in pool.map(_play_chunk, *zip(*tasks)):
+                results[agent].extend(chunk_results)
+                bar.update(len(chunk_results))
+    bar.close()
+    return results
+
+
+def _ci95(values: np.ndarray) -> list[float]:
+    if len(values) < 2:
+        return [float(values.mean()), float(values.mean())]
+    half = 1.96 * values.std(ddof=1) / math.sqrt(len(values))
+    return [float(values.mean() - half), float(values.mean() + half)]
+
+
+def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> dict[str, Any]:
+    """The numbers of the table, as plain JSON-safe data."""
+    first = next(iter(results))
+    base = np.array([r.score for r in results[first]], float)
+    out: dict[str, Any] = {"games": games, "seed": seed, "agents": {}}
+    for name, rs in results.items():
+        scores = np.array([r.score for r in rs], float)
+        diff = scores - base
+        seconds = sum(r.seconds for r in rs)
+        out["agents"][name] = {
+            "mean": float(scores.mean()),
+            "ci95": _ci95(scores),
+            "median": float(np.median(scores)),
+            "p10": float(np.percentile(scores, 10)),
+            "p90": float(np.percentile(scores, 90)),
+            "min": int(scores.min()),
+            "max": int(scores.max()),
+            "game_length": float(np.mean([r.turns for r in rs])),
+            "lines": float(np.mean([r.lines for r in rs])),
+            "boxes": float(np.mean([r.boxes for r in rs])),
+            "game_over_share": float(np.mean([r.game_over_line for r in rs])),
+            "decisions_per_second": sum(r.decisions for r in rs) / seconds if seconds else float("nan"),
+            "beats": {str(h): float(np.mean(scores > h)) for h in HUMAN_SCORES},
+            "reach_100": float(np.mean(scores >= DEFAULT_RULES.max_score)),
+            "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": _ci95(diff)},
+            "breakdown": {k: float(np.mean([r.breakdown[k] for r in rs])) for k in rs[0].breakdown},
+            "scores": [int(s) for s in scores],
+        }
+    return out
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """One row per agent; the beat-columns are the share of games above each human score."""
+    agents = summary["agents"]
+    first = next(iter(agents))
+    head = (f"{'agent':<8} {'mean ± ci95':>13} {'median':>6} {'p10':>5} {'p90':>5} {'min':>4} {'max':>4} "
+            f"{'turns':>5} {'lines':>5} {'boxes':>5} {'GO%':>4} {'dec/s':>7} "
+            + " ".join(f">{h:<3}" for h in HUMAN_SCORES) + f" {'=100':>4}  {'diff vs ' + first:>20}")
+    lines = [f"{summary['games']} games, seeds {summary['seed']}..{summary['seed'] + summary['games'] - 1}", head]
+    for name, a in agents.items():
+        half = (a["ci95"][1] - a["ci95"][0]) / 2
+        d = a["paired_diff"]
+        dhalf = (d["ci95"][1] - d["ci95"][0]) / 2
+        diff = "—" if name == first else f"{d['mean']:+.1f} ± {dhalf:.1f}"
+        lines.append(
+            f"{name:<8} {a['mean']:>6.1f} ± {half:<4.1f} {a['median']:>6.1f} {a['p10']:>5.0f} {a['p90']:>5.0f} "
+            f"{a['min']:>4} {a['max']:>4} {a['game_length']:>5.1f} {a['lines']:>5.2f} {a['boxes']:>5.2f} "
+            f"{100 * a['game_over_share']:>4.0f} {a['decisions_per_second']:>7.0f} "
+            + " ".join(f"{100 * a['beats'][str(h)]:>3.0f}%" for h in HUMAN_SCORES)
+            + f" {100 * a['reach_100']:>3.0f}%  {diff:>20}"
+        )
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="numberdrop-evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)}")
+    parser.add_argument("--games", type=int, default=100, help="number of games per agent")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
+                        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable)")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    try:
+        if not agents or len(set(agents)) != len(agents):
+            raise ValueError("--agents must name one or more distinct agents")
+        for name in agents:
+            policy_class(name)
+        if args.games < 1 or args.workers < 1 or args.seed < 0:
+            raise ValueError("--games and --workers must be positive and --seed non-negative")
+        options = parse_options(args.option, agents)
+        results = run(agents, args.games, args.seed, args.workers, options, progress=not args.no_progress)
+    except ValueError as err:
+        parser.error(str(err))
+    summary = summarise(results, args.games, args.seed)
+    print(format_table(summary))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+if __name__ == "__main__":
+    main()

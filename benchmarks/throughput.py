@@ -1,0 +1,81 @@
+"""Decisions and games per second of a random masked policy, next to CartPole-v1.
+
+``python -m benchmarks.throughput [--seconds S]``. Everything runs in this one
+process (one core). CartPole-v1 stepping through ``gymnasium.make`` is the floor of
+Python environment overhead; the ratio says how far Number Drop is from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import gymnasium as gym
+import numpy as np
+
+import numberdrop_env  # noqa: F401  (registers NumberDrop-v0)
+from numberdrop_env.solo import SoloGame
+
+
+def _timed(run: Callable[[float], tuple[int, int]], seconds: float) -> tuple[float, float]:
+    start = time.perf_counter()
+    steps, episodes = run(start + seconds)
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, episodes / elapsed
+
+
+def env_loop(env_id: str, masked: bool, **kwargs) -> Callable[[float], tuple[int, int]]:
+    def run(deadline: float) -> tuple[int, int]:
+        env = gym.make(env_id, **kwargs)
+        rng = np.random.default_rng(0)
+        _, info = env.reset(seed=0)
+        steps = episodes = 0
+        while time.perf_counter() < deadline:
+            if masked:
+                legal = np.flatnonzero(info["action_mask"])
+                action = legal[rng.integers(len(legal))]
+            else:
+                action = rng.integers(env.action_space.n)
+            _, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            if terminated or truncated:
+                episodes += 1
+                _, info = env.reset()
+        return steps, episodes
+
+    return run
+
+
+def engine_loop(deadline: float) -> tuple[int, int]:
+    rng = np.random.default_rng(0)
+    steps = episodes = 0
+    game = SoloGame(seed=0)
+    while time.perf_counter() < deadline:
+        legal = np.flatnonzero(game.legal_mask())
+        game.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+        if game.is_over:
+            episodes += 1
+            game = SoloGame(seed=episodes)
+    return steps, episodes
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
+    args = parser.parse_args(argv)
+    rows = [
+        ("NumberDrop-v0 (gymnasium.make)", *_timed(env_loop("NumberDrop-v0", masked=True), args.seconds)),
+        ("NumberDrop-v0 auto_forced=True", *_timed(env_loop("NumberDrop-v0", True, auto_forced=True), args.seconds)),
+        ("SoloGame engine only", *_timed(engine_loop, args.seconds)),
+        ("CartPole-v1 (gymnasium.make)", *_timed(env_loop("CartPole-v1", masked=False), args.seconds)),
+    ]
+    floor = rows[-1][1]
+    print(f"{'loop':<34} {'decisions/s':>12} {'games/s':>9} {'vs CartPole':>12}")
+    for name, steps, games in rows:
+        print(f"{name:<34} {steps:>12,.0f} {games:>9,.1f} {steps / floor:>11.1%}")
+
+
+if __name__ == "__main__":
+    main()
