@@ -187,7 +187,7 @@ class SoloGame:
         if self._placements(self.allowed_shapes()).any():
             self.phase = Phase.PLACE
         else:
-            self._end_turn()  # the piece is lost
+            self._end_turn(piece_lost=True)
 
     def _after_value(self) -> None:
         if WILD in self.pending_values:
@@ -199,11 +199,11 @@ class SoloGame:
         self.selection = []
         self.phase = Phase.COMBO
 
-    def _end_turn(self) -> None:
+    def _end_turn(self, piece_lost: bool = False) -> None:
         self.selection = []
         self._combos = None
         crossed = self.sheet.end_of_turn()
-        if crossed or (self.notches >= self.rules.last_notch).all():
+        if crossed or piece_lost or (self.notches >= self.rules.last_notch).all():
             self.phase = Phase.OVER
         else:
             self._start_turn()
