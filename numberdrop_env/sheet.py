@@ -119,7 +119,10 @@ class Sheet:
             if name == "heights":
                 continue
             template = getattr(sheet, name)
-            arr = np.asarray(data[name])
+            try:
+                arr = np.asarray(data[name])
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"sheet.{name}: not a rectangular array ({err})") from err
             if arr.shape != template.shape:
                 raise ValueError(f"sheet.{name}: expected shape {template.shape}, got {arr.shape}")
             if template.dtype == bool:

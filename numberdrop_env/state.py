@@ -38,7 +38,7 @@ def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
         probe = np.random.Generator(type(rng.bit_generator)())
         try:
             probe.bit_generator.state = data["rng"]
-        except (TypeError, ValueError, KeyError) as err:
+        except (TypeError, ValueError, KeyError, OverflowError) as err:
             raise ValueError(f"state.rng: not a {type(rng.bit_generator).__name__} state ({err})") from err
         rng.bit_generator.state = data["rng"]
     return game
@@ -80,8 +80,29 @@ def _turn_fields(game: Any, data: dict[str, Any], rules: Rules) -> None:
             if not game._combos.options(selection[:k])[0][r * rules.cols + c]:
                 raise ValueError(f"state.selection: cell {(r, c)} cannot extend the selection")
     game.selection = selection
-    if p is Phase.PLACE and not game._placements(game.allowed_shapes()).any():
+    _phase_is_reachable(game, rules)
+
+
+def _phase_is_reachable(game: Any, rules: Rules) -> None:
+    """Refuse states from which the game could not have been, or could not go on."""
+    p, sheet = game.phase, game.sheet
+    all_down = bool((game.notches >= rules.last_notch).all())
+    penalty_filled = bool((sheet.values[rules.regular_rows :] != EMPTY).any())
+    can_place = p is not Phase.START and bool(game._placements(game.allowed_shapes()).any())
+    if p is Phase.PLACE and not can_place:
         raise ValueError("state.phase: 'place' with no legal placement")
+    if p in (Phase.SLIDE, Phase.STAR_SLIDE) and all_down:
+        raise ValueError("state.notches: no tile is left to slide")
+    if p is Phase.STAR_SLIDE and game.shape_face != "*":
+        raise ValueError("state.phase: a free star slide needs the shape die to show '*'")
+    if p is Phase.BLOCK and not game._placements((game.tiles[game.block_tile],)).any():
+        raise ValueError("state.block_tile: that block has no legal placement and is discarded")
+    if p is Phase.SLIDE and penalty_filled:
+        raise ValueError("state.phase: a penalty row is filled, so the game ended last turn")
+    if p is not Phase.OVER and sheet.penalties.any():
+        raise ValueError("state.sheet.penalties: penalty boxes are ticked only when the game ends")
+    if p is Phase.OVER and not (penalty_filled or all_down or not can_place):
+        raise ValueError("state.phase: 'game_over' with no penalty row filled, tiles left and a piece to drop")
 
 
 def _landings(game: Any) -> list[list[tuple[int, int]]]:
