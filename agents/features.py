@@ -1,0 +1,64 @@
+"""A small CNN + MLP features extractor for the ``NumberDrop-v0`` Dict observation.
+
+The (16, 14, 7) ``grid`` planes go through a few 3x3 convolutions with padding (the sheet
+is only 14x7, so no pooling: every cell keeps its own activations), are flattened and
+projected to ``cnn_hidden`` features. The flat vectors (dice, shape die, score track, solo
+board, phase, pending) are concatenated and go through a small MLP. The two parts are
+concatenated. Sized to be cheap on a CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+GRID_KEY = "grid"
+VECTOR_KEYS = ("dice", "shape_die", "track", "solo_board", "phase", "pending")
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+
+
+class GridVectorExtractor(BaseFeaturesExtractor):
+    """CNN over ``observation["grid"]`` concatenated with an MLP over the vector keys."""
+
+    def __init__(self, observation_space: spaces.Dict, cnn_channels: Sequence[int] = (32, 64),
+                 cnn_hidden: int = 256, vector_hidden: Sequence[int] = (128,), activation: str = "relu") -> None:
+        if not isinstance(observation_space, spaces.Dict) or GRID_KEY not in observation_space.spaces:
+            raise ValueError(f"GridVectorExtractor needs a Dict observation space with a {GRID_KEY!r} key")
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
+        act = _ACTIVATIONS[activation]
+        grid_shape = observation_space[GRID_KEY].shape
+        # the documented vector keys first, then any other flat key (sorted), so a richer
+        # observation still works; the order is fixed by the space, not by the data
+        others = sorted(k for k in observation_space.spaces if k != GRID_KEY and k not in VECTOR_KEYS)
+        vector_keys = [k for k in VECTOR_KEYS if k in observation_space.spaces] + others
+        vector_dim = sum(int(observation_space[k].shape[0]) for k in vector_keys)
+        vector_out = vector_hidden[-1] if vector_hidden else vector_dim
+        super().__init__(observation_space, features_dim=cnn_hidden + vector_out)
+        self.vector_keys = vector_keys
+
+        layers: list[nn.Module] = []
+        channels = grid_shape[0]
+        for out in cnn_channels:
+            layers += [nn.Conv2d(channels, out, kernel_size=3, padding=1), act()]
+            channels = out
+        layers.append(nn.Flatten())
+        self.cnn = nn.Sequential(*layers)
+        flat = channels * grid_shape[1] * grid_shape[2]
+        self.grid_head = nn.Sequential(nn.Linear(flat, cnn_hidden), act())
+
+        mlp: list[nn.Module] = []
+        width = vector_dim
+        for h in vector_hidden:
+            mlp += [nn.Linear(width, h), act()]
+            width = h
+        self.vector_mlp = nn.Sequential(*mlp)
+
+    def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+        grid = self.grid_head(self.cnn(observations[GRID_KEY]))
+        vec = torch.cat([observations[k].flatten(1) for k in self.vector_keys], dim=1)
+        return torch.cat([grid, self.vector_mlp(vec)], dim=1)

@@ -1,0 +1,103 @@
+"""The learned agent: a MaskablePPO model (sb3-contrib) trained by ``train.py``.
+
+``make_policy("ppo", {"path": "runs/ppo_solo/best_model.zip"})``; without a path it loads
+the shipped model ``agents/models/ppo_solo.zip``.
+
+The model is trained with ``auto_forced=True``: the environment applies every decision
+that has a single legal action, so the network never saw those positions. The policy
+does the same: a mask with one legal action is answered without asking the network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from numberdrop_env.env import observe
+from numberdrop_env.rules import DEFAULT_RULES, Rules
+from numberdrop_env.solo import SoloGame
+
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_solo.zip"
+
+# schedules are only needed to keep training; replacing them makes loading independent of
+# how (and with which Python) they were pickled
+_INFERENCE_OBJECTS = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def load_model(path: str | Path, device: str = "cpu") -> Any:
+    """Load a MaskablePPO ``.zip`` for inference (clear error when the file is missing)."""
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    if path.suffix != ".zip" and path.with_suffix(".zip").is_file():
+        path = path.with_suffix(".zip")
+    if not path.is_file():
+        hint = " (train one with `python train.py --config configs/ppo_solo.yaml`)" if path == DEFAULT_MODEL else ""
+        raise FileNotFoundError(f"PPO model {str(path)!r} not found{hint}")
+    return MaskablePPO.load(str(path), device=device, custom_objects=_INFERENCE_OBJECTS)
+
+
+class PPOPolicy:
+    """Plays the action a trained MaskablePPO model picks among the legal ones."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # evaluate runs one process per core
+        self.path = str(path) if path is not None else str(DEFAULT_MODEL)
+        self.deterministic = bool(deterministic)
+        self.model = load_model(self.path)
+
+    def reset(self, seed: int) -> None:
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(seed)
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action: the game is over")
+        if len(legal) == 1:  # forced: the env applied these during training (auto_forced=True)
+            return int(legal[0])
+        action, _ = self.model.predict(observe(game), action_masks=np.asarray(mask, bool),
+                                       deterministic=self.deterministic)
+        action = int(np.asarray(action).reshape(-1)[0])
+        if not mask[action]:  # cannot happen with a masked distribution; never play an illegal move
+            raise RuntimeError(f"model chose masked action {action}")
+        return action
+
+
+def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
+               rules: Rules = DEFAULT_RULES) -> list[dict[str, Any]]:
+    """Play one game per seed with ``model``, all in lockstep with batched forward passes.
+
+    Game ``i`` is ``SoloGame(rules, seed=seeds[i])``, the same game ``agents.evaluate``
+    plays for that seed, so the scores are paired with any other agent's. Returns, per
+    game, ``score``, ``turns`` and ``breakdown``.
+    """
+    games = [SoloGame(rules, seed=int(s)) for s in seeds]
+    keys = list(model.observation_space.spaces)
+    while True:
+        waiting = []
+        for i, game in enumerate(games):
+            while not game.is_over:  # play forced decisions directly, as auto_forced does
+                legal = np.flatnonzero(game.legal_mask())
+                if len(legal) != 1:
+                    waiting.append(i)
+                    break
+                game.step(int(legal[0]))
+        if not waiting:
+            break
+        obs = [observe(games[i]) for i in waiting]
+        batch = {k: np.stack([o[k] for o in obs]) for k in keys}
+        masks = np.stack([games[i].legal_mask() for i in waiting])
+        actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
+        for i, a in zip(waiting, np.asarray(actions).reshape(-1)):
+            games[i].step(int(a))
+    return [{"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
+            for s, g in zip(seeds, games)]

@@ -1,0 +1,214 @@
+"""Training pipeline: config validation, a smoke run, save/load/predict, resume."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("tensorboard")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import train  # noqa: E402
+from agents.config import config_from_dict, load_config  # noqa: E402
+from numberdrop_env.solo import SoloGame  # noqa: E402
+
+SMOKE = ROOT / "configs" / "ppo_smoke.yaml"
+
+
+def smoke_data(tmp: Path, **changes) -> dict:
+    data = yaml.safe_load(SMOKE.read_text())
+    data["output_dir"] = str(tmp / "run")
+    data["progress_bar"] = False
+    data["eval"]["greedy_baseline"] = False  # keep the test independent of (and faster than) greedy
+    data["final_eval"]["games"] = 0
+    data.update(changes)
+    return data
+
+
+def write(tmp: Path, data: dict, name: str = "cfg.yaml") -> Path:
+    path = tmp / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("smoke")
+    cfg = write(tmp, smoke_data(tmp))
+    result = train.main(["--config", str(cfg), "--no-progress"])
+    return tmp, Path(result["run_dir"]), result
+
+
+# ---------------------------------------------------------------- configs
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("ppo_*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_validate(path):
+    cfg = load_config(path)
+    assert cfg.total_timesteps > 0 and cfg.ppo.batch_size <= cfg.ppo.n_steps * cfg.n_envs
+
+
+@pytest.mark.parametrize("mutate, error, words", [
+    (lambda d: d.update(learning_rte=1e-3), ValueError, ["learning_rte"]),
+    (lambda d: d["ppo"].update(learning_rte=1e-3), ValueError, ["ppo.learning_rte"]),
+    (lambda d: d["network"].update(cnn_chanels=[8]), ValueError, ["network.cnn_chanels"]),
+    (lambda d: d["ppo"].update(n_steps="many"), TypeError, ["ppo.n_steps", "int"]),
+    (lambda d: d["ppo"].update(n_steps=12.5), TypeError, ["ppo.n_steps"]),
+    (lambda d: d.update(n_envs=True), TypeError, ["n_envs"]),
+    (lambda d: d["env"].update(auto_forced="yes"), TypeError, ["env.auto_forced", "bool"]),
+    (lambda d: d["network"].update(cnn_channels=[16, "x"]), TypeError, ["network.cnn_channels[1]"]),
+    (lambda d: d.update(vec_env="threads"), ValueError, ["vec_env", "subproc"]),
+    (lambda d: d.update(eval=[1, 2]), TypeError, ["eval", "mapping"]),
+    (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
+    (lambda d: d["ppo"].update(gamma=1.5), ValueError, ["ppo.gamma"]),
+    (lambda d: d["final_eval"].update(agents=["random"]), ValueError, ["final_eval.agents"]),
+])
+def test_broken_config_fails_fast(tmp_path, monkeypatch, mutate, error, words):
+    data = smoke_data(tmp_path)
+    mutate(data)
+    with pytest.raises(error) as info:
+        config_from_dict(copy.deepcopy(data))
+    for word in words:
+        assert word in str(info.value)
+    # through the command line: the same error, and nothing was built or trained
+    monkeypatch.setattr(train, "build_vec_env", lambda *a: pytest.fail("training started on a broken config"))
+    with pytest.raises(error):
+        train.main(["--config", str(write(tmp_path, data)), "--no-progress"])
+    assert not (tmp_path / "run").exists()
+
+
+def test_missing_config_and_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        train.main(["--config", str(tmp_path / "nope.yaml")])
+    with pytest.raises(FileNotFoundError):
+        train.main(["--config", str(write(tmp_path, smoke_data(tmp_path))), "--resume", str(tmp_path / "x.zip")])
+
+
+# ---------------------------------------------------------------- smoke run
+def test_smoke_run_outputs(smoke_run):
+    _, run_dir, result = smoke_run
+    for name in ("best_model.zip", "final_model.zip", "config.yaml", "evals.jsonl"):
+        assert (run_dir / name).is_file(), name
+    assert sorted(p.name for p in (run_dir / "checkpoints").glob("*.zip")) == ["ppo_1024_steps.zip",
+                                                                              "ppo_2048_steps.zip"]
+    assert result["steps"] == 2048
+
+
+def test_tensorboard_has_game_metrics(smoke_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    _, run_dir, _ = smoke_run
+    assert list(run_dir.glob("events.out.tfevents.*"))
+    acc = EventAccumulator(str(run_dir))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ("game/score", "game/lines", "game/boxes", "game/column_bonuses", "game/penalty_rows",
+                "game/turns", "eval/score_mean", "rollout/ep_rew_mean", "train/loss"):
+        assert tag in tags, tag
+    scores = [e.value for e in acc.Scalars("game/score")]
+    assert scores and all(-15 <= s <= 100 for s in scores)
+
+
+def test_save_load_predict_same_legal_actions(smoke_run):
+    from agents.ppo import PPOPolicy, load_model, play_games
+    from numberdrop_env.env import observe
+
+    _, run_dir, _ = smoke_run
+    path = run_dir / "best_model.zip"
+    policy = PPOPolicy(path=str(path))
+    again = PPOPolicy(path=str(path))
+    assert policy.name == "ppo"
+    game, checked = SoloGame(seed=3), 0
+    while not game.is_over and checked < 40:
+        mask = game.legal_mask()
+        a, b = policy.act(game, mask), again.act(game, mask)
+        assert a == b and mask[a]
+        if mask.sum() > 1:
+            checked += 1
+            action, _ = policy.model.predict(observe(game), action_masks=mask, deterministic=True)
+            assert int(action) == a
+        game.step(a)
+    assert checked >= 5
+    # the batched evaluation plays the same games as the one-game-at-a-time policy
+    model = load_model(path)
+    batched = play_games(model, [5, 6])
+    for r in batched:
+        g = SoloGame(seed=r["seed"])
+        while not g.is_over:
+            g.step(policy.act(g, g.legal_mask()))
+        assert g.score() == r["score"]
+
+
+def test_ppo_policy_missing_model(tmp_path):
+    from agents.ppo import PPOPolicy
+
+    with pytest.raises(FileNotFoundError, match="not found"):
+        PPOPolicy(path=str(tmp_path / "missing.zip"))
+
+
+def test_registry_and_evaluate(smoke_run):
+    from agents import evaluate
+
+    _, run_dir, _ = smoke_run
+    out = run_dir / "table.json"
+    summary = evaluate.main(["--agents", "ppo,random", "--games", "3", "--workers", "1", "--no-progress",
+                             "--option", f"ppo.path={run_dir / 'best_model.zip'}", "--json", str(out)])
+    assert set(summary["agents"]) == {"ppo", "random"} and out.is_file()
+
+
+def test_resume_keeps_step_count(smoke_run):
+    from agents.ppo import load_model
+
+    tmp, run_dir, _ = smoke_run
+    data = smoke_data(tmp, total_timesteps=3072)
+    data["output_dir"] = str(run_dir)
+    result = train.main(["--config", str(write(tmp, data, "resume.yaml")), "--no-progress",
+                         "--resume", str(run_dir / "checkpoints" / "ppo_2048_steps.zip")])
+    assert result["steps"] == 3072
+    assert load_model(run_dir / "final_model.zip").num_timesteps == 3072
+    assert (run_dir / "checkpoints" / "ppo_3072_steps.zip").is_file()
+    steps = [json.loads(line)["step"] for line in (run_dir / "evals.jsonl").read_text().splitlines()]
+    assert steps[-1] == 3072
+
+
+def test_vec_env_masks_pass_through():
+    """MaskablePPO reads masks through ``env_method``: exact in Dummy and Subproc envs."""
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    cfg = config_from_dict({"n_envs": 2, "ppo": {"batch_size": 64}})
+    for kind in ("dummy", "subproc"):
+        cfg.vec_env = kind
+        venv = train.build_vec_env(cfg, 7)
+        try:
+            assert is_masking_supported(venv)
+            venv.reset()
+            for _ in range(30):
+                masks = get_action_masks(venv)
+                assert masks.shape == (2, 412) and masks.any(axis=1).all()
+                actions = np.array([np.flatnonzero(m)[0] for m in masks])
+                _, _, _, infos = venv.step(actions)
+                if kind == "dummy":
+                    assert all((get_action_masks(venv)[i] == infos[i]["action_mask"]).all()
+                               for i in range(2) if "terminal_observation" not in infos[i])
+        finally:
+            venv.close()
+
+
+def test_greedy_baseline_cached(tmp_path, monkeypatch):
+    """The baseline uses the registry's greedy agent when there is one, once per run dir."""
+    from agents import registry
+
+    monkeypatch.setitem(registry.AGENTS, "greedy", "agents.base:RandomPolicy")  # stand-in, same code path
+    cfg = config_from_dict(smoke_data(tmp_path, eval={"games": 3, "seed": 5}))
+    cfg.run_dir.mkdir(parents=True)
+    data = train.greedy_baseline(cfg, cfg.run_dir)
+    assert data is not None and len(data["scores"]) == 3
+    monkeypatch.setattr("agents.evaluate.run", lambda *a, **k: pytest.fail("baseline recomputed"))
+    assert train.greedy_baseline(cfg, cfg.run_dir) == data
