@@ -267,6 +267,30 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     )
 
 
+def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: bool) -> None:
+    """Clone the configured scripted agent before PPO; demonstrations are cached in the run dir."""
+    from agents.imitation import collect_demonstrations, pretrain
+
+    b = cfg.pretrain
+    cache = run_dir / f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz"
+    if cache.is_file():
+        with np.load(cache) as data:
+            demos = dict(data)
+    else:
+        demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma,
+                                       workers=b.workers or os.cpu_count() or 1, progress=progress)
+        np.savez_compressed(cache, **demos)
+    history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed,
+                       progress=progress)
+    for record in history:
+        for key in ("loss", "accuracy", "value_mae", "nll"):
+            model.logger.record(f"pretrain/{key}", record[key])
+        model.logger.dump(record["epoch"])
+    last = history[-1]
+    print(f"behaviour cloning of {b.agent} on {len(demos['actions'])} decisions: held-out accuracy "
+          f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}", file=sys.stderr)
+
+
 def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress: bool) -> dict[str, Any] | None:
     from agents.evaluate import format_table, run, summarise
 
@@ -350,6 +374,8 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
         else:
             model = build_model(cfg, venv, run_dir)
         model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        if args.resume is None and cfg.pretrain.games:
+            behaviour_cloning(cfg, model, run_dir, progress)
         greedy = greedy_baseline(cfg, run_dir)
         Metrics, EvalCkpt, Progress = _callbacks()
         metrics = Metrics(DEFAULT_RULES)

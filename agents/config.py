@@ -86,6 +86,23 @@ class FinalEvalConfig:
 
 
 @dataclass
+class PretrainConfig:
+    games: int = 0
+    """Games of demonstrations to clone before PPO (0 disables behaviour cloning)."""
+    agent: str = "greedy"
+    """The scripted agent to clone."""
+    seed: int = 2_000_000
+    """Demonstration game ``i`` uses seed ``seed + i`` (kept apart from evaluation seeds)."""
+    epochs: int = 10
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+    """Weight of the value head's Huber loss on the demonstrated discounted returns."""
+    workers: int = 0
+    """Processes that play the demonstrations; 0 means one per CPU."""
+
+
+@dataclass
 class TrainConfig:
     experiment: str = "ppo_solo"
     seed: int = 0
@@ -98,6 +115,7 @@ class TrainConfig:
     """Copy the best model here at the end (e.g. ``agents/models/ppo_solo.zip``)."""
     progress_bar: bool = True
     env: EnvConfig = field(default_factory=EnvConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -220,12 +238,21 @@ def _check(cfg: TrainConfig) -> None:
     need(cfg.eval.games >= 1, "eval.games", "must be >= 1")
     need(cfg.eval.seed >= 0, "eval.seed", "must be >= 0")
     need(cfg.checkpoint.every_steps >= 0, "checkpoint.every_steps", "must be >= 0")
+    b = cfg.pretrain
+    need(b.games >= 0, "pretrain.games", "must be >= 0")
+    need(b.seed >= 0, "pretrain.seed", "must be >= 0")
+    need(b.epochs >= 1, "pretrain.epochs", "must be >= 1")
+    need(b.batch_size >= 1, "pretrain.batch_size", "must be >= 1")
+    need(b.learning_rate > 0, "pretrain.learning_rate", "must be > 0")
+    need(b.value_coef >= 0, "pretrain.value_coef", "must be >= 0")
+    need(b.workers >= 0, "pretrain.workers", "must be >= 0")
     f = cfg.final_eval
     need(f.games >= 0, "final_eval.games", "must be >= 0")
     need(f.seed >= 0, "final_eval.seed", "must be >= 0")
     need(f.workers >= 0, "final_eval.workers", "must be >= 0")
     from .registry import AGENTS
 
+    need(b.agent in AGENTS and b.agent != "ppo", "pretrain.agent", f"must be a scripted agent among {sorted(AGENTS)}")
     need(len(f.agents) == len(set(f.agents)) and "ppo" in f.agents and set(f.agents) <= set(AGENTS),
          "final_eval.agents", f"must be distinct agents among {sorted(AGENTS)}, including 'ppo'")
 

@@ -1,0 +1,136 @@
+"""Behaviour cloning: start PPO from a scripted agent's decisions.
+
+PPO from scratch spends its first million steps learning not to cross the Game Over
+line. Cloning the greedy agent (its choices, and its discounted returns for the value
+head) starts training from a policy that already plays sensibly; PPO then improves on
+it from its own experience.
+
+Only decisions with more than one legal action are recorded, exactly the decisions a
+policy sees in the environment with ``auto_forced=True``; rewards of forced moves are
+added to the preceding decision's reward, as that environment does.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from numberdrop_env.env import observe
+from numberdrop_env.solo import SoloGame
+
+from .registry import make_policy
+
+
+def _record_games(agent: str, seeds: list[int], gamma: float) -> dict[str, np.ndarray]:
+    policy = make_policy(agent)
+    obs: list[dict[str, np.ndarray]] = []
+    masks, actions, returns = [], [], []
+    for seed in seeds:
+        game = SoloGame(seed=seed)
+        policy.reset(seed)
+        rewards: list[float] = []
+        while not game.is_over:
+            mask = game.legal_mask()
+            action = policy.act(game, mask)
+            if mask.sum() > 1:
+                obs.append(observe(game))
+                masks.append(mask.copy())
+                actions.append(action)
+                rewards.append(0.0)
+            reward = game.step(action)
+            if rewards:
+                rewards[-1] += reward
+        g = 0.0
+        ret = np.zeros(len(rewards), np.float32)
+        for i in range(len(rewards) - 1, -1, -1):
+            g = rewards[i] + gamma * g
+            ret[i] = g
+        returns.append(ret)
+    data = {f"obs/{k}": np.stack([o[k] for o in obs]) for k in obs[0]}
+    data["obs/grid"] = data["obs/grid"].astype(np.uint8)  # 0/1 planes: a quarter of the memory
+    data.update(masks=np.stack(masks), actions=np.array(actions, np.int64), returns=np.concatenate(returns))
+    return data
+
+
+def collect_demonstrations(agent: str, games: int, seed: int, gamma: float, workers: int = 1,
+                           progress: bool = True) -> dict[str, np.ndarray]:
+    """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (same data for any ``workers``)."""
+    seeds = list(range(seed, seed + games))
+    chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
+    parts: list[dict[str, np.ndarray]] = []
+    bar = tqdm(total=games, desc=f"{agent} demonstrations", unit="game", disable=not progress)
+    if workers <= 1:
+        for chunk in chunks:
+            parts.append(_record_games(agent, chunk, gamma))
+            bar.update(len(chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for chunk, part in zip(chunks, pool.map(_record_games, [agent] * len(chunks), chunks,
+                                                     [gamma] * len(chunks))):
+                parts.append(part)
+                bar.update(len(chunk))
+    bar.close()
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def pretrain(model: Any, demos: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
+             value_coef: float, seed: int, progress: bool = True) -> list[dict[str, float]]:
+    """Fit the policy to the demonstrated actions and the value head to their returns.
+
+    Returns one record per epoch: cross-entropy, value loss and the accuracy (masked
+    argmax equals the demonstrated action) on a held-out tenth of the decisions.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    policy = model.policy
+    n = len(demos["actions"])
+    order = np.random.default_rng(seed).permutation(n)
+    held, train = order[: max(1, n // 10)], order[max(1, n // 10) :]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    keys = [k[4:] for k in demos if k.startswith("obs/")]
+
+    def batch(idx: np.ndarray) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor]:
+        obs = {k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys}
+        return (obs, torch.as_tensor(demos["actions"][idx]), torch.as_tensor(demos["masks"][idx]),
+                torch.as_tensor(demos["returns"][idx]))
+
+    history = []
+    rng = np.random.default_rng(seed + 1)
+    for epoch in tqdm(range(epochs), desc="behaviour cloning", unit="epoch", disable=not progress):
+        policy.set_training_mode(True)
+        losses = []
+        shuffled = train[rng.permutation(len(train))]
+        for start in range(0, len(shuffled), batch_size):
+            obs, actions, masks, returns = batch(shuffled[start : start + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            loss = -log_prob.mean() + value_coef * F.smooth_l1_loss(values.flatten(), returns)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **_held_out(policy, batch, held)})
+    policy.set_training_mode(False)
+    return history
+
+
+def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
+    import torch
+    import torch.nn.functional as F
+
+    policy.set_training_mode(False)
+    correct, value_err, nll = 0.0, 0.0, 0.0
+    with torch.no_grad():
+        for start in range(0, len(held), 1024):
+            obs, actions, masks, returns = batch(held[start : start + 1024])
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            dist = policy.get_distribution(obs, action_masks=masks.numpy())
+            chosen = dist.distribution.probs.argmax(dim=1)
+            correct += float((chosen == actions).sum())
+            value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
+            nll += float(-log_prob.sum())
+    return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
