@@ -13,7 +13,7 @@ from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .solo import SoloGame
 
-GRID_PLANES = 16
+GRID_PLANES = 19
 _OPTIONS = {"state"}
 
 
@@ -70,9 +70,15 @@ class NumberDropEnv(gym.Env):
 
     **Observation** — ``Dict``:
 
-    - ``grid`` (16, 14, 7) float32 planes, row 0 at the bottom: filled, X, used,
+    - ``grid`` (19, 14, 7) float32 planes, row 0 at the bottom: filled, X, used,
       number 0..9 one-hot (10 planes, pending values included), pending tetromino
-      cell, next wild cell, selected combination cell.
+      cell, next wild cell, selected combination cell; in phase *combo* also the size
+      of each free number's same-valued region and its longest ascending and
+      descending paths (each / 8), the quantities the combination mask is built from.
+    - ``heights`` (7,): one above the highest filled cell of each column, / 14.
+    - ``landing`` (133,): for each placement slot (as in *block*/*place*), its landing
+      row + 1, / 14, when it lands inside the grid, else 0 — the geometry of every drop
+      without asking the network to rediscover it.
     - ``dice`` (44,): the number dice sorted as for *arrange*, each one-hot 0..9 and star.
     - ``shape_die`` (6,): one-hot I O T L S star.
     - ``track`` (30,): identical boxes 3..7, consecutive boxes 3..7, bonus, circled
@@ -117,6 +123,8 @@ class NumberDropEnv(gym.Env):
             "solo_board": spaces.Box(0, 1, (n_letters * (len(rules.shape_names) + rules.last_notch + 1),), f32),
             "phase": spaces.Box(0, 1, (len(PHASES),), f32),
             "pending": spaces.Box(0, 1, (n_letters + 7,), f32),
+            "heights": spaces.Box(0, 1, (rules.cols,), f32),
+            "landing": spaces.Box(0, 1, (self.game.table.size,), f32),
         })
 
     # ------------------------------------------------------------------ API
@@ -206,6 +214,10 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
         grid[(14, *game.pending_cells[game.pending_values.index(WILD)])] = 1
     for row, col in game.selection:
         grid[15, row, col] = 1
+    combos = game.combo_index
+    if combos is not None:
+        n = r.rows * r.cols
+        grid[16:19] = np.stack([combos.region, combos.up[:n], combos.down[:n]]).reshape(3, r.rows, r.cols) / r.bonus_size
 
     dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
     if game.dice is not None:
@@ -232,5 +244,10 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
         extra[n + 2 + (0 if step == 0 else 1 if step > 0 else 2)] = 1
     extra[n + 5] = min(game.turn / 20, 1.0)
     extra[n + 6] = max(game.score(), 0) / r.max_score
+    table = game.table
+    rows = table.landing_rows(sheet.heights)
+    inside = table.fits_columns & (rows + table.top < r.rows)
+    landing = np.where(inside, (rows + 1) / r.rows, 0).astype(np.float32)
     return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
-            "solo_board": board.reshape(-1), "phase": phase, "pending": extra}
+            "solo_board": board.reshape(-1), "phase": phase, "pending": extra,
+            "heights": (sheet.heights / r.rows).astype(np.float32), "landing": landing}

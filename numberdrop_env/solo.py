@@ -64,6 +64,11 @@ class SoloGame:
     def score(self) -> int:
         return self.sheet.score()
 
+    @property
+    def combo_index(self) -> ComboIndex | None:
+        """Region sizes and path lengths of the sheet while a combination is chosen."""
+        return self._combos
+
     def sorted_dice(self) -> list[int]:
         """Number dice ordered by value, stars last: the order arrangements refer to."""
         if self.dice is None:
