@@ -14,10 +14,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 train: $(STAMP)
-	$(BIN)/python -m agents.play --agent random --seed 0
+	$(BIN)/python train.py --config configs/ppo_solo.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+demo: $(STAMP)
+	$(BIN)/python -m agents.play --agent greedy --seed 0
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.throughput

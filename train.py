@@ -313,6 +313,17 @@ def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress
     return summary
 
 
+def ship(model_path: Path, target: Path) -> None:
+    """Copy a model for inference without its optimizer state (a third of the file)."""
+    from agents.ppo import load_model
+
+    model = load_model(model_path)
+    model.policy.optimizer = type(model.policy.optimizer)(model.policy.parameters())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model.save(target)
+    print(f"shipped {model_path} -> {target} ({target.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+
+
 # ---------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="train", description=__doc__.splitlines()[0])
@@ -404,10 +415,7 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
           f"{evals.best:.2f}; run dir {run_dir}", file=sys.stderr)
     summary = final_evaluation(cfg, best, run_dir, progress)
     if cfg.ship_to:
-        target = Path(cfg.ship_to)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(best, target)
-        print(f"shipped {best} -> {target}", file=sys.stderr)
+        ship(best, Path(cfg.ship_to))
     return {"run_dir": str(run_dir), "best_model": str(best), "steps": model.num_timesteps,
             "seconds": seconds, "fps": fps, "best_eval": evals.best, "final_eval": summary}
 

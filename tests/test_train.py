@@ -110,7 +110,7 @@ def test_tensorboard_has_game_metrics(smoke_run):
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
     for tag in ("game/score", "game/lines", "game/boxes", "game/column_bonuses", "game/penalty_rows",
-                "game/turns", "eval/score_mean", "rollout/ep_rew_mean", "train/loss"):
+                "game/turns", "eval/score_mean", "rollout/ep_rew_mean", "train/loss", "pretrain/accuracy"):
         assert tag in tags, tag
     scores = [e.value for e in acc.Scalars("game/score")]
     assert scores and all(-15 <= s <= 100 for s in scores)
@@ -212,3 +212,19 @@ def test_greedy_baseline_cached(tmp_path, monkeypatch):
     assert data is not None and len(data["scores"]) == 3
     monkeypatch.setattr("agents.evaluate.run", lambda *a, **k: pytest.fail("baseline recomputed"))
     assert train.greedy_baseline(cfg, cfg.run_dir) == data
+
+
+def test_demonstrations_record_agent_decisions_and_returns():
+    from agents.evaluate import play_game
+    from agents.imitation import collect_demonstrations
+    from agents.registry import make_policy
+
+    demos = collect_demonstrations("greedy", 2, 50, gamma=1.0, workers=1, progress=False)
+    again = collect_demonstrations("greedy", 2, 50, gamma=1.0, workers=2, progress=False)
+    assert all(np.array_equal(demos[k], again[k]) for k in demos)
+    n = len(demos["actions"])
+    assert demos["masks"].shape == (n, 412) and demos["masks"][np.arange(n), demos["actions"]].all()
+    assert (demos["masks"].sum(axis=1) > 1).all()  # forced decisions are the env's, not the agent's
+    starts = np.flatnonzero(demos["obs/phase"][:, 0] == 1)  # one 'start' decision per game
+    finals = [play_game(make_policy("greedy"), seed).score for seed in (50, 51)]
+    assert demos["returns"][starts].tolist() == finals  # undiscounted return of the first decision
