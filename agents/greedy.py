@@ -31,9 +31,13 @@ face value. Then:
   game ends this turn (last notch or Game Over line crossed): crossing the line costs
   all future turns, not only the -5. It also rewards finishing tiles (star slides on a
   tile at notch 4 are wasted, so the game lasts longer) and sliding circled tiles.
+- On the game's last turn (no notch left after it) only the official points count:
+  no geometry term, since the sheet will never be played again.
 - potential of the unused numbers, counted only while the game goes on. For every open
   box (identical 3..7, consecutive 3..7, bonus 8) the best structure on the sheet is
-  credited ``box size x credit``:
+  credited ``box size x credit``, and only the ceil(expected remaining turns) largest
+  credits count (one combination is scored per turn, so hoarding is worth little
+  near the end):
   - ``ready`` (0.55): a region / monotone path already big enough: it can be scored on
     a later turn, but only one combination is scored per turn and the sheet may bury it;
   - ``progress`` (0.45) x (size/box)^2: a smaller region / path; convex, because the last
@@ -57,6 +61,7 @@ Deterministic: no randomness at all; the result depends on the game state only.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -233,6 +238,7 @@ class GreedyPolicy:
         last = g.rules.last_notch
         letter_live = [(int(n) < last) and not c for n, c in zip(g.notches, sheet.circled.tolist())]
         turn_value = w.turn * t_rem
+        limit = math.ceil(t_rem)
 
         dice = g.sorted_dice()
         assignments: dict[tuple[int, ...], int] = {}
@@ -266,7 +272,7 @@ class GreedyPolicy:
                 gvals[i] = 0
             geo, lp, pp = ctx.geometry(gvals, h)
             over = ends or pp < 0
-            base = geo + lp + pp
+            base = lp + pp if ends else geo + lp + pp  # last turn: exact points only
             items = []
             for ci, i in enumerate(flat):
                 for n in nbrs[i]:
@@ -329,7 +335,7 @@ class GreedyPolicy:
             vals = vals0[:]
             for i, v in zip(flat, a):
                 vals[i] = v
-            value, combo, pts = self._best_combo(ctx, vals, used0, h, base, over, turn_value, letter_live)
+            value, combo, pts = self._best_combo(ctx, vals, used0, h, base, over, turn_value, letter_live, limit)
             acts: list[int] = []
             phases: list[Phase] = []
             if p is not None:
@@ -351,7 +357,7 @@ class GreedyPolicy:
         return results[:top]
 
     def _best_combo(self, ctx: Context, vals: list[int], used: list[bool], heights: list[int],
-                    base: float, over: bool, turn_value: float, letter_live: list[bool]):
+                    base: float, over: bool, turn_value: float, letter_live: list[bool], limit: int):
         """(value, ordered combination cells or None, official points of the combination)."""
         w = ctx.w
         st = Structures(vals, used, ctx.nbrs, ctx.max_number)
@@ -363,7 +369,7 @@ class GreedyPolicy:
                 if base + pts > best_v:
                     best_v, best_c, best_p = base + pts, cells, pts
             return best_v, best_c, best_p
-        best_v = base + turn_value + ctx.potential(vals, st, heights)
+        best_v = base + turn_value + ctx.potential(vals, st, heights, limit=limit)
         best_c, best_p = None, 0
         for kind, k, cells in cands:
             pts, letter_flag = ctx.combo_points(kind, k)
@@ -382,7 +388,7 @@ class GreedyPolicy:
             else:
                 it = ctx.ident_targets
                 ct = [x for x in ctx.cons_targets if x != k]
-            v += ctx.potential(vals, st2, heights, it, ct)
+            v += ctx.potential(vals, st2, heights, it, ct, limit)
             if v > best_v:
                 best_v, best_c, best_p = v, cells, pts
         return best_v, best_c, best_p

@@ -3,8 +3,11 @@
 The value of a position after a turn is
 
     points scored this turn (exact: combination box, column bonuses, +2 lines, -5 rows)
-    + geometry(sheet)                     (holes, unfinished rows, height, bumpiness)
+    + [not the last turn] * geometry(sheet)   (holes, unfinished rows, height, bumpiness;
+                                               kept when the Game Over line is crossed early)
     + [game goes on] * (potential(sheet) + turn * expected remaining turns + letter terms)
+
+where the potential counts only the ceil(expected remaining turns) largest box credits.
 
 Every term and its weight (``Weights``) is documented in the module docstring of
 :mod:`agents.greedy`. The code here works on flat Python lists (cell ``r * cols + c``):
@@ -207,8 +210,9 @@ class Context:
 
     # ------------------------------------------------------------ potential
     def potential(self, vals: list[int], st: Structures, heights: list[int],
-                  ident_open=None, cons_open_targets=None) -> float:
-        """Promise of the unused numbers for the boxes still open."""
+                  ident_open=None, cons_open_targets=None, limit: int | None = None) -> float:
+        """Promise of the unused numbers for the boxes still open; with ``limit``, only the
+        ``limit`` best credits count (one combination is scored per remaining turn)."""
         w = self.w
         nbrs = self.nbrs
         cols, reg = self.cols, self.reg_rows
@@ -223,7 +227,7 @@ class Context:
                         return True
             return False
 
-        total = 0.0
+        credits: list[float] = []
         kv_i = self._box_values(ident_targets)
         kv_c = self._box_values(cons_targets)
         if ident_targets:
@@ -241,7 +245,7 @@ class Context:
                             grow = any(growable(i) for i in members)
                         credit = w.progress * (m / k) ** w.power * (1.0 if grow else w.buried)
                     triples.append((kv_i[k] * credit, sid, k))
-            total += _assign(triples)
+            credits += _assign(triples)
         if cons_targets:
             triples = []
             up, down, free = st.up, st.down, st.free
@@ -266,8 +270,10 @@ class Context:
                             grow = (lo > 0 and growable(i)) or (hi < self.max_number and growable(end))
                         credit = w.progress * (length / k) ** w.power * (1.0 if grow else w.buried)
                     triples.append((kv_c[k] * credit, i, k))
-            total += _assign(triples)
-        return total
+            credits += _assign(triples)
+        if limit is not None and len(credits) > limit:
+            credits = sorted(credits, reverse=True)[:limit]
+        return sum(credits)
 
     def _box_values(self, targets: list[int]) -> dict[int, float]:
         out = {k: float(k) for k in targets}
@@ -327,16 +333,16 @@ def apply_used(used: list[bool], cells: list[int]) -> list[bool]:
     return out
 
 
-def _assign(triples: list[tuple[float, int, int]]) -> float:
+def _assign(triples: list[tuple[float, int, int]]) -> list[float]:
     """Greedy matching: each structure credits one box, each box is credited once."""
     triples.sort(reverse=True)
     used_s: set[int] = set()
     used_k: set[int] = set()
-    total = 0.0
+    out = []
     for v, sid, k in triples:
         if sid in used_s or k in used_k:
             continue
         used_s.add(sid)
         used_k.add(k)
-        total += v
-    return total
+        out.append(v)
+    return out

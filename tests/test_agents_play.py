@@ -68,3 +68,22 @@ def test_search_rollout_mode_plays_legal():
     policy = SearchPolicy(width=2, samples=1, inner_width=3, rollout=True)
     first = play(policy, 4)
     assert first == play(policy, 4)
+
+
+def test_potential_limit_counts_only_the_best_credits():
+    """Near the end only one combination per remaining turn can score: a limit caps the potential."""
+    from agents.heuristic import Context, Structures
+
+    game = SoloGame(seed=2)
+    policy = GreedyPolicy(width=6)
+    policy.reset(2)
+    while game.turn < 6 and not game.is_over:
+        game.step(policy.act(game, game.legal_mask()))
+    ctx = Context(game)
+    vals = game.sheet.values.ravel().tolist()
+    st = Structures(vals, game.sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+    heights = game.sheet.heights.tolist()
+    full = ctx.potential(vals, st, heights)
+    one = ctx.potential(vals, st, heights, limit=1)
+    assert 0.0 < one <= full
+    assert ctx.potential(vals, st, heights, limit=100) == full
