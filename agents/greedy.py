@@ -102,6 +102,29 @@ class Plan:
         return f"Plan(value={self.value:.2f}, actions={self.actions})"
 
 
+class PlanFollower:
+    """Plays a planned turn action by action while the game goes as the plan expected."""
+
+    def __init__(self) -> None:
+        self.plan: Plan | None = None
+        self.step = 0
+
+    def begin(self, plan: Plan) -> int:
+        self.plan, self.step = plan, 1
+        return plan.actions[0]
+
+    def next(self, game: SoloGame, mask: np.ndarray) -> int | None:
+        """The plan's next action, or None (and the plan dropped) when the game left it."""
+        plan = self.plan
+        if plan is not None and plan.turn == game.turn and self.step < len(plan.actions):
+            action = plan.actions[self.step]
+            if plan.phases[self.step] is game.phase and mask[action]:
+                self.step += 1
+                return action
+        self.plan = None
+        return None
+
+
 class GreedyPolicy:
     """Whole-turn planner maximising points now plus a heuristic of the resulting sheet."""
 
@@ -118,30 +141,23 @@ class GreedyPolicy:
             self.weights = weights
         else:
             self.weights = replace(DEFAULT_WEIGHTS, **dict(weights))
-        self._plan: Plan | None = None
-        self._step = 0
+        self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:  # noqa: ARG002 - deterministic, no rng needed
-        self._plan = None
-        self._step = 0
+        self._follow = PlanFollower()
 
     # ------------------------------------------------------------------ act
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        plan = self._plan
-        if plan is not None and plan.turn == game.turn and self._step < len(plan.actions):
-            a = plan.actions[self._step]
-            if plan.phases[self._step] is game.phase and mask[a]:
-                self._step += 1
-                return a
-        self._plan = None
+        planned = self._follow.next(game, mask)
+        if planned is not None:
+            return planned
         if game.phase is Phase.START:
             col = self.start_column if mask[game.layout.start + self.start_column] else int(np.flatnonzero(mask)[0])
             return game.layout.start + col
         if game.phase in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE):
             plans = self.plan_turn(game, top=1)
             if plans:
-                self._plan, self._step = plans[0], 1
-                return plans[0].actions[0]
+                return self._follow.begin(plans[0])
         return self._fallback(game, mask)
 
     # ------------------------------------------------------------------ planning
@@ -402,9 +418,7 @@ class GreedyPolicy:
             t_rem = remaining_turns(game.notches, game.rules.last_notch)
             res = self.search_place(game, ctx, t_rem, top=1, fixed_cells=list(game.pending_cells))
             if res:
-                self._plan = Plan(res[0][0], res[0][1], res[0][2], game.turn)
-                self._step = 1
-                return res[0][1][0]
+                return self._follow.begin(Plan(res[0][0], res[0][1], res[0][2], game.turn))
         if game.phase is Phase.WILD:
             v = self.weights.wild_default
             return L.wild + v if mask[L.wild + v] else int(np.flatnonzero(mask)[0])

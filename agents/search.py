@@ -34,7 +34,7 @@ import numpy as np
 from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
 
-from .greedy import GreedyPolicy, Plan
+from .greedy import GreedyPolicy, Plan, PlanFollower
 
 
 class SearchPolicy:
@@ -50,29 +50,22 @@ class SearchPolicy:
         self.greedy = GreedyPolicy(weights=weights)
         self.inner = GreedyPolicy(width=int(inner_width), weights=weights)
         self.rng = np.random.default_rng(0)
-        self._plan: Plan | None = None
-        self._step = 0
+        self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
         self.greedy.reset(seed)
         self.inner.reset(seed)
-        self._plan = None
-        self._step = 0
+        self._follow = PlanFollower()
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        plan = self._plan
-        if plan is not None and plan.turn == game.turn and self._step < len(plan.actions):
-            a = plan.actions[self._step]
-            if plan.phases[self._step] is game.phase and mask[a]:
-                self._step += 1
-                return a
-        self._plan = None
+        planned = self._follow.next(game, mask)
+        if planned is not None:
+            return planned
         if game.phase in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE):
             plan = self.choose(game)
             if plan is not None:
-                self._plan, self._step = plan, 1
-                return plan.actions[0]
+                return self._follow.begin(plan)
         return self.greedy.act(game, mask)
 
     def choose(self, game: SoloGame) -> Plan | None:
