@@ -158,17 +158,3 @@ def _path_lengths(values: np.ndarray, free: np.ndarray, nbr: np.ndarray, step: i
             return length
         length[:n] = grown
 
-
-def classify(sheet: Sheet, cells: Sequence[Cell]) -> str | None:
-    """Kind of a complete, ordered combination if it may be scored now, else None."""
-    index = ComboIndex.build(sheet)
-    for k in range(len(cells)):
-        cand, _ = index.options(cells[:k])
-        r, c = cells[k]
-        if not (0 <= r < sheet.rules.rows and 0 <= c < sheet.rules.cols) or not cand[r * index.cols + c]:
-            return None
-    _, confirm = index.options(cells)
-    if not confirm:
-        return None
-    kind = index.kind([r * index.cols + c for r, c in cells])
-    return IDENTICAL if kind == IDENTICAL else CONSECUTIVE

@@ -15,9 +15,9 @@ import numpy as np
 
 from .actions import PERMUTATIONS, Phase, layout_for, tetromino_table
 from .combos import ComboIndex
-from .rules import DEFAULT_RULES, WILD, X, Rules
+from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .shapes import Cell
-from .sheet import CONSECUTIVE, IDENTICAL, Sheet, _expect_keys
+from .sheet import CONSECUTIVE, IDENTICAL, Sheet
 
 STATE_VERSION = 1
 
@@ -91,7 +91,7 @@ class SoloGame:
         L, p = self.layout, self.phase
         mask = np.zeros(L.size, bool)
         if p is Phase.START:
-            mask[L.start : L.slide] = self.sheet.values[0] == -1
+            mask[L.start : L.slide] = self.sheet.values[0] == EMPTY
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             mask[L.slide : L.block] = self.notches < self.rules.last_notch
         elif p is Phase.BLOCK:
@@ -130,9 +130,7 @@ class SoloGame:
         if p is Phase.START:
             self.sheet.write([(0, action - L.start)], [self.rules.start_number])
             self._start_turn()
-        elif p is Phase.SLIDE:
-            self._slide(action - L.slide)
-        elif p is Phase.STAR_SLIDE:
+        elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             self._slide(action - L.slide)
         elif p is Phase.BLOCK:
             cells = self.table.cells(action - L.block, self.sheet.heights)
@@ -304,7 +302,7 @@ class SoloGame:
         The generator continues from the saved ``rng`` state when there is one, else
         from ``seed``.
         """
-        from .state import restore_solo  # local: keeps validation code out of the hot module
+        from .state import restore_solo  # local import: state.py builds SoloGame objects itself
 
         return restore_solo(cls, data, rules, seed)
 

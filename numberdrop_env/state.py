@@ -23,8 +23,7 @@ def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     if data["version"] != STATE_VERSION:
         raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
     rng = make_rng(seed)
-    game = cls.__new__(cls)
-    game.__init__(rules, np.random.default_rng(0))
+    game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
     game.rng = rng
     game.sheet = Sheet.from_dict(data["sheet"], rules)
     game.tiles = _tiles(data["tiles"], rules)
