@@ -227,7 +227,7 @@ class SoloGame:
         elif p in (Phase.BLOCK, Phase.PLACE):
             out.update(self._describe_placement(action - (L.block if p is Phase.BLOCK else L.place)))
             if p is Phase.PLACE:
-                out["dice"] = self.sorted_dice()
+                out["dice"] = [v if v != WILD else "*" for v in self.sorted_dice()]
             else:
                 out["letter"] = self.rules.letters[self.block_tile]
         elif p is Phase.ARRANGE:
