@@ -246,8 +246,7 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
     extra[n + 6] = max(game.score(), 0) / r.max_score
     table = game.table
     rows = table.landing_rows(sheet.heights)
-    inside = table.fits_columns & (rows + table.top < r.rows)
-    landing = np.where(inside, (rows + 1) / r.rows, 0).astype(np.float32)
+    landing = np.where(table.lands_inside(rows), (rows + 1) / r.rows, 0).astype(np.float32)
     return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
             "solo_board": board.reshape(-1), "phase": phase, "pending": extra,
             "heights": (sheet.heights / r.rows).astype(np.float32), "landing": landing}

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .rules import EMPTY, WILD, X
 
 if TYPE_CHECKING:

@@ -112,9 +112,13 @@ class ShapeTable:
         """Row of offset 0 for every placement, given the column heights."""
         return (heights[self.cc] - self.bottom).max(axis=1)
 
+    def lands_inside(self, landing_rows: np.ndarray) -> np.ndarray:
+        """Bool (P,): placements inside the columns whose landed cells all lie inside the rows."""
+        return self.fits_columns & (landing_rows + self.top < self.rows)
+
     def legal(self, heights: np.ndarray) -> np.ndarray:
-        """Bool (P,): placements inside the columns that land fully inside the rows."""
-        return self.fits_columns & (self.landing_rows(heights) + self.top < self.rows)
+        """Bool (P,): the placements that are legal on a sheet with these column heights."""
+        return self.lands_inside(self.landing_rows(heights))
 
     def cells(self, placement: int, heights: np.ndarray) -> list[Cell]:
         """Landed cells of one placement, sorted by (row, column)."""
