@@ -34,7 +34,9 @@ import numpy as np
 from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
 
-from .greedy import GreedyPolicy, Plan, PlanFollower
+from numberdrop_env.turns import PLAN_PHASES, Candidate
+
+from .greedy import GreedyPolicy, PlanFollower
 
 
 class SearchPolicy:
@@ -62,14 +64,14 @@ class SearchPolicy:
         planned = self._follow.next(game, mask)
         if planned is not None:
             return planned
-        if game.phase in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE):
+        if game.phase in PLAN_PHASES:
             plan = self.choose(game)
             if plan is not None:
-                return self._follow.begin(plan)
+                return self._follow.begin(plan, game)
         return self.greedy.act(game, mask)
 
-    def choose(self, game: SoloGame) -> Plan | None:
-        ranked = self.greedy.plan_turn(game, top=max(4 * self.width, 1))
+    def choose(self, game: SoloGame) -> Candidate | None:
+        ranked = self.greedy.planner.candidates(game, limit=max(4 * self.width, 1))
         if len(ranked) <= 1 or self.samples <= 0 or self.width <= 1:
             return ranked[0] if ranked else None
         # keep the best plan of each distinct tetromino drop + combination (slide variants of one
@@ -107,7 +109,7 @@ class SearchPolicy:
                         g2.step(self.inner.act(g2, g2.legal_mask()))
                     v = float(g2.score() - score0)
                 elif not g2.is_over:
-                    nxt = self.inner.plan_turn(g2, top=1)
+                    nxt = self.inner.planner.candidates(g2, limit=1)
                     if nxt:
                         v += nxt[0].value
                 total += v

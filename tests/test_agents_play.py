@@ -72,7 +72,7 @@ def test_search_rollout_mode_plays_legal():
 
 def test_potential_limit_counts_only_the_best_credits():
     """Near the end only one combination per remaining turn can score: a limit caps the potential."""
-    from agents.heuristic import Context, Structures
+    from numberdrop_env.heuristic import Context, Structures
 
     game = SoloGame(seed=2)
     policy = GreedyPolicy(width=6)

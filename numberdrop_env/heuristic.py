@@ -9,9 +9,44 @@ The value of a position after a turn is
 
 where the potential counts only the ceil(expected remaining turns) largest box credits.
 
-Every term and its weight (``Weights``) is documented in the module docstring of
-:mod:`agents.greedy`. The code here works on flat Python lists (cell ``r * cols + c``):
-on a 7 x 14 grid that is faster than NumPy for the per-candidate work.
+It ranks the candidates of :mod:`numberdrop_env.turns`; the greedy agent plays the best.
+The code here works on flat Python lists (cell ``r * cols + c``): on a 7 x 14 grid that
+is faster than NumPy for the per-candidate work.
+
+Heuristic terms (``Weights``; weights in brackets)
+--------------------------------------------------
+Official points of the turn (box size, +10 column bonuses, +2 lines, -5 rows) count at
+face value. Then:
+
+- ``turn`` (3.0) x expected remaining turns, estimated from the notches left
+  (each turn moves 1 + 1/6 + 0.07 x active-tiles notches on average). It is 0 when the
+  game ends this turn (last notch or Game Over line crossed): crossing the line costs
+  all future turns, not only the -5. It also rewards finishing tiles (star slides on a
+  tile at notch 4 are wasted, so the game lasts longer) and sliding circled tiles.
+- On the game's last turn (no notch left after it) only the official points count:
+  no geometry term, since the sheet will never be played again.
+- potential of the unused numbers, counted only while the game goes on. For every open
+  box (identical 3..7, consecutive 3..7, bonus 8) the best structure on the sheet is
+  credited ``box size x credit``, and only the ceil(expected remaining turns) largest
+  credits count (one combination is scored per turn, so hoarding is worth little
+  near the end):
+  - ``ready`` (0.55): a region / monotone path already big enough: it can be scored on
+    a later turn, but only one combination is scored per turn and the sheet may bury it;
+  - ``progress`` (0.45) x (size/box)^2: a smaller region / path; convex, because the last
+    cells are the hard ones and big boxes need several turns;
+  - ``buried`` (x0.25): the structure has no open empty neighbour (no fillable cell next
+    to it), so it can only be used as it is. Paths whose values cannot reach the box size
+    inside 0..9 get nothing.
+- ``letter`` (3.0): scoring a combination that circles a letter whose tile has not
+  reached notch 4 yet: that block will never drop (4 X cells of capacity saved).
+- ``letter_half`` (0.35) x notches ahead: an uncircled tile whose letter has one of
+  its two boxes scored is worth keeping high, giving time to circle it.
+- ``hole_row`` (1.6) + ``hole`` (0.3) per covered hole: a regular row with a hole can
+  never score its +2, and a hole is lost capacity (the game ends when the grid is full).
+- ``row_fill`` (1.4) x (filled/7)^2 for regular rows that can still be completed.
+- ``bump`` (0.08) x sum of |height differences|: jagged tops leave fewer placements
+  and make holes.
+- ``high`` (0.35) x (height - 8)^2 per column above row 8: the Game Over line is near.
 """
 
 from __future__ import annotations
@@ -19,13 +54,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-EMPTY = -1
-X = 10
+from .rules import EMPTY, X
 
 
 @dataclass(frozen=True)
 class Weights:
-    """Weights of the heuristic (see :mod:`agents.greedy` for why each term matters)."""
+    """Weights of the heuristic (the module docstring says why each term matters)."""
 
     turn: float = 3.0  # value of one expected remaining turn (a turn scores a box or builds one)
     ready: float = 0.55  # share of a box's value credited for a combination already on the sheet

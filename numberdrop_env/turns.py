@@ -1,0 +1,408 @@
+"""The turn enumerator: what a player can make of the rest of a turn, as ranked candidates.
+
+A *candidate* is one way to play the rest of the current turn — the slides, the
+placement of any block they drop, the tetromino's placement, arrangement and wild
+values, and the combination scored or the pass — given as the micro-actions of the flat
+encoding (:mod:`numberdrop_env.actions`) together with the sheet it leaves (its
+*afterstate*) and the official points it scores. Candidates are deduplicated by their
+afterstate: two ways of playing that leave the same grid, used cells, boxes and notches
+are one candidate (the first in ranking order is kept).
+
+The full set of outcomes is far too large to list (a wild die alone multiplies it by
+ten), so the enumeration is pruned by a documented ranking, the planner value of
+:mod:`numberdrop_env.heuristic` (points now plus a hand-written value of the sheet):
+
+1. Slides are enumerated exactly; a dropping block keeps its ``block_width`` best
+   placements by geometry and potential.
+2. For every sheet reached, every legal (placement, arrangement, wild values) of the
+   tetromino gets a cheap local score (exact geometry plus matches of the new numbers
+   with their neighbours; wild dice only take values suggested by neighbours, else the
+   default); at most 3 per placement and the ``width`` best overall go on.
+3. Each of those is written and every combination that can be scored is tried (one
+   canonical combination per open box, plus the pass), each valued exactly: points of
+   the turn plus the heuristic of the sheet after it. Every one is a candidate.
+
+``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
+first. The greedy agent plays the first one, the search agent re-ranks the first few,
+the turn-level environment offers them all; so the greedy's choice is always among
+the candidates the environment offers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .actions import PERMUTATIONS, Phase
+from .combos import neighbour_table
+from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
+from .rules import WILD
+from .shapes import ShapeTable
+from .solo import SoloGame
+
+PLAN_PHASES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE)
+"""Phases from which the rest of a turn can be enumerated."""
+
+
+def remaining_turns(notches: np.ndarray, last: int) -> float:
+    """Expected number of turns after the current one, from the notches left."""
+    left = int((last - notches).clip(min=0).sum())
+    if left == 0:
+        return 0.0
+    active = int((notches < last).sum())
+    return left / (1.0 + 1.0 / 6.0 + 0.0702 * active)
+
+
+@dataclass(eq=False)
+class Candidate:
+    """One way to play the rest of a turn and the sheet it leaves."""
+
+    actions: tuple[int, ...]
+    """Micro-actions of ``NumberDrop-v0`` from the pending decision to the end of the turn."""
+    phases: tuple[Phase, ...]
+    """The phase each action is played in."""
+    value: float
+    """Planner value: ``points`` plus the heuristic of the afterstate (the ranking)."""
+    points: int
+    """Official score change of the turn (boxes, column bonuses, +2 lines, -5 rows)."""
+    values: list[int]
+    """Afterstate grid, flat (``row * cols + column``), before the next roll."""
+    used: list[bool]
+    heights: list[int]
+    notches: tuple[int, ...]
+    combo: tuple[str, int] | None
+    """(kind, size) of the scored combination, or None for a pass or a lost piece."""
+    ends_game: bool
+    """The game ends after this turn (Game Over line crossed, piece lost, last notch)."""
+    terms: dict[str, float] = field(default_factory=dict)
+    """The planner value's parts: geometry, potential, turns, letter."""
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """Identity of the afterstate: candidates with equal keys are the same outcome."""
+        return (tuple(self.values), tuple(self.used), self.notches)
+
+    def describe(self, game: SoloGame) -> dict[str, Any]:
+        """The candidate in the game's words, decision by decision (JSON-safe)."""
+        g = game.clone()
+        steps = []
+        for a in self.actions:
+            steps.append(g.describe(a))
+            if not g.legal_mask()[a]:
+                raise ValueError(f"candidate does not apply to this game: {steps[-1]}")
+            g.step(a)
+        return {"points": self.points, "value": round(self.value, 3),
+                "combination": None if self.combo is None else {"kind": self.combo[0], "size": self.combo[1]},
+                "ends_game": self.ends_game, "decisions": steps}
+
+
+class TurnPlanner:
+    """Enumerates and ranks the candidates of a turn (see the module docstring)."""
+
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 24, block_width: int = 3) -> None:
+        if width < 1 or block_width < 1:
+            raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
+        self.weights = weights
+        self.width = int(width)
+        self.block_width = int(block_width)
+
+    # ------------------------------------------------------------------ public
+    def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
+        """Distinct candidates of the rest of the turn, best planner value first."""
+        if game.phase not in PLAN_PHASES:
+            raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
+                             f"expected one of {[p.value for p in PLAN_PHASES]}")
+        ctx = Context(game, self.weights)
+        if game.phase is Phase.ARRANGE:
+            t_rem = remaining_turns(game.notches, game.rules.last_notch)
+            tails = self._tetromino(game, ctx, t_rem, list(game.pending_cells))
+            leaves = [_Leaf(0.0, (), (), tuple(game.notches.tolist()), tails)]
+        else:
+            found: list[tuple[SoloGame, tuple[int, ...], tuple[Phase, ...]]] = []
+            self._expand(game, (), (), found, ctx)
+            leaves = self._leaves(game, found, ctx)
+        return _best_distinct(leaves, limit)
+
+    def _leaves(self, game: SoloGame, found: list, ctx: Context) -> list["_Leaf"]:
+        """One leaf per way through the slides and blocks; leaves that reach the same sheet
+        share one tetromino search (slides without a block leave the sheet as it was)."""
+        last = game.rules.last_notch
+        cache: dict[Any, list[_Tail]] = {}
+        leaves = []
+        for g, acts, phases in found:
+            notches = tuple(g.notches.tolist())
+            if g.phase is not Phase.PLACE or g.turn != game.turn:
+                # the piece was lost and the game is over: only the official points count
+                pts = g.score() - game.score()
+                s = g.sheet
+                tail = _Tail(float(pts), (), (), pts, s.values.ravel().tolist(), s.used.ravel().tolist(),
+                             s.heights.tolist(), None, True, {})
+                leaves.append(_Leaf(0.0, acts, phases, notches, [tail]))
+                continue
+            t_rem = remaining_turns(g.notches, last)
+            key = (g.sheet.values.tobytes(), round(t_rem, 3), tuple((g.notches >= last).tolist()))
+            if key not in cache:
+                cache[key] = self._tetromino(g, ctx, t_rem, None)
+            leaves.append(_Leaf(0.0 if t_rem == 0.0 else self._letter_half(g, ctx), acts, phases, notches,
+                                cache[key]))
+        return leaves
+
+    # ------------------------------------------------------------------ slides and blocks
+    def _expand(self, g: SoloGame, acts: tuple[int, ...], phases: tuple[Phase, ...], leaves: list,
+                ctx: Context) -> None:
+        L = g.layout
+        if g.phase in (Phase.SLIDE, Phase.STAR_SLIDE):
+            for t in np.flatnonzero(g.notches < g.rules.last_notch):
+                g2 = g.clone()
+                a = L.slide + int(t)
+                g2.step(a)
+                self._expand(g2, acts + (a,), phases + (g.phase,), leaves, ctx)
+        elif g.phase is Phase.BLOCK:
+            for p in self._best_blocks(g, ctx):
+                g2 = g.clone()
+                a = L.block + p
+                g2.step(a)
+                self._expand(g2, acts + (a,), phases + (Phase.BLOCK,), leaves, ctx)
+        else:
+            leaves.append((g, acts, phases))
+
+    def _best_blocks(self, g: SoloGame, ctx: Context) -> list[int]:
+        """The ``block_width`` best block placements by geometry + potential."""
+        L = g.layout
+        heights0 = g.sheet.heights.tolist()
+        vals0 = g.sheet.values.ravel().tolist()
+        st = Structures(vals0, g.sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+        scored = []
+        for p in np.flatnonzero(g.legal_mask()[L.block:L.place]):
+            vals, h = vals0[:], heights0[:]
+            for r, c in g.table.cells(int(p), g.sheet.heights):
+                vals[r * ctx.cols + c] = 10
+                h[c] = max(h[c], r + 1)
+            geo, lp, pp = ctx.geometry(vals, h)
+            scored.append((geo + lp + pp + ctx.potential(vals, st, h), int(p)))
+        scored.sort(key=lambda x: -x[0])
+        return [p for _, p in scored[: self.block_width]]
+
+    def _letter_half(self, g: SoloGame, ctx: Context) -> float:
+        s, last = g.sheet, g.rules.last_notch
+        v = 0.0
+        for i in range(len(ctx.box_sizes)):
+            if not s.circled[i] and g.notches[i] < last and bool(s.identical[i]) != bool(s.consecutive[i]):
+                v += ctx.w.letter_half * (last - int(g.notches[i]))
+        return v
+
+    # ------------------------------------------------------------------ tetromino
+    def _tetromino(self, g: SoloGame, ctx: Context, t_rem: float,
+                   fixed_cells: list[tuple[int, int]] | None) -> list["_Tail"]:
+        """Outcomes of dropping the tetromino from phase PLACE (or, with ``fixed_cells``, of
+        arranging an already placed one from phase ARRANGE), best first."""
+        L = g.layout
+        sheet = g.sheet
+        vals0 = sheet.values.ravel().tolist()
+        used0 = sheet.used.ravel().tolist()
+        last = g.rules.last_notch
+        letter_live = [(int(n) < last) and not c for n, c in zip(g.notches, sheet.circled.tolist())]
+        turn_value = ctx.w.turn * t_rem
+        limit = math.ceil(t_rem)
+        out = []
+        for _, base, over, pts_geo, geo, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+            vals = vals0[:]
+            for i, v in zip(flat, a):
+                vals[i] = v
+            head: tuple[int, ...] = () if p is None else (L.place + p,)
+            head += (L.arrange + k,) + tuple(L.wild + v for v in fill)
+            head_phases = (() if p is None else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
+            for value, cells, kind, pts, terms in self._combos(ctx, vals, used0, h, base, over, turn_value,
+                                                                 letter_live, limit):
+                terms["geometry"] = 0.0 if t_rem == 0.0 else geo
+                if cells is None:
+                    actions, used, combo = head + (L.pass_,), used0, None
+                else:
+                    actions = head + tuple(L.select + i for i in cells) + (L.confirm,)
+                    used, combo = apply_used(used0, cells), (kind, len(cells))
+                phases = head_phases + (Phase.COMBO,) * (len(actions) - len(head))
+                out.append(_Tail(value, actions, phases, pts + pts_geo, vals, used, h, combo, over, terms))
+        out.sort(key=lambda t: -t.value)
+        return out
+
+    def _stage1(self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None):
+        """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches.
+
+        Vectorised over every placement and every way of writing the dice (wild dice take
+        every value 0..9): the local score of writing value v in landed cell i is a table
+        lookup, plus 1 for each pair of adjacent new cells whose values differ by at most 1.
+        """
+        cols = ctx.cols
+        sheet, L = g.sheet, g.layout
+        heights0 = sheet.heights.tolist()
+        vals0 = sheet.values.ravel().tolist()
+        if fixed_cells is None:
+            placements = np.flatnonzero(g.legal_mask()[L.place:L.arrange])
+            flat = _landed_cells(g.table, placements, sheet.heights, cols)
+        else:
+            placements = np.array([-1])
+            flat = np.array([sorted(r * cols + c for r, c in fixed_cells)])
+        ks, fills, written, tie = _writings(g.sorted_dice(), ctx.max_number, ctx.w.wild_default)
+        st = Structures(vals0, sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+        score = _local_scores(st, vals0, flat, written, tie, neighbour_table(ctx.rows, cols), ctx.max_number)
+        top = min(3, score.shape[1])
+        best = np.argpartition(-score, top - 1, axis=1)[:, :top]
+        ends = t_rem == 0.0
+        stage1 = []
+        for row, p in enumerate(placements.tolist()):
+            cells = flat[row].tolist()
+            h = heights0[:]
+            gvals = vals0[:]
+            for i in cells:
+                r, c = divmod(i, cols)
+                h[c] = max(h[c], r + 1)
+                gvals[i] = 0
+            geo, lp, pp = ctx.geometry(gvals, h)
+            over = ends or pp < 0
+            base = lp + pp if ends else geo + lp + pp  # last turn: exact points only
+            for q in sorted(best[row].tolist(), key=lambda q: -score[row, q]):
+                stage1.append((base + float(score[row, q]), base, over, lp + pp, geo, None if p < 0 else p,
+                               cells, h, ks[q], fills[q], written[q].tolist()))
+        stage1.sort(key=lambda x: -x[0])
+        return stage1[: self.width]
+
+    def _combos(self, ctx: Context, vals: list[int], used: list[bool], heights: list[int], base: float,
+                over: bool, turn_value: float, letter_live: list[bool], limit: int):
+        """(value, ordered cells or None, kind, official points, terms) of the pass and of every
+        canonical combination, the pass first."""
+        w = ctx.w
+        st = Structures(vals, used, ctx.nbrs, ctx.max_number)
+        cands = ctx.combo_candidates(vals, st)
+        if over:
+            yield base, None, None, 0, {"potential": 0.0, "turns": 0.0, "letter": 0.0}
+            for kind, k, cells in cands:
+                pts, _ = ctx.combo_points(kind, k)
+                yield base + pts, cells, kind, pts, {"potential": 0.0, "turns": 0.0, "letter": 0.0}
+            return
+        pot = ctx.potential(vals, st, heights, limit=limit)
+        yield base + turn_value + pot, None, None, 0, {"potential": pot, "turns": turn_value, "letter": 0.0}
+        for kind, k, cells in cands:
+            pts, letter_flag = ctx.combo_points(kind, k)
+            letter = 0.0
+            if letter_flag and k in ctx.box_sizes and letter_live[ctx.box_sizes.index(k)]:
+                letter = w.letter
+            st2 = Structures(vals, apply_used(used, cells), ctx.nbrs, ctx.max_number)
+            it, ct = ctx.ident_targets, ctx.cons_targets  # the boxes still open after this combination
+            if kind == "identical" or k == ctx.bonus_size:
+                it = [x for x in it if x != k]
+            if kind != "identical" or k == ctx.bonus_size:
+                ct = [x for x in ct if x != k]
+            pot = ctx.potential(vals, st2, heights, it, ct, limit)
+            yield (base + turn_value + pts + letter + pot, cells, kind, pts,
+                   {"potential": pot, "turns": turn_value, "letter": letter})
+
+
+class _Tail(NamedTuple):
+    """The tetromino part of a candidate, shared by every leaf that reaches the same sheet."""
+
+    value: float
+    actions: tuple[int, ...]
+    phases: tuple[Phase, ...]
+    points: int
+    values: list[int]
+    used: list[bool]
+    heights: list[int]
+    combo: tuple[str, int] | None
+    ends_game: bool
+    terms: dict[str, float]
+
+
+class _Leaf(NamedTuple):
+    """One way through the slides and block drops, and the tails that can follow it."""
+
+    offset: float  # value of the notches reached (letter_half), added to every tail
+    actions: tuple[int, ...]
+    phases: tuple[Phase, ...]
+    notches: tuple[int, ...]
+    tails: list[_Tail]
+
+
+def _best_distinct(leaves: list[_Leaf], limit: int | None) -> list[Candidate]:
+    """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep
+    the first candidate of each afterstate, up to ``limit``."""
+    def stream(li: int, leaf: _Leaf):
+        return ((-(leaf.offset + t.value), li, ti) for ti, t in enumerate(leaf.tails))
+
+    streams = [stream(li, leaf) for li, leaf in enumerate(leaves)]
+    out: list[Candidate] = []
+    seen: set[Any] = set()
+    for neg, li, ti in heapq.merge(*streams):
+        leaf = leaves[li]
+        t = leaf.tails[ti]
+        cand = Candidate(leaf.actions + t.actions, leaf.phases + t.phases, -neg, t.points, t.values, t.used,
+                         t.heights, leaf.notches, t.combo, t.ends_game,
+                         {**t.terms, "letter_half": leaf.offset} if t.terms else {})
+        key = cand.key
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(cand)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def _landed_cells(table: ShapeTable, placements: np.ndarray, heights: np.ndarray, cols: int) -> np.ndarray:
+    """(P, 4) flat landed cells of each placement, sorted by (row, column) like ``ShapeTable.cells``."""
+    rows = table.landing_rows(heights)[placements]
+    flat = (rows[:, None] + table.dr[placements]) * cols + table.cc[placements]
+    return np.sort(flat, axis=1)
+
+
+def _writings(dice: list[int], max_number: int, default: int):
+    """Every distinct way of writing the sorted dice into the 4 landed cells, wild dice
+    taking every value: arrangement index k, wild values, values written (Q, 4), and a
+    tie-break (Q,) that prefers wild values near ``default``, then earlier arrangements."""
+    seen: dict[tuple[int, ...], int] = {}
+    for k, perm in enumerate(PERMUTATIONS.tolist()):
+        seen.setdefault(tuple(dice[i] for i in perm), k)
+    ks, fills, written = [], [], []
+    for tup, k in seen.items():
+        wild = [i for i, v in enumerate(tup) if v == WILD]
+        for fill in itertools.product(range(max_number + 1), repeat=len(wild)):
+            a = list(tup)
+            for i, v in zip(wild, fill):
+                a[i] = v
+            ks.append(k)
+            fills.append(fill)
+            written.append(a)
+    far = np.array([sum(abs(v - default) for v in f) for f in fills], float)
+    tie = 1e-3 * far + 1e-7 * np.arange(len(ks))  # < 0.5, the smallest difference of two local scores
+    return ks, fills, np.array(written, np.int64), tie
+
+
+def _local_scores(st: Structures, vals: list[int], flat: np.ndarray, written: np.ndarray, tie: np.ndarray,
+                  nbr: np.ndarray, max_number: int) -> np.ndarray:
+    """(P, Q) local score of writing ``written[q]`` into the cells ``flat[p]``: for each new
+    cell next to a free number nv, 0.5 + 0.5 x (region size if equal, path up if nv - 1,
+    path down if nv + 1), and 1 per adjacent pair of new cells differing by at most 1."""
+    n = len(vals)
+    table = np.zeros((n + 1, max_number + 3))  # columns: value + 1, so nv - 1 and nv + 1 always fit
+    size = np.zeros(n, int)
+    for members in st.regions:
+        size[members] = len(members)
+    free = np.flatnonzero(st.free)
+    nv = np.array(vals)[free]
+    table[free, nv + 1] = 0.5 + 0.5 * size[free]
+    table[free, nv] = 0.5 + 0.5 * np.array(st.up)[free]
+    table[free, nv + 2] = 0.5 + 0.5 * np.array(st.down)[free]
+    table = table[:, 1 : max_number + 2]
+    around = nbr[flat]  # (P, 4, 4) neighbours of each new cell
+    own = (around[..., None] == flat[:, None, None, :]).any(-1)  # neighbour is itself a new cell
+    contrib = np.where(own[..., None], 0.0, table[np.minimum(around, n)]).sum(axis=2)  # (P, 4, values)
+    score = sum(contrib[:, i, written[:, i]] for i in range(written.shape[1]))
+    adjacent = (around[:, :, :, None] == flat[:, None, None, :]).any(axis=2)  # (P, i, j): j next to i
+    for i, j in itertools.combinations(range(written.shape[1]), 2):
+        close = np.abs(written[:, i] - written[:, j]) <= 1
+        score = score + adjacent[:, i, j, None] * close[None, :]
+    return score - tie[None, :]
