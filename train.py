@@ -1,4 +1,4 @@
-"""Train a MaskablePPO agent on ``NumberDrop-v0`` from one YAML config.
+"""Train a MaskablePPO agent on ``NumberDropTurn-v0`` or ``NumberDrop-v0`` from one YAML config.
 
     python train.py --config configs/ppo_solo.yaml
     python train.py --config configs/ppo_solo.yaml --resume runs/ppo_solo/checkpoints/ppo_200000_steps.zip
@@ -26,25 +26,29 @@ from typing import Any
 import numpy as np
 import yaml
 
-from agents.config import TrainConfig, load_config
+from agents.config import EnvConfig, TrainConfig, load_config
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions")
 
 
 # ---------------------------------------------------------------- environments
-def make_env(auto_forced: bool):
+def make_env(env_cfg: EnvConfig):
     """One monitored training environment (top-level, so subprocesses can build it)."""
     from stable_baselines3.common.monitor import Monitor
 
+    if env_cfg.interface == "turn":
+        from numberdrop_env.turn_env import NumberDropTurnEnv
+
+        return Monitor(NumberDropTurnEnv(candidates=env_cfg.candidates, width=env_cfg.width))
     from numberdrop_env.env import NumberDropEnv
 
-    return Monitor(NumberDropEnv(auto_forced=auto_forced))
+    return Monitor(NumberDropEnv(auto_forced=env_cfg.auto_forced))
 
 
 def build_vec_env(cfg: TrainConfig, seed: int):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [partial(make_env, cfg.env.auto_forced) for _ in range(cfg.n_envs)]
+    fns = [partial(make_env, cfg.env) for _ in range(cfg.n_envs)]
     venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     venv.seed(seed)  # env i draws its games from seed + i, then continues its own stream
     return venv
@@ -214,7 +218,31 @@ def _callbacks():
             self.bar.update(self.num_timesteps - self.shown)
             self.bar.close()
 
-    return GameMetricsCallback, EvalCheckpointCallback, ProgressCallback
+    class ActorWarmupCallback(BaseCallback):
+        """Train only the value head of the candidate policy for the first ``steps`` env steps."""
+
+        def __init__(self, steps: int) -> None:
+            super().__init__()
+            self.steps = steps
+
+        def _set(self) -> None:
+            if hasattr(self.model.policy, "freeze_actor"):
+                self.model.policy.freeze_actor = self.num_timesteps < self.steps
+
+        def _on_training_start(self) -> None:
+            self._set()
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_end(self) -> None:
+            self._set()
+
+        def _on_training_end(self) -> None:
+            if hasattr(self.model.policy, "freeze_actor"):
+                self.model.policy.freeze_actor = False
+
+    return GameMetricsCallback, EvalCheckpointCallback, ProgressCallback, ActorWarmupCallback
 
 
 # ---------------------------------------------------------------- pieces
@@ -247,24 +275,37 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import LinearSchedule
 
-    from agents.features import GridVectorExtractor
-
     p, n = cfg.ppo, cfg.network
     lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
-    policy_kwargs = dict(
-        features_extractor_class=GridVectorExtractor,
-        features_extractor_kwargs=dict(cnn_channels=list(n.cnn_channels), cnn_hidden=n.cnn_hidden,
-                                       vector_hidden=list(n.vector_hidden), activation=n.activation),
-        net_arch=dict(pi=list(n.pi), vf=list(n.vf)),
-        activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[n.activation],
-    )
-    return MaskablePPO(
-        "MultiInputPolicy", venv, learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size,
+    if cfg.env.interface == "turn":
+        from agents.candidate_policy import CandidateScorerPolicy
+
+        policy: Any = CandidateScorerPolicy
+        policy_kwargs: dict[str, Any] = dict(
+            candidate_hidden=list(n.candidate_hidden), state_hidden=list(n.state_hidden),
+            scorer_hidden=list(n.scorer_hidden), value_hidden=list(n.value_hidden),
+            planner_scale=n.planner_scale, activation=n.activation)
+    else:
+        from agents.features import GridVectorExtractor
+
+        policy = "MultiInputPolicy"
+        policy_kwargs = dict(
+            features_extractor_class=GridVectorExtractor,
+            features_extractor_kwargs=dict(cnn_channels=list(n.cnn_channels), cnn_hidden=n.cnn_hidden,
+                                           vector_hidden=list(n.vector_hidden), activation=n.activation),
+            net_arch=dict(pi=list(n.pi), vf=list(n.vf)),
+            activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[n.activation],
+        )
+    model = MaskablePPO(
+        policy, venv, learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
         ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
         normalize_advantage=p.normalize_advantage, policy_kwargs=policy_kwargs, seed=cfg.seed,
         device="cpu", verbose=0,
     )
+    if cfg.env.interface == "turn":
+        model.turn_width = cfg.env.width  # saved with the model: the agent enumerates turns the same way
+    return model
 
 
 def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: bool) -> None:
@@ -388,10 +429,11 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
         if args.resume is None and cfg.pretrain.games:
             behaviour_cloning(cfg, model, run_dir, progress)
         greedy = greedy_baseline(cfg, run_dir)
-        Metrics, EvalCkpt, Progress = _callbacks()
+        Metrics, EvalCkpt, Progress, Warmup = _callbacks()
         metrics = Metrics(DEFAULT_RULES)
         evals = EvalCkpt(cfg, run_dir, greedy)
-        callbacks = [metrics, evals] + ([Progress(cfg.total_timesteps, metrics, evals)] if progress else [])
+        callbacks = [Warmup(cfg.ppo.actor_warmup_steps), metrics, evals]
+        callbacks += [Progress(cfg.total_timesteps, metrics, evals)] if progress else []
         remaining = cfg.total_timesteps - model.num_timesteps
         start = time.perf_counter()
         if remaining > 0:

@@ -20,8 +20,15 @@ import yaml
 
 @dataclass
 class EnvConfig:
+    interface: Literal["decision", "turn"] = "decision"
+    """``turn``: ``NumberDropTurn-v0``, one step per turn over candidate afterstates, scored by the
+    candidate policy; ``decision``: ``NumberDrop-v0``, one step per decision, with the CNN policy."""
     auto_forced: bool = True
-    """Apply decisions with a single legal action inside the env (the agent never sees them)."""
+    """(decision) Apply decisions with a single legal action inside the env (the agent never sees them)."""
+    candidates: int = 32
+    """(turn) Candidate slots per turn: the best-ranked distinct outcomes are offered."""
+    width: int = 24
+    """(turn) Tetromino drops the enumerator values exactly (each with every combination)."""
 
 
 @dataclass
@@ -41,12 +48,14 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     normalize_advantage: bool = True
+    actor_warmup_steps: int = 0
+    """(turn) Train only the value head during the first this many environment steps."""
 
 
 @dataclass
 class NetworkConfig:
     cnn_channels: list[int] = field(default_factory=lambda: [32, 64])
-    """Output channels of the 3x3 convolutions over the (16, 14, 7) grid planes."""
+    """(decision) Output channels of the 3x3 convolutions over the (19, 14, 7) grid planes."""
     cnn_hidden: int = 256
     """Width of the linear layer after the flattened convolutions."""
     vector_hidden: list[int] = field(default_factory=lambda: [128])
@@ -54,6 +63,16 @@ class NetworkConfig:
     pi: list[int] = field(default_factory=lambda: [128])
     vf: list[int] = field(default_factory=lambda: [128])
     activation: Literal["relu", "tanh"] = "relu"
+    candidate_hidden: list[int] = field(default_factory=lambda: [64, 64])
+    """(turn) MLP embedding each candidate's feature row (shared by all candidates)."""
+    state_hidden: list[int] = field(default_factory=lambda: [64])
+    """(turn) MLP embedding the state before the turn."""
+    scorer_hidden: list[int] = field(default_factory=lambda: [64])
+    """(turn) Hidden layers of the residual scorer over (candidate, state) embeddings."""
+    value_hidden: list[int] = field(default_factory=lambda: [64])
+    """(turn) Hidden layers of the value head."""
+    planner_scale: float = 2.0
+    """(turn) Initial logit per point of planner value (the residual starts at zero)."""
     torch_threads: int = 1
     """``torch.set_num_threads`` of the training process."""
 
@@ -234,6 +253,15 @@ def _check(cfg: TrainConfig) -> None:
     for key in ("vector_hidden", "pi", "vf"):
         need(all(h >= 1 for h in getattr(n, key)), f"network.{key}", "must list positive layer widths")
     need(n.torch_threads >= 1, "network.torch_threads", "must be >= 1")
+    for key in ("candidate_hidden", "state_hidden"):
+        need(len(getattr(n, key)) >= 1 and all(h >= 1 for h in getattr(n, key)), f"network.{key}",
+             "must list one or more positive layer widths")
+    need(n.planner_scale > 0, "network.planner_scale", "must be > 0")
+    need(cfg.env.candidates >= 1, "env.candidates", "must be >= 1")
+    need(cfg.env.width >= 1, "env.width", "must be >= 1")
+    need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")
+    need(cfg.env.interface == "decision" or cfg.pretrain.games == 0, "pretrain.games",
+         "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)")
     need(cfg.eval.every_steps >= 0, "eval.every_steps", "must be >= 0")
     need(cfg.eval.games >= 1, "eval.games", "must be >= 1")
     need(cfg.eval.seed >= 0, "eval.seed", "must be >= 0")

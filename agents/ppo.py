@@ -1,11 +1,15 @@
 """The learned agent: a MaskablePPO model (sb3-contrib) trained by ``train.py``.
 
-``make_policy("ppo", {"path": "runs/ppo_solo/best_model.zip"})``; without a path it loads
-the shipped model ``agents/models/ppo_solo.zip``.
+``make_policy("ppo", {"path": "runs/ppo_turn/best_model.zip"})``; without a path it loads
+the shipped model ``agents/models/ppo_turn.zip``. Both kinds of model play:
 
-The model is trained with ``auto_forced=True``: the environment applies every decision
-that has a single legal action, so the network never saw those positions. The policy
-does the same: a mask with one legal action is answered without asking the network.
+- a turn-level model (trained on ``NumberDropTurn-v0``, observation key ``candidates``)
+  chooses among the turn's candidates at the turn's first decision and then plays the
+  chosen candidate's decisions one by one;
+- a decision-level model (``NumberDrop-v0``, e.g. ``agents/models/ppo_solo.zip``) is
+  trained with ``auto_forced=True``: the environment applies every decision that has a
+  single legal action, so the network never saw those positions. The policy does the
+  same: a mask with one legal action is answered without asking the network.
 """
 
 from __future__ import annotations
@@ -18,8 +22,13 @@ import numpy as np
 from numberdrop_env.env import observe
 from numberdrop_env.rules import DEFAULT_RULES, Rules
 from numberdrop_env.solo import SoloGame
+from numberdrop_env.turn_env import observe_turn
+from numberdrop_env.turns import TURN_PHASES, TurnPlanner
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_solo.zip"
+from .greedy import GreedyPolicy, PlanFollower
+
+MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODELS / "ppo_turn.zip"
 
 # schedules are only needed to keep training; replacing them makes loading independent of
 # how (and with which Python) they were pickled
@@ -34,9 +43,14 @@ def load_model(path: str | Path, device: str = "cpu") -> Any:
     if path.suffix != ".zip" and path.with_suffix(".zip").is_file():
         path = path.with_suffix(".zip")
     if not path.is_file():
-        hint = " (train one with `python train.py --config configs/ppo_solo.yaml`)" if path == DEFAULT_MODEL else ""
+        hint = " (train one with `python train.py --config configs/ppo_turn.yaml`)" if path == DEFAULT_MODEL else ""
         raise FileNotFoundError(f"PPO model {str(path)!r} not found{hint}")
     return MaskablePPO.load(str(path), device=device, custom_objects=_INFERENCE_OBJECTS)
+
+
+def is_turn_model(model: Any) -> bool:
+    """Whether a model plays ``NumberDropTurn-v0`` (one decision per turn over candidates)."""
+    return "candidates" in getattr(model.observation_space, "spaces", {})
 
 
 class PPOPolicy:
@@ -51,8 +65,13 @@ class PPOPolicy:
         self.path = str(path) if path is not None else str(DEFAULT_MODEL)
         self.deterministic = bool(deterministic)
         self.model = load_model(self.path)
+        self.turn_level = is_turn_model(self.model)
+        if self.turn_level:
+            self.planner, self.slots = turn_setup(self.model)
+        self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
+        self._follow = PlanFollower()
         if not self.deterministic:
             import torch
 
@@ -62,6 +81,8 @@ class PPOPolicy:
         legal = np.flatnonzero(mask)
         if len(legal) == 0:
             raise ValueError("no legal action: the game is over")
+        if self.turn_level:
+            return self._act_turn(game, mask)
         if len(legal) == 1:  # forced: the env applied these during training (auto_forced=True)
             return int(legal[0])
         action, _ = self.model.predict(observe(game), action_masks=np.asarray(mask, bool),
@@ -70,6 +91,25 @@ class PPOPolicy:
         if not mask[action]:  # cannot happen with a masked distribution; never play an illegal move
             raise RuntimeError(f"model chose masked action {action}")
         return action
+
+    def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
+        planned = self._follow.next(game, mask)
+        if planned is not None:
+            return planned
+        if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
+            return GreedyPolicy()._fallback(game, mask)
+        offered = self.planner.candidates(game, limit=self.slots)
+        obs = observe_turn(game, offered, self.slots)
+        choice_mask = np.arange(self.slots) < len(offered)
+        choice, _ = self.model.predict(obs, action_masks=choice_mask, deterministic=self.deterministic)
+        return self._follow.begin(offered[int(np.asarray(choice).reshape(-1)[0])], game)
+
+
+def turn_setup(model: Any) -> tuple[TurnPlanner, int]:
+    """The planner and number of candidate slots a turn-level model was trained with."""
+    slots = int(model.action_space.n)
+    width = int(getattr(model, "turn_width", 24) or 24)
+    return TurnPlanner(width=width), slots
 
 
 def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
@@ -81,6 +121,31 @@ def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
     game, ``score``, ``turns`` and ``breakdown``.
     """
     games = [SoloGame(rules, seed=int(s)) for s in seeds]
+    if is_turn_model(model):
+        _play_turns(model, games, deterministic)
+    else:
+        _play_decisions(model, games, deterministic)
+    return [{"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
+            for s, g in zip(seeds, games)]
+
+
+def _play_turns(model: Any, games: list[SoloGame], deterministic: bool) -> None:
+    planner, slots = turn_setup(model)
+    while True:
+        waiting = [i for i, g in enumerate(games) if not g.is_over]
+        if not waiting:
+            return
+        offered = [planner.candidates(games[i], limit=slots) for i in waiting]
+        obs = [observe_turn(games[i], o, slots) for i, o in zip(waiting, offered)]
+        batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
+        masks = np.arange(slots)[None, :] < np.array([len(o) for o in offered])[:, None]
+        actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
+        for i, o, a in zip(waiting, offered, np.asarray(actions).reshape(-1)):
+            for micro in o[int(a)].actions:
+                games[i].step(micro)
+
+
+def _play_decisions(model: Any, games: list[SoloGame], deterministic: bool) -> None:
     keys = list(model.observation_space.spaces)
     while True:
         waiting = []
@@ -99,5 +164,3 @@ def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
         actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
         for i, a in zip(waiting, np.asarray(actions).reshape(-1)):
             games[i].step(int(a))
-    return [{"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
-            for s, g in zip(seeds, games)]

@@ -1,4 +1,5 @@
-"""Number Drop: rules engine (pure NumPy) and Gymnasium environment ``NumberDrop-v0``."""
+"""Number Drop: rules engine (pure NumPy) and Gymnasium environments ``NumberDrop-v0`` (one decision
+per step) and ``NumberDropTurn-v0`` (one turn per step)."""
 
 from gymnasium.envs.registration import register
 
@@ -7,12 +8,13 @@ from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .sheet import Sheet
 from .solo import SoloGame
 
-__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv", "Phase",
+__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv", "NumberDropTurnEnv", "Phase",
            "Rules", "Sheet", "SoloGame", "layout_for"]
 
 __version__ = "0.1.0"
 
 register(id="NumberDrop-v0", entry_point="numberdrop_env.env:NumberDropEnv")
+register(id="NumberDropTurn-v0", entry_point="numberdrop_env.turn_env:NumberDropTurnEnv")
 
 
 def __getattr__(name: str):
@@ -20,4 +22,8 @@ def __getattr__(name: str):
         from .env import NumberDropEnv
 
         return NumberDropEnv
+    if name == "NumberDropTurnEnv":
+        from .turn_env import NumberDropTurnEnv
+
+        return NumberDropTurnEnv
     raise AttributeError(name)

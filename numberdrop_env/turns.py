@@ -46,7 +46,9 @@ from .shapes import ShapeTable
 from .solo import SoloGame
 
 PLAN_PHASES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE)
-"""Phases from which the rest of a turn can be enumerated."""
+"""Phases from which the rest of a rolled turn can be enumerated."""
+TURN_PHASES = (Phase.START, *PLAN_PHASES)
+"""Phases ``TurnPlanner.candidates`` accepts: the starting number's column is a turn of its own."""
 
 
 def remaining_turns(notches: np.ndarray, last: int) -> float:
@@ -114,9 +116,11 @@ class TurnPlanner:
     # ------------------------------------------------------------------ public
     def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
         """Distinct candidates of the rest of the turn, best planner value first."""
-        if game.phase not in PLAN_PHASES:
+        if game.phase not in TURN_PHASES:
             raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                             f"expected one of {[p.value for p in PLAN_PHASES]}")
+                             f"expected one of {[p.value for p in TURN_PHASES]}")
+        if game.phase is Phase.START:
+            return start_candidates(game)
         ctx = Context(game, self.weights)
         if game.phase is Phase.ARRANGE:
             t_rem = remaining_turns(game.notches, game.rules.last_notch)
@@ -300,6 +304,21 @@ class TurnPlanner:
             pot = ctx.potential(vals, st2, heights, it, ct, limit)
             yield (base + turn_value + pts + letter + pot, cells, kind, pts,
                    {"potential": pot, "turns": turn_value, "letter": letter})
+
+
+def start_candidates(game: SoloGame) -> list[Candidate]:
+    """Where to write the starting number, before the first roll: one candidate per column,
+    left to right, all of planner value 0 (the rows above are empty, so nothing is known yet)."""
+    L, s = game.layout, game.sheet
+    out = []
+    for col in np.flatnonzero(game.legal_mask()[L.start:L.slide]).tolist():
+        values = s.values.ravel().tolist()
+        values[col] = game.rules.start_number
+        heights = s.heights.tolist()
+        heights[col] = 1
+        out.append(Candidate((L.start + col,), (Phase.START,), 0.0, 0, values, s.used.ravel().tolist(), heights,
+                             tuple(game.notches.tolist()), None, False, {}))
+    return out
 
 
 class _Tail(NamedTuple):

@@ -1,0 +1,148 @@
+"""A MaskablePPO policy that scores every candidate of a turn with one shared network.
+
+For ``NumberDropTurn-v0``: the observation holds the state before the turn and one
+feature row per candidate outcome. Each candidate is embedded by the same MLP, joined
+with the state's embedding, and scored:
+
+    logit_i = planner_scale * planner_value_i + residual(candidate_i, state)
+
+The residual's last layer starts at zero, so the untrained policy is a softmax over the
+planner's values: its argmax is the greedy agent's choice, and PPO learns the correction.
+The slot order carries no meaning: shuffling the candidates shuffles the logits the same
+way (the network is permutation-equivariant), and masked slots get no probability.
+
+The value head reads the state embedding and a masked mean and max of the candidate
+embeddings (permutation-invariant), since what a turn is worth depends on what the dice
+allow. ``freeze_actor`` detaches the logits so that PPO trains only the value head for
+a while: the first advantages then come from a value that already fits the policy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.preprocessing import preprocess_obs
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from numberdrop_env.turn_env import PLANNER_VALUE, VALUE_SCALE
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+
+
+def mlp(sizes: Sequence[int], activation: type[nn.Module], last_activation: bool = True) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(nn.Linear(a, b))
+        if last_activation or i < len(sizes) - 2:
+            layers.append(activation())
+    return nn.Sequential(*layers)
+
+
+class CandidateEncoder(BaseFeaturesExtractor):
+    """Embeds the state and, with shared weights, every candidate."""
+
+    def __init__(self, observation_space: Any, candidate_hidden: Sequence[int] = (64, 64),
+                 state_hidden: Sequence[int] = (64,), activation: str = "relu") -> None:
+        spaces = getattr(observation_space, "spaces", {})
+        if "state" not in spaces or "candidates" not in spaces:
+            raise ValueError("CandidateEncoder needs the NumberDropTurn-v0 observation ('state', 'candidates')")
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
+        act = _ACTIVATIONS[activation]
+        super().__init__(observation_space, features_dim=candidate_hidden[-1] + state_hidden[-1])
+        self.candidate_dim, self.state_dim = candidate_hidden[-1], state_hidden[-1]
+        self.candidate_net = mlp([spaces["candidates"].shape[1], *candidate_hidden], act)
+        self.state_net = mlp([spaces["state"].shape[0], *state_hidden], act)
+
+    def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(state embedding (B, S), candidate embeddings (B, K, C), raw candidate rows (B, K, F))."""
+        cands = obs["candidates"]
+        return self.state_net(obs["state"]), self.candidate_net(cands), cands
+
+
+class CandidateScorerPolicy(MaskableActorCriticPolicy):
+    """Shared-weight candidate scorer (actor) and state value (critic) for ``NumberDropTurn-v0``."""
+
+    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
+                 candidate_hidden: Sequence[int] = (64, 64), state_hidden: Sequence[int] = (64,),
+                 scorer_hidden: Sequence[int] = (64,), value_hidden: Sequence[int] = (64,),
+                 planner_scale: float = 2.0, activation: str = "relu", **kwargs: Any) -> None:
+        if planner_scale <= 0:
+            raise ValueError(f"planner_scale must be > 0, got {planner_scale}")
+        self.scorer_hidden, self.value_hidden = list(scorer_hidden), list(value_hidden)
+        self.planner_scale = float(planner_scale)
+        self.activation = activation
+        self.freeze_actor = False
+        kwargs.update(features_extractor_class=CandidateEncoder, ortho_init=False,
+                      features_extractor_kwargs=dict(candidate_hidden=list(candidate_hidden),
+                                                     state_hidden=list(state_hidden), activation=activation))
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        enc = self.features_extractor_kwargs
+        data.update(candidate_hidden=enc["candidate_hidden"], state_hidden=enc["state_hidden"],
+                    scorer_hidden=self.scorer_hidden, value_hidden=self.value_hidden,
+                    planner_scale=self.planner_scale, activation=self.activation)
+        for key in ("features_extractor_class", "features_extractor_kwargs", "ortho_init"):
+            data.pop(key, None)
+        return data
+
+    def _build(self, lr_schedule: Any) -> None:
+        act = _ACTIVATIONS[self.activation]
+        enc: CandidateEncoder = self.features_extractor
+        self.scorer = mlp([enc.candidate_dim + enc.state_dim, *self.scorer_hidden, 1], act, last_activation=False)
+        nn.init.zeros_(self.scorer[-1].weight)
+        nn.init.zeros_(self.scorer[-1].bias)
+        # logit per point of planner value, learnt in log space so it stays positive
+        self.log_planner_scale = nn.Parameter(torch.tensor(math.log(self.planner_scale)))
+        self.value_head = mlp([enc.state_dim + 2 * enc.candidate_dim, *self.value_hidden, 1], act,
+                              last_activation=False)
+        self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    # ------------------------------------------------------------------ the network
+    def _heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits (B, K), values (B, 1))."""
+        state, cands, raw = self.features_extractor(preprocess_obs(obs, self.observation_space))
+        present = raw[..., 0:1]  # (B, K, 1): 1 for offered candidates
+        k = cands.shape[1]
+        joined = torch.cat([cands, state.unsqueeze(1).expand(-1, k, -1)], dim=-1)
+        planner = raw[..., PLANNER_VALUE] * VALUE_SCALE
+        logits = self.log_planner_scale.exp() * planner + self.scorer(joined).squeeze(-1)
+        if self.freeze_actor:
+            logits = logits.detach()
+        count = present.sum(dim=1).clamp(min=1.0)
+        mean = (cands * present).sum(dim=1) / count
+        peak = cands.masked_fill(present == 0, -1e4).max(dim=1).values * (count > 0.5)
+        values = self.value_head(torch.cat([state, mean, peak], dim=-1))
+        return logits, values
+
+    def _distribution(self, logits: torch.Tensor, action_masks: Any) -> MaskableCategoricalDistribution:
+        dist = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            dist.apply_masking(action_masks)
+        return dist
+
+    def forward(self, obs: Any, deterministic: bool = False, action_masks: np.ndarray | None = None):
+        logits, values = self._heads(obs)
+        dist = self._distribution(logits, action_masks)
+        actions = dist.get_actions(deterministic=deterministic)
+        return actions, values, dist.log_prob(actions)
+
+    def evaluate_actions(self, obs: Any, actions: torch.Tensor, action_masks: Any = None):
+        logits, values = self._heads(obs)
+        dist = self._distribution(logits, action_masks)
+        return values, dist.log_prob(actions), dist.entropy()
+
+    def get_distribution(self, obs: Any, action_masks: np.ndarray | None = None) -> MaskableCategoricalDistribution:
+        return self._distribution(self._heads(obs)[0], action_masks)
+
+    def predict_values(self, obs: Any) -> torch.Tensor:
+        return self._heads(obs)[1]

@@ -1,0 +1,235 @@
+"""Gymnasium environment ``NumberDropTurn-v0``: one step is one whole turn.
+
+It is a thin layer over the engine's turn enumerator (:mod:`numberdrop_env.turns`): the
+candidates of the turn are the actions, each described by the sheet it leaves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .actions import Phase
+from .env import LegalDiscrete
+from .render import render_text
+from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
+from .solo import SoloGame
+from .turns import Candidate, TurnPlanner, remaining_turns
+
+CANDIDATE_FEATURES = (
+    "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
+    "geometry", "potential", "turns", "letter", "letter_half", "remaining_turns",
+    "holes", "hole_rows", "full_rows", "penalty_rows", "filled", "free_numbers", "max_height", "bumpiness",
+    *(f"height_{c}" for c in range(7)),
+    *(f"identical_{k}" for k in (3, 4, 5, 6, 7)), *(f"consecutive_{k}" for k in (3, 4, 5, 6, 7)), "bonus",
+    *(f"circled_{x}" for x in "ABCDE"), *(f"notch_{x}" for x in "ABCDE"),
+)
+"""Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
+PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
+VALUE_SCALE = 10.0
+"""Points are divided by this in the observation (``planner_value`` = value / 10)."""
+_OPTIONS = {"state"}
+
+
+class NumberDropTurnEnv(gym.Env):
+    """Solo Number Drop, one turn per step: choose among the turn's candidate outcomes.
+
+    **Actions** — ``Discrete(candidates)``: action ``i`` plays candidate ``i`` of the
+    turn, a whole turn of ``NumberDrop-v0`` decisions (slides, block drops, tetromino
+    placement, arrangement, wild values, combination or pass). Candidates are distinct
+    outcomes (deduplicated by the sheet they leave), ranked by the planner value of
+    :mod:`numberdrop_env.heuristic`, best first: candidate 0 is the greedy agent's
+    choice. When the turn has more outcomes than slots, the best-ranked are kept; when it
+    has fewer, the remaining slots are masked. The first step of a game chooses the column
+    of the starting number (before the first roll). ``action_masks()`` and
+    ``info["action_mask"]`` are exact; a masked action raises ``ValueError`` and changes
+    nothing. ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
+    ``describe_action(i)`` describes it in the game's words.
+
+    **Observation** — ``Dict``:
+
+    - ``state`` (143,): the sheet before the turn — sorted number dice one-hot (0..9, star),
+      shape die one-hot, boxes scored, circled letters, +2 and -5 boxes, each letter's
+      tetromino and notch one-hot, column heights / 14, turn / 20, score / 100, whether
+      this step places the starting number, and the share of candidate slots in use.
+    - ``candidates`` (slots, 45): one row per candidate, ``CANDIDATE_FEATURES``: the
+      planner value and its parts (geometry, potential, turns, letter terms, all / 10),
+      the official points of the turn / 10, the combination scored, whether the game ends
+      after it, and the afterstate: holes, rows, heights, boxes, letters and notches.
+      Masked slots are all zeros (``present`` = 0).
+
+    **Reward** — the change of the official score over the turn, so an episode's return is
+    the final score. ``terminated`` when the game ends; never truncated.
+
+    **Info** — ``action_mask``, ``score``, ``score_breakdown``, ``turn``, ``candidates``
+    (how many slots are in use).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
+                 width: int = 24, block_width: int = 3) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
+            raise ValueError(f"candidates must be a positive int, got {candidates!r}")
+        if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
+            raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
+        self.render_mode = render_mode
+        self.rules = rules
+        self.slots = int(candidates)
+        self.planner = TurnPlanner(width=width, block_width=block_width)
+        self.game = SoloGame(rules, seed=0)
+        self.offered: list[Candidate] = []
+        self._mask = np.zeros(self.slots, bool)
+        self.action_space = LegalDiscrete(self.slots, lambda: self._mask)
+        self.observation_space = spaces.Dict({
+            "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
+            "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
+        })
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+        if "state" in options:
+            game = SoloGame.from_dict(options["state"], self.rules, seed=self.np_random)
+            if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
+                raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
+            self.game = game
+        else:
+            self.game = SoloGame(self.rules, seed=self.np_random)
+        self._offer()
+        return self._observation(), self._info()
+
+    def step(self, action: int):
+        if self.game.is_over:
+            raise ValueError("the game is over: call reset() before step()")
+        cand = self._candidate(action)
+        reward = sum(self.game.step(a) for a in cand.actions)
+        self._offer()
+        return self._observation(), float(reward), self.game.is_over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
+        return self._mask.copy()
+
+    def candidate_actions(self, action: int) -> list[int]:
+        """The ``NumberDrop-v0`` actions candidate ``action`` plays, in order."""
+        return list(self._candidate(action).actions)
+
+    def describe_action(self, action: int) -> dict[str, Any]:
+        """Candidate ``action`` in the game's words, decision by decision (JSON-safe)."""
+        return self._candidate(action).describe(self.game)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return render_text(self.game)
+        return None
+
+    # ------------------------------------------------------------- internals
+    def _candidate(self, action: Any) -> Candidate:
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int, got {type(action).__name__}")
+        if not 0 <= action < self.slots:
+            raise ValueError(f"action {action} is outside the action space 0..{self.slots - 1}")
+        if not self._mask[action]:
+            raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
+        return self.offered[int(action)]
+
+    def _offer(self) -> None:
+        self.offered = [] if self.game.is_over else self.planner.candidates(self.game, limit=self.slots)
+        self._mask = np.zeros(self.slots, bool)
+        self._mask[: len(self.offered)] = True
+
+    def _info(self) -> dict[str, Any]:
+        breakdown = self.game.sheet.score_breakdown()
+        return {"action_mask": self.action_masks(), "score": breakdown["total"], "score_breakdown": breakdown,
+                "turn": self.game.turn, "candidates": len(self.offered)}
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return observe_turn(self.game, self.offered, self.slots)
+
+
+# ---------------------------------------------------------------------------- observation
+def state_size(rules: Rules) -> int:
+    n = len(rules.letters)
+    dice = len(rules.number_dice) * (rules.max_number + 2) + len(rules.shape_die)
+    track = 2 * len(rules.box_sizes) + 1 + n + rules.rows
+    return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
+
+
+def observe_turn(game: SoloGame, offered: list[Candidate], slots: int) -> dict[str, np.ndarray]:
+    """The ``NumberDropTurn-v0`` observation of a game and its offered candidates."""
+    return {"state": _state(game, len(offered) / slots),
+            "candidates": candidate_features(game, offered, slots)}
+
+
+def _state(game: SoloGame, share: float) -> np.ndarray:
+    r, s = game.rules, game.sheet
+    dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
+    if game.dice is not None and game.phase is not Phase.OVER:
+        faces = np.array(game.sorted_dice())
+        dice[np.arange(len(faces)), np.where(faces == WILD, r.max_number + 1, faces)] = 1
+    shape_die = np.zeros(len(r.shape_die), np.float32)
+    if game.shape_face is not None and game.phase is not Phase.OVER:
+        shape_die[r.shape_die.index(game.shape_face)] = 1
+    n = len(r.letters)
+    board = np.zeros((n, len(r.shape_names) + r.last_notch + 1), np.float32)
+    board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
+    board[np.arange(n), len(r.shape_names) + game.notches] = 1
+    extra = [min(game.turn / 20, 1.0), max(game.score(), 0) / r.max_score, float(game.phase is Phase.START), share]
+    return np.concatenate([dice.ravel(), shape_die, s.identical, s.consecutive, [s.bonus], s.circled, s.lines,
+                           s.penalties, board.ravel(), s.heights / r.rows, extra]).astype(np.float32)
+
+
+def candidate_features(game: SoloGame, offered: list[Candidate], slots: int) -> np.ndarray:
+    """(slots, len(CANDIDATE_FEATURES)) float32, vectorised over the candidates."""
+    out = np.zeros((slots, len(CANDIDATE_FEATURES)), np.float32)
+    k = len(offered)
+    if k == 0:
+        return out
+    r, s = game.rules, game.sheet
+    reg = r.regular_rows
+    values = np.array([c.values for c in offered]).reshape(k, r.rows, r.cols)
+    heights = np.array([c.heights for c in offered])
+    filled = values != EMPTY
+    below = np.arange(r.rows)[None, :, None] < heights[:, None, :]
+    holes = ~filled & below
+    used = np.array([c.used for c in offered]).reshape(k, r.rows, r.cols)
+    numbers = filled & (values <= r.max_number)
+    combo = [c.combo for c in offered]
+    size = np.array([0 if c is None else c[1] for c in combo])
+    ident = np.array([c is not None and c[0] == "identical" for c in combo])
+    cons = np.array([c is not None and c[0] != "identical" for c in combo])
+    boxes = np.tile(np.concatenate([s.identical, s.consecutive, [s.bonus]]).astype(np.float32), (k, 1))
+    nb = len(r.box_sizes)
+    for i, (c, z) in enumerate(zip(combo, size)):
+        if c is not None:
+            boxes[i, 2 * nb if z == r.bonus_size else (0 if c[0] == "identical" else nb) + r.box_sizes.index(z)] = 1
+    circled = s.circled[None, :] | ((boxes[:, :nb] > 0) & (boxes[:, nb:2 * nb] > 0) & ~s.crossed[None, :])
+    notches = np.array([c.notches for c in offered])
+    terms = np.array([[c.terms.get(t, 0.0) for t in ("geometry", "potential", "turns", "letter", "letter_half")]
+                      for c in offered])
+    t_rem = np.array([remaining_turns(np.array(c.notches), r.last_notch) for c in offered])
+    cols = [
+        np.ones(k), np.array([c.value for c in offered]) / VALUE_SCALE,
+        np.array([c.points for c in offered]) / VALUE_SCALE, ident, cons, size / r.bonus_size,
+        np.array([c.ends_game for c in offered]), *(terms.T / VALUE_SCALE), t_rem / 10,
+        holes.sum(axis=(1, 2)) / 10, holes[:, :reg].any(axis=2).sum(axis=1) / reg,
+        filled[:, :reg].all(axis=2).sum(axis=1) / reg, filled[:, reg:].any(axis=2).sum(axis=1) / (r.rows - reg),
+        filled.sum(axis=(1, 2)) / filled[0].size, (numbers & ~used).sum(axis=(1, 2)) / 20,
+        heights.max(axis=1) / r.rows, np.abs(np.diff(heights, axis=1)).sum(axis=1) / 20,
+    ]
+    out[:k] = np.column_stack(cols + [heights / r.rows, boxes, circled, notches / r.last_notch])
+    return out
