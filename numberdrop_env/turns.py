@@ -120,7 +120,7 @@ class TurnPlanner:
             raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
                              f"expected one of {[p.value for p in TURN_PHASES]}")
         if game.phase is Phase.START:
-            return start_candidates(game)
+            return start_candidates(game)[:limit]
         ctx = Context(game, self.weights)
         if game.phase is Phase.ARRANGE:
             t_rem = remaining_turns(game.notches, game.rules.last_notch)
