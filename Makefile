@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 train: $(STAMP)
-	$(BIN)/python train.py --config configs/ppo_solo.yaml
+	$(BIN)/python train.py --config configs/ppo_turn.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -91,7 +91,9 @@ def _callbacks():
                 ep["column_bonuses"].append(b["column_bonuses"])
                 ep["box_points"].append(b["identical"] + b["consecutive"] + b["bonus"])
                 term = info.get("terminal_observation")
-                if isinstance(term, dict) and "track" in term:  # identical, consecutive, bonus boxes
+                if "boxes" in info:  # NumberDropTurn-v0
+                    ep["boxes"].append(float(info["boxes"]))
+                elif isinstance(term, dict) and "track" in term:  # identical, consecutive, bonus boxes
                     ep["boxes"].append(float(np.sum(term["track"][:n_boxes])))
                 ep["turns"].append(info["turn"])
                 if "episode" in info:

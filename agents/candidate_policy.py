@@ -4,10 +4,14 @@ For ``NumberDropTurn-v0``: the observation holds the state before the turn and o
 feature row per candidate outcome. Each candidate is embedded by the same MLP, joined
 with the state's embedding, and scored:
 
-    logit_i = planner_scale * planner_value_i + residual(candidate_i, state)
+    logit_i = sum_j w_j * term_ij + residual(candidate_i, state)
 
-The residual's last layer starts at zero, so the untrained policy is a softmax over the
-planner's values: its argmax is the greedy agent's choice, and PPO learns the correction.
+where the terms are the parts of the planner value (the points of the turn, geometry,
+potential, remaining turns, letter terms: they add up to the value the greedy ranks by).
+Every ``w_j`` starts at ``planner_scale`` and the residual's last layer at zero, so the
+untrained policy is a softmax over the planner's values: its argmax is the greedy agent's
+choice. PPO then learns both how much each part of the hand-written value is really worth
+(a handful of weights, quick to move) and a correction that depends on the whole state.
 The slot order carries no meaning: shuffling the candidates shuffles the logits the same
 way (the network is permutation-equivariant), and masked slots get no probability.
 
@@ -19,7 +23,6 @@ a while: the first advantages then come from a value that already fits the polic
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,7 +33,7 @@ from stable_baselines3.common.preprocessing import preprocess_obs
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from numberdrop_env.turn_env import PLANNER_VALUE, VALUE_SCALE
+from numberdrop_env.turn_env import PLANNER_TERMS, VALUE_SCALE
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
@@ -100,8 +103,8 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         self.scorer = mlp([enc.candidate_dim + enc.state_dim, *self.scorer_hidden, 1], act, last_activation=False)
         nn.init.zeros_(self.scorer[-1].weight)
         nn.init.zeros_(self.scorer[-1].bias)
-        # logit per point of planner value, learnt in log space so it stays positive
-        self.log_planner_scale = nn.Parameter(torch.tensor(math.log(self.planner_scale)))
+        # logit per point of each part of the planner value
+        self.term_weights = nn.Parameter(torch.full((len(PLANNER_TERMS),), self.planner_scale))
         self.value_head = mlp([enc.state_dim + 2 * enc.candidate_dim, *self.value_hidden, 1], act,
                               last_activation=False)
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
@@ -114,8 +117,8 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         present = raw[..., 0:1]  # (B, K, 1): 1 for offered candidates
         k = cands.shape[1]
         joined = torch.cat([cands, state.unsqueeze(1).expand(-1, k, -1)], dim=-1)
-        planner = raw[..., PLANNER_VALUE] * VALUE_SCALE
-        logits = self.log_planner_scale.exp() * planner + self.scorer(joined).squeeze(-1)
+        terms = raw[..., list(PLANNER_TERMS)] * VALUE_SCALE
+        logits = terms @ self.term_weights + self.scorer(joined).squeeze(-1)
         if self.freeze_actor:
             logits = logits.detach()
         count = present.sum(dim=1).clamp(min=1.0)

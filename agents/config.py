@@ -27,7 +27,7 @@ class EnvConfig:
     """(decision) Apply decisions with a single legal action inside the env (the agent never sees them)."""
     candidates: int = 32
     """(turn) Candidate slots per turn: the best-ranked distinct outcomes are offered."""
-    width: int = 24
+    width: int = 12
     """(turn) Tetromino drops the enumerator values exactly (each with every combination)."""
 
 

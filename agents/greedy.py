@@ -57,7 +57,7 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    def __init__(self, width: int = 24, block_width: int = 3, start_column: int = 0,
+    def __init__(self, width: int = 12, block_width: int = 3, start_column: int = 0,
                  weights: dict[str, Any] | Weights | None = None) -> None:
         self.planner = TurnPlanner(make_weights(weights), width, block_width)
         self.start_column = int(start_column)

@@ -108,7 +108,7 @@ class PPOPolicy:
 def turn_setup(model: Any) -> tuple[TurnPlanner, int]:
     """The planner and number of candidate slots a turn-level model was trained with."""
     slots = int(model.action_space.n)
-    width = int(getattr(model, "turn_width", 24) or 24)
+    width = int(getattr(model, "turn_width", 12) or 12)
     return TurnPlanner(width=width), slots
 
 

@@ -21,6 +21,11 @@ look-ahead by Monte Carlo rollouts: after each sampled roll the inner greedy pla
 cloned game to its end (with the sampled generator) and the plan is valued by the mean
 final score; much slower (about remaining-turns times the cost).
 
+``value="learned"`` values each sampled next turn with the critic of a turn-level PPO
+model (``model``, default the shipped ``agents/models/ppo_turn.zip``) instead of the
+greedy's best next-turn value: the critic estimates the points still to come from that
+state, so the plan's value is its points now plus the critic's mean over the samples.
+
 Deterministic per seed: the only randomness is ``numpy.random.default_rng(seed)`` set by
 ``reset(seed)``.
 """
@@ -33,7 +38,6 @@ import numpy as np
 
 from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
-
 from numberdrop_env.turns import PLAN_PHASES, Candidate
 
 from .greedy import GreedyPolicy, PlanFollower
@@ -45,10 +49,15 @@ class SearchPolicy:
     name = "search"
 
     def __init__(self, width: int = 4, samples: int = 8, inner_width: int = 8, rollout: bool = False,
-                 weights: dict[str, Any] | None = None) -> None:
+                 weights: dict[str, Any] | None = None, value: str = "heuristic", model: str | None = None) -> None:
+        if value not in ("heuristic", "learned"):
+            raise ValueError(f"value must be 'heuristic' or 'learned', got {value!r}")
+        if rollout and value == "learned":
+            raise ValueError("rollout=True plays sampled games out; it does not combine with value='learned'")
         self.width = int(width)
         self.samples = int(samples)
         self.rollout = bool(rollout)
+        self.critic = LearnedValue(model) if value == "learned" else None
         self.greedy = GreedyPolicy(weights=weights)
         self.inner = GreedyPolicy(width=int(inner_width), weights=weights)
         self.rng = np.random.default_rng(0)
@@ -86,34 +95,73 @@ class SearchPolicy:
             if len(plans) == self.width:
                 break
         seeds = self.rng.integers(0, 2**63 - 1, size=self.samples)
+        values = self.lookahead(game, plans, seeds)
+        return plans[int(np.argmax(values))]
+
+    def lookahead(self, game: SoloGame, plans: list[Candidate], seeds: np.ndarray) -> list[float]:
+        """Each plan's points plus the mean value of the next turn over the sampled rolls
+        (``seeds``, the same for every plan); a plan that ends the game is worth its points."""
         score0 = game.score()
-        best, best_v = None, -np.inf
-        seen: dict[Any, float] = {}
-        for plan in plans:
+        totals = np.zeros(len(plans))
+        later: list[tuple[int, SoloGame]] = []  # sampled next turns still to be valued
+        seen: dict[Any, int] = {}
+        for i, plan in enumerate(plans):
             g = game.clone()
             for a in plan.actions[:-1]:
                 g.step(a)
             key = (g.sheet.values.tobytes(), g.sheet.used.tobytes(), g.notches.tobytes(), plan.actions[-1])
-            if key in seen:
+            if key in seen:  # the same turn so far: the same value
+                totals[i] = -np.inf
                 continue
-            total = 0.0
+            seen[key] = i
             for s in seeds:
                 g2 = g.clone()
                 g2.rng = np.random.default_rng(int(s))
                 g2._mask = None
                 g2.step(plan.actions[-1])
-                v = float(g2.score() - score0)
                 if self.rollout:
                     self.inner.reset(0)  # forget plans made in other sampled games
                     while not g2.is_over:  # the inner greedy plays the sampled game out
                         g2.step(self.inner.act(g2, g2.legal_mask()))
-                    v = float(g2.score() - score0)
-                elif not g2.is_over:
-                    nxt = self.inner.planner.candidates(g2, limit=1)
-                    if nxt:
-                        v += nxt[0].value
-                total += v
-            seen[key] = total / len(seeds)
-            if seen[key] > best_v:
-                best, best_v = plan, seen[key]
-        return best
+                totals[i] += float(g2.score() - score0)
+                if not self.rollout and not g2.is_over:
+                    later.append((i, g2))
+        for (i, _), v in zip(later, self._next_turn_values([g2 for _, g2 in later])):
+            totals[i] += v
+        return (totals / max(len(seeds), 1)).tolist()
+
+    def _next_turn_values(self, games: list[SoloGame]) -> list[float]:
+        if self.critic is not None:
+            return self.critic.values(games)
+        out = []
+        for g in games:
+            nxt = self.inner.planner.candidates(g, limit=1)
+            out.append(nxt[0].value if nxt else 0.0)
+        return out
+
+
+class LearnedValue:
+    """The critic of a turn-level PPO model, for a batch of games at a turn's first decision."""
+
+    def __init__(self, path: str | None = None) -> None:
+        import torch
+
+        from .ppo import DEFAULT_MODEL, is_turn_model, load_model, turn_setup
+
+        torch.set_num_threads(1)  # evaluate runs one process per core
+        self.model = load_model(path or DEFAULT_MODEL)
+        if not is_turn_model(self.model):
+            raise ValueError(f"{path}: value='learned' needs a turn-level model (NumberDropTurn-v0)")
+        self.planner, self.slots = turn_setup(self.model)
+
+    def values(self, games: list[SoloGame]) -> list[float]:
+        import torch
+
+        from numberdrop_env.turn_env import observe_turn
+
+        if not games:
+            return []
+        obs = [observe_turn(g, self.planner.candidates(g, limit=self.slots), self.slots) for g in games]
+        batch = {k: torch.as_tensor(np.stack([o[k] for o in obs])) for k in obs[0]}
+        with torch.no_grad():
+            return self.model.policy.predict_values(batch).reshape(-1).tolist()

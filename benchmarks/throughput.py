@@ -1,8 +1,11 @@
-"""Decisions and games per second of a random masked policy, next to CartPole-v1.
+"""Steps and games per second of a random masked policy, next to CartPole-v1.
 
 ``python -m benchmarks.throughput [--seconds S]``. Everything runs in this one
-process (one core). CartPole-v1 stepping through ``gymnasium.make`` is the floor of
-Python environment overhead; the ratio says how far Number Drop is from it.
+process (one core). A step is a decision for ``NumberDrop-v0`` and a whole turn for
+``NumberDropTurn-v0`` (its time is the turn enumerator's); the greedy row is the
+planning rate of the greedy agent (turns per second). CartPole-v1 stepping through
+``gymnasium.make`` is the floor of Python environment overhead; the ratio says how far
+Number Drop is from it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Callable
 import gymnasium as gym
 import numpy as np
 
-import numberdrop_env  # noqa: F401  (registers NumberDrop-v0)
+import numberdrop_env  # noqa: F401  (registers NumberDrop-v0 and NumberDropTurn-v0)
 from numberdrop_env.solo import SoloGame
 
 
@@ -61,18 +64,37 @@ def engine_loop(deadline: float) -> tuple[int, int]:
     return steps, episodes
 
 
+def greedy_loop(deadline: float) -> tuple[int, int]:
+    """Turns planned and played by the greedy agent."""
+    from agents.greedy import GreedyPolicy
+
+    policy = GreedyPolicy()
+    turns = episodes = 0
+    game = SoloGame(seed=0)
+    while time.perf_counter() < deadline:
+        game.step(policy.act(game, game.legal_mask()))
+        if game.is_over:
+            turns += game.turn
+            episodes += 1
+            game = SoloGame(seed=episodes)
+            policy.reset(episodes)
+    return turns, episodes
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     args = parser.parse_args(argv)
     rows = [
+        ("NumberDropTurn-v0 turns (K=32)", *_timed(env_loop("NumberDropTurn-v0", masked=True), args.seconds)),
+        ("greedy agent, turns planned", *_timed(greedy_loop, args.seconds)),
         ("NumberDrop-v0 (gymnasium.make)", *_timed(env_loop("NumberDrop-v0", masked=True), args.seconds)),
         ("NumberDrop-v0 auto_forced=True", *_timed(env_loop("NumberDrop-v0", True, auto_forced=True), args.seconds)),
         ("SoloGame engine only", *_timed(engine_loop, args.seconds)),
         ("CartPole-v1 (gymnasium.make)", *_timed(env_loop("CartPole-v1", masked=False), args.seconds)),
     ]
     floor = rows[-1][1]
-    print(f"{'loop':<34} {'decisions/s':>12} {'games/s':>9} {'vs CartPole':>12}")
+    print(f"{'loop':<34} {'steps/s':>12} {'games/s':>9} {'vs CartPole':>12}")
     for name, steps, games in rows:
         print(f"{name:<34} {steps:>12,.0f} {games:>9,.1f} {steps / floor:>11.1%}")
 

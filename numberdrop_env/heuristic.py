@@ -54,6 +54,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from .rules import EMPTY, X
 
 
@@ -241,6 +243,25 @@ class Context:
                 high += (h - 8) ** 2
         value -= w.bump * bump + w.high * high
         return value, line_pts, pen_pts
+
+    def geometry_batch(self, filled: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`geometry` of many sheets at once: ``filled`` (P, rows, cols) bool, ``heights``
+        (P, cols); returns (value, line points, penalty points), each (P,)."""
+        w, reg, cols = self.w, self.reg_rows, self.cols
+        regular = filled[:, :reg]
+        count = regular.sum(axis=2)
+        full = count == cols
+        below = np.arange(reg)[None, :, None] < heights[:, None, :]
+        holes = (~regular & below).sum(axis=2)
+        open_line = ~np.array(self.lines, bool)[None, :]
+        line_pts = self.line_points * (full & open_line).sum(axis=1)
+        row_value = np.where(holes > 0, -(w.hole_row + w.hole * holes), w.row_fill * (count / cols) ** 2)
+        value = np.where(full, 0.0, row_value).sum(axis=1)
+        open_penalty = ~np.array(self.penalties, bool)[None, :]
+        pen_pts = -self.penalty_points * (filled[:, reg:].any(axis=2) & open_penalty).sum(axis=1)
+        bump = np.abs(np.diff(heights, axis=1)).sum(axis=1)
+        high = (np.clip(heights - 8, 0, None) ** 2).sum(axis=1)
+        return value - (w.bump * bump + w.high * high), line_pts, pen_pts
 
     # ------------------------------------------------------------ potential
     def potential(self, vals: list[int], st: Structures, heights: list[int],

@@ -29,6 +29,9 @@ CANDIDATE_FEATURES = (
 )
 """Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
 PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
+PLANNER_TERMS = tuple(CANDIDATE_FEATURES.index(t) for t in
+                      ("points", "geometry", "potential", "turns", "letter", "letter_half"))
+"""Columns whose sum is the planner value: the points of the turn and the heuristic's parts."""
 VALUE_SCALE = 10.0
 """Points are divided by this in the observation (``planner_value`` = value / 10)."""
 _OPTIONS = {"state"}
@@ -51,11 +54,11 @@ class NumberDropTurnEnv(gym.Env):
 
     **Observation** — ``Dict``:
 
-    - ``state`` (143,): the sheet before the turn — sorted number dice one-hot (0..9, star),
+    - ``state`` (141,): the sheet before the turn — sorted number dice one-hot (0..9, star),
       shape die one-hot, boxes scored, circled letters, +2 and -5 boxes, each letter's
       tetromino and notch one-hot, column heights / 14, turn / 20, score / 100, whether
       this step places the starting number, and the share of candidate slots in use.
-    - ``candidates`` (slots, 45): one row per candidate, ``CANDIDATE_FEATURES``: the
+    - ``candidates`` (slots, 49): one row per candidate, ``CANDIDATE_FEATURES``: the
       planner value and its parts (geometry, potential, turns, letter terms, all / 10),
       the official points of the turn / 10, the combination scored, whether the game ends
       after it, and the afterstate: holes, rows, heights, boxes, letters and notches.
@@ -65,13 +68,13 @@ class NumberDropTurnEnv(gym.Env):
     the final score. ``terminated`` when the game ends; never truncated.
 
     **Info** — ``action_mask``, ``score``, ``score_breakdown``, ``turn``, ``candidates``
-    (how many slots are in use).
+    (how many slots are in use), ``boxes`` (boxes scored so far).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
-                 width: int = 24, block_width: int = 3) -> None:
+                 width: int = 12, block_width: int = 3) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if not isinstance(rules, Rules):
@@ -154,8 +157,10 @@ class NumberDropTurnEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         breakdown = self.game.sheet.score_breakdown()
+        s = self.game.sheet
         return {"action_mask": self.action_masks(), "score": breakdown["total"], "score_breakdown": breakdown,
-                "turn": self.game.turn, "candidates": len(self.offered)}
+                "turn": self.game.turn, "candidates": len(self.offered),
+                "boxes": int(s.identical.sum() + s.consecutive.sum() + s.bonus)}
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots)

@@ -34,6 +34,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -41,7 +42,7 @@ import numpy as np
 from .actions import PERMUTATIONS, Phase
 from .combos import neighbour_table
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
-from .rules import WILD
+from .rules import EMPTY, WILD
 from .shapes import ShapeTable
 from .solo import SoloGame
 
@@ -106,7 +107,7 @@ class Candidate:
 class TurnPlanner:
     """Enumerates and ranks the candidates of a turn (see the module docstring)."""
 
-    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 24, block_width: int = 3) -> None:
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3) -> None:
         if width < 1 or block_width < 1:
             raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
         self.weights = weights
@@ -243,7 +244,6 @@ class TurnPlanner:
         """
         cols = ctx.cols
         sheet, L = g.sheet, g.layout
-        heights0 = sheet.heights.tolist()
         vals0 = sheet.values.ravel().tolist()
         if fixed_cells is None:
             placements = np.flatnonzero(g.legal_mask()[L.place:L.arrange])
@@ -251,24 +251,26 @@ class TurnPlanner:
         else:
             placements = np.array([-1])
             flat = np.array([sorted(r * cols + c for r, c in fixed_cells)])
-        ks, fills, written, tie = _writings(g.sorted_dice(), ctx.max_number, ctx.w.wild_default)
+        ks, fills, written, tie = _writings(tuple(g.sorted_dice()), ctx.max_number, ctx.w.wild_default)
         st = Structures(vals0, sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
         score = _local_scores(st, vals0, flat, written, tie, neighbour_table(ctx.rows, cols), ctx.max_number)
         top = min(3, score.shape[1])
         best = np.argpartition(-score, top - 1, axis=1)[:, :top]
         ends = t_rem == 0.0
+        n_p = len(flat)
+        filled = np.broadcast_to(sheet.values.ravel() != EMPTY, (n_p, len(vals0))).copy()
+        filled[np.arange(n_p)[:, None], flat] = True
+        heights = np.tile(sheet.heights, (n_p, 1))
+        for cell in flat.T:  # each landed cell raises its column
+            r, c = np.divmod(cell, cols)
+            heights[np.arange(n_p), c] = np.maximum(heights[np.arange(n_p), c], r + 1)
+        geos, lps, pps = ctx.geometry_batch(filled.reshape(n_p, ctx.rows, cols), heights)
         stage1 = []
         for row, p in enumerate(placements.tolist()):
-            cells = flat[row].tolist()
-            h = heights0[:]
-            gvals = vals0[:]
-            for i in cells:
-                r, c = divmod(i, cols)
-                h[c] = max(h[c], r + 1)
-                gvals[i] = 0
-            geo, lp, pp = ctx.geometry(gvals, h)
+            geo, lp, pp = float(geos[row]), int(lps[row]), int(pps[row])
             over = ends or pp < 0
             base = lp + pp if ends else geo + lp + pp  # last turn: exact points only
+            cells, h = flat[row].tolist(), heights[row].tolist()
             for q in sorted(best[row].tolist(), key=lambda q: -score[row, q]):
                 stage1.append((base + float(score[row, q]), base, over, lp + pp, geo, None if p < 0 else p,
                                cells, h, ks[q], fills[q], written[q].tolist()))
@@ -378,7 +380,8 @@ def _landed_cells(table: ShapeTable, placements: np.ndarray, heights: np.ndarray
     return np.sort(flat, axis=1)
 
 
-def _writings(dice: list[int], max_number: int, default: int):
+@lru_cache(maxsize=512)
+def _writings(dice: tuple[int, ...], max_number: int, default: int):
     """Every distinct way of writing the sorted dice into the 4 landed cells, wild dice
     taking every value: arrangement index k, wild values, values written (Q, 4), and a
     tie-break (Q,) that prefers wild values near ``default``, then earlier arrangements."""

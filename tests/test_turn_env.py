@@ -88,7 +88,7 @@ def test_always_playing_candidate_zero_is_the_greedy_game():
 @pytest.mark.parametrize("slots", [1, 5, 32, 200])
 def test_mask_is_exact_over_candidate_slots(slots):
     """Slot i is legal iff it holds a distinct, playable outcome; every live state has one."""
-    env = NumberDropTurnEnv(candidates=slots, width=24)
+    env = NumberDropTurnEnv(candidates=slots)
     rng = np.random.default_rng(slots)
     for seed in range(3):
         obs, info = env.reset(seed=seed)
@@ -203,3 +203,18 @@ def test_saved_turn_start_continues_identically():
     while not other.game.is_over:
         again.append(other.step(0)[1])
     assert again == rest
+
+
+def test_planner_value_is_the_sum_of_its_parts():
+    """The policy reweights these parts, so they must add up to the value the greedy ranks by."""
+    from numberdrop_env.turn_env import PLANNER_TERMS, PLANNER_VALUE
+
+    env = NumberDropTurnEnv(candidates=64)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        while True:
+            rows = obs["candidates"][info["action_mask"]].astype(float)
+            assert np.allclose(rows[:, list(PLANNER_TERMS)].sum(axis=1), rows[:, PLANNER_VALUE], atol=1e-4)
+            obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+            if done:
+                break
