@@ -87,3 +87,31 @@ def test_potential_limit_counts_only_the_best_credits():
     one = ctx.potential(vals, st, heights, limit=1)
     assert 0.0 < one <= full
     assert ctx.potential(vals, st, heights, limit=100) == full
+
+
+def test_batched_geometry_equals_the_scalar_one():
+    """The planner values every placement with the batched geometry; it must agree with the
+    per-sheet version on the sheets a game produces."""
+    from numberdrop_env.heuristic import Context
+
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        game = SoloGame(seed=seed)
+        while not game.is_over:
+            legal = np.flatnonzero(game.legal_mask())
+            game.step(int(legal[rng.integers(len(legal))]))
+            ctx = Context(game)
+            vals = game.sheet.values.ravel().tolist()
+            heights = game.sheet.heights.tolist()
+            value, lines, penalties = ctx.geometry(vals, heights)
+            b_value, b_lines, b_penalties = ctx.geometry_batch((game.sheet.values != -1)[None],
+                                                               game.sheet.heights[None])
+            assert b_value[0] == pytest.approx(value)
+            assert (b_lines[0], b_penalties[0]) == (lines, penalties)
+
+
+def test_search_options_are_checked():
+    with pytest.raises(ValueError, match="value"):
+        SearchPolicy(value="oracle")
+    with pytest.raises(ValueError, match="rollout"):
+        SearchPolicy(value="learned", rollout=True)

@@ -112,3 +112,10 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
 
     lockstep = play_games(load_model(run / "best_model.zip"), [3])
     assert lockstep[0]["score"] == first.score
+    from agents.search import SearchPolicy
+
+    search = SearchPolicy(width=2, samples=2, inner_width=4, value="learned", model=str(run / "best_model.zip"))
+    game_a = play_game(search, 5)
+    assert game_a.score == play_game(search, 5).score  # deterministic per seed
+    with pytest.raises(ValueError, match="turn-level"):
+        SearchPolicy(value="learned", model=str(ROOT / "agents" / "models" / "ppo_solo.zip"))
