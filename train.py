@@ -1,7 +1,8 @@
 """Train a MaskablePPO agent on ``NumberDropTurn-v0`` or ``NumberDrop-v0`` from one YAML config.
 
+    python train.py --config configs/ppo_turn.yaml
+    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40000_steps.zip
     python train.py --config configs/ppo_solo.yaml
-    python train.py --config configs/ppo_solo.yaml --resume runs/ppo_solo/checkpoints/ppo_200000_steps.zip
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
 The run directory (``runs/<experiment>/`` unless ``output_dir`` is set) receives the
@@ -184,20 +185,23 @@ def _callbacks():
             return mean
 
     class ProgressCallback(BaseCallback):
-        """tqdm bar: steps, fps and the latest training / evaluation mean score."""
+        """tqdm bar: steps, fps and the latest training / evaluation mean score. When stderr is
+        not a terminal (a log file, CI), a plain line every 30 s instead of a redrawn bar."""
 
         def __init__(self, total: int, metrics: GameMetricsCallback, evals: EvalCheckpointCallback) -> None:
             super().__init__()
             self.total, self.metrics, self.evals = total, metrics, evals
             self.bar = None
+            self.last_line = 0.0
 
         def _on_training_start(self) -> None:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, initial=self.num_timesteps, unit="step", unit_scale=True,
-                            dynamic_ncols=True, desc="train", smoothing=0.05)
+                            dynamic_ncols=True, desc="train", smoothing=0.05, disable=not sys.stderr.isatty())
             self.shown = self.num_timesteps
             self.t0, self.n0 = time.perf_counter(), self.num_timesteps
+            self.last_line = self.t0
 
         def _on_step(self) -> bool:
             if self.num_timesteps - self.shown >= 1000:
@@ -215,6 +219,11 @@ def _callbacks():
             self.bar.set_postfix(post, refresh=False)
             self.bar.update(self.num_timesteps - self.shown)
             self.shown = self.num_timesteps
+            now = time.perf_counter()
+            if self.bar.disable and now - self.last_line >= 30:
+                self.last_line = now
+                print(f"train: {self.num_timesteps}/{self.total} steps, "
+                      + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
 
         def _on_training_end(self) -> None:
             self.bar.update(self.num_timesteps - self.shown)

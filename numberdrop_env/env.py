@@ -130,14 +130,7 @@ class NumberDropEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        options = options or {}
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
-        if "state" in options:
-            self.game = SoloGame.from_dict(options["state"], self.rules, seed=self.np_random)
-        else:
-            self.game = SoloGame(self.rules, seed=self.np_random)
+        self.game = game_from_options(options, self.rules, self.np_random)
         reward = self._skip_forced()
         del reward  # forced moves at the start of a game cannot score
         return self._observation(), self._info()
@@ -184,6 +177,17 @@ class NumberDropEnv(gym.Env):
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe(self.game)
+
+
+def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:
+    """The game a ``reset(options=...)`` asks for: a saved ``state`` to continue, or a new game."""
+    options = options or {}
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+    if "state" in options:
+        return SoloGame.from_dict(options["state"], rules, seed=rng)
+    return SoloGame(rules, seed=rng)
 
 
 def _value_planes(max_number: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import Phase
-from .env import LegalDiscrete
+from .env import LegalDiscrete, game_from_options
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
 from .solo import SoloGame
@@ -34,7 +34,6 @@ PLANNER_TERMS = tuple(CANDIDATE_FEATURES.index(t) for t in
 """Columns whose sum is the planner value: the points of the turn and the heuristic's parts."""
 VALUE_SCALE = 10.0
 """Points are divided by this in the observation (``planner_value`` = value / 10)."""
-_OPTIONS = {"state"}
 
 
 class NumberDropTurnEnv(gym.Env):
@@ -99,17 +98,10 @@ class NumberDropTurnEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        options = options or {}
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
-        if "state" in options:
-            game = SoloGame.from_dict(options["state"], self.rules, seed=self.np_random)
-            if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
-                raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
-            self.game = game
-        else:
-            self.game = SoloGame(self.rules, seed=self.np_random)
+        game = game_from_options(options, self.rules, self.np_random)
+        if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
+            raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
+        self.game = game
         self._offer()
         return self._observation(), self._info()
 
