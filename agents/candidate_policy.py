@@ -121,8 +121,8 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         logits = terms @ self.term_weights + self.scorer(joined).squeeze(-1)
         if self.freeze_actor:
             logits = logits.detach()
-        count = present.sum(dim=1).clamp(min=1.0)
-        mean = (cands * present).sum(dim=1) / count
+        count = present.sum(dim=1)  # (B, 1); 0 only after the game is over
+        mean = (cands * present).sum(dim=1) / count.clamp(min=1.0)
         peak = cands.masked_fill(present == 0, -1e4).max(dim=1).values * (count > 0.5)
         values = self.value_head(torch.cat([state, mean, peak], dim=-1))
         return logits, values

@@ -1,7 +1,7 @@
 """SearchPolicy: expectimax-lite over the next roll on top of the greedy turn planner.
 
-At the first decision of each turn the greedy planner proposes its ``width`` best plans
-for the whole turn. Each plan is played on a cloned game up to its last action; the
+At the first decision of each turn the turn enumerator proposes the greedy's ``width``
+best plans for the whole turn (the best of each distinct drop). Each plan is played on a cloned game up to its last action; the
 clone's generator is then replaced by one drawn from the policy's own rng (so the
 search never sees the real future dice) and the last action ends the turn, rolling a
 sampled next turn. The value of a plan is the points it scores now plus the mean, over
@@ -43,6 +43,9 @@ from numberdrop_env.turns import PLAN_PHASES, Candidate
 from .greedy import GreedyPolicy, PlanFollower
 
 
+_DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
+
+
 class SearchPolicy:
     """Greedy's top plans re-ranked by the expected greedy value of the next turn."""
 
@@ -80,17 +83,17 @@ class SearchPolicy:
         return self.greedy.act(game, mask)
 
     def choose(self, game: SoloGame) -> Candidate | None:
-        ranked = self.greedy.planner.candidates(game, limit=max(4 * self.width, 1))
+        ranked = self.greedy.planner.candidates(game)
         if len(ranked) <= 1 or self.samples <= 0 or self.width <= 1:
             return ranked[0] if ranked else None
-        # keep the best plan of each distinct tetromino drop + combination (slide variants of one
-        # drop would otherwise fill the budget), in the greedy's order
+        # keep the best candidate of each distinct drop (block and tetromino placement,
+        # arrangement, wild values), in the greedy's order: its slide and combination
+        # variants would otherwise fill the budget
         plans, drops = [], set()
         for plan in ranked:
-            tail = tuple(a for a, ph in zip(plan.actions, plan.phases)
-                         if ph not in (Phase.SLIDE, Phase.STAR_SLIDE))
-            if tail not in drops:
-                drops.add(tail)
+            drop = tuple(a for a, ph in zip(plan.actions, plan.phases) if ph in _DROP_PHASES)
+            if drop not in drops:
+                drops.add(drop)
                 plans.append(plan)
             if len(plans) == self.width:
                 break

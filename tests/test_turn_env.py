@@ -182,10 +182,12 @@ def test_bad_construction_and_state_are_refused():
     game = SoloGame(seed=0)
     game.step(game.layout.start)
     game.step(game.layout.slide)  # now mid-turn
+    assert game.phase is not Phase.SLIDE
     env = NumberDropTurnEnv()
-    if game.phase is not Phase.SLIDE:
-        with pytest.raises(ValueError, match="first decision"):
-            env.reset(options={"state": game.to_dict()})
+    with pytest.raises(ValueError, match="first decision"):
+        env.reset(options={"state": game.to_dict()})
+    with pytest.raises(ValueError, match="unknown reset options"):
+        env.reset(options={"stat": {}})
 
 
 def test_saved_turn_start_continues_identically():
