@@ -78,7 +78,7 @@ def greedy_loop(deadline: float) -> tuple[int, int]:
             episodes += 1
             game = SoloGame(seed=episodes)
             policy.reset(episodes)
-    return turns, episodes
+    return turns + game.turn, episodes
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     floor = rows[-1][1]
     print(f"{'loop':<34} {'steps/s':>12} {'games/s':>9} {'vs CartPole':>12}")
     for name, steps, games in rows:
-        print(f"{name:<34} {steps:>12,.0f} {games:>9,.1f} {steps / floor:>11.1%}")
+        print(f"{name:<34} {steps:>12,.0f} {games:>9,.1f} {steps / floor:>11.2%}")
 
 
 if __name__ == "__main__":
