@@ -77,9 +77,9 @@ class GreedyPolicy:
             best = self.planner.candidates(game, limit=1)
             if best:
                 return self._follow.begin(best[0], game)
-        return self._fallback(game, mask)
+        return self.finish_turn(game, mask)
 
-    def _fallback(self, game: SoloGame, mask: np.ndarray) -> int:
+    def finish_turn(self, game: SoloGame, mask: np.ndarray) -> int:
         """Decisions in states the planner did not set up (a turn begun by someone else)."""
         L = game.layout
         if game.phase is Phase.WILD:

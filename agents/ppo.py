@@ -97,7 +97,7 @@ class PPOPolicy:
         if planned is not None:
             return planned
         if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
-            return GreedyPolicy()._fallback(game, mask)
+            return GreedyPolicy().finish_turn(game, mask)
         offered = self.planner.candidates(game, limit=self.slots)
         obs = observe_turn(game, offered, self.slots)
         choice_mask = np.arange(self.slots) < len(offered)

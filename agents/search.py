@@ -14,9 +14,9 @@ re-planning if the game is not in the expected state.
 Budget (constructor arguments, all settable from a command line):
 ``width`` plans per turn (4), ``samples`` next rolls per plan (8), ``inner_width``
 stage-2 width of the greedy when it values the next turn (8). Cost grows as
-width x samples greedy turn plans per turn: about 5.5 s per game on one core at the
-defaults (mean 45.8 on seeds 0..99; on seeds 0..49, 46.7 against 44.5 for 3 / 6 / 12
-at 3.3 s). More plans and samples pay more than a wider inner greedy. ``rollout=True`` replaces the one-turn
+width x samples greedy turn plans per turn: about 5 to 7 s per game on one core at the
+defaults (mean 45.3 on seeds 0..99, against 42.8 for the greedy). More plans and samples
+paid more than a wider inner greedy when the budget was tuned. ``rollout=True`` replaces the one-turn
 look-ahead by Monte Carlo rollouts: after each sampled roll the inner greedy plays the
 cloned game to its end (with the sampled generator) and the plan is valued by the mean
 final score; much slower (about remaining-turns times the cost).

@@ -119,3 +119,18 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
     assert game_a.score == play_game(search, 5).score  # deterministic per seed
     with pytest.raises(ValueError, match="turn-level"):
         SearchPolicy(value="learned", model=str(ROOT / "agents" / "models" / "ppo_solo.zip"))
+
+    # handed a game mid-turn (any phase), the turn-level agent still finishes it legally
+    from numberdrop_env.solo import SoloGame
+
+    game = SoloGame(seed=7)
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        legal = np.flatnonzero(game.legal_mask())
+        game.step(int(legal[rng.integers(len(legal))]))
+    policy.reset(0)
+    while not game.is_over:
+        mask = game.legal_mask()
+        action = policy.act(game, mask)
+        assert mask[action]
+        game.step(action)
