@@ -220,3 +220,14 @@ def test_planner_value_is_the_sum_of_its_parts():
             obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
             if done:
                 break
+
+
+def test_pruning_benchmark_regret_shrinks_with_more_slots(capsys):
+    from benchmarks.pruning import main
+
+    main(["--turns", "2", "--top", "8", "--samples", "1", "--no-progress"])
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    ks = [int(r[0]) for r in rows]
+    regrets = [float(r[1]) for r in rows]
+    assert ks == [1, 4, 8]
+    assert regrets == sorted(regrets, reverse=True) and regrets[-1] == 0.0
