@@ -303,3 +303,23 @@ def finish_turn(game: SoloGame) -> int:
         else:
             reward += game.step(legal_actions(game)[0])
     return reward
+
+
+def mid_turn_game(seed: int, random_steps: int = 12) -> SoloGame:
+    """A game left mid-turn by a few random decisions (as if another player began the turn)."""
+    game = SoloGame(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(random_steps):
+        legal = np.flatnonzero(game.legal_mask())
+        game.step(int(legal[rng.integers(len(legal))]))
+    return game
+
+
+def finish_legally(policy, game: SoloGame) -> None:
+    """Let ``policy`` play ``game`` to its end, checking every action against the mask."""
+    policy.reset(0)
+    while not game.is_over:
+        mask = game.legal_mask()
+        action = policy.act(game, mask)
+        assert mask[action], f"{policy.name} played a masked action {action}"
+        game.step(action)

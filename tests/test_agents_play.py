@@ -9,6 +9,8 @@ from agents.greedy import GreedyPolicy
 from agents.search import SearchPolicy
 from numberdrop_env.solo import SoloGame
 
+from .helpers import finish_legally, mid_turn_game
+
 
 def play(policy, seed: int) -> tuple[list[int], int]:
     game = SoloGame(seed=seed)
@@ -49,19 +51,9 @@ def test_search_plays_legal_and_is_deterministic():
 
 def test_policies_replan_from_any_phase():
     """A policy handed a game mid-turn (another player began it) still plays legally."""
-    game = SoloGame(seed=7)
-    rng = np.random.default_rng(7)
-    for _ in range(12):  # random start: leaves the game mid-turn at some phase
-        legal = np.flatnonzero(game.legal_mask())
-        game.step(int(legal[rng.integers(len(legal))]))
+    game = mid_turn_game(7)
     for policy in (GreedyPolicy(width=6), SearchPolicy(width=2, samples=1, inner_width=4)):
-        g = game.clone()
-        policy.reset(0)
-        while not g.is_over:
-            mask = g.legal_mask()
-            a = policy.act(g, mask)
-            assert mask[a]
-            g.step(a)
+        finish_legally(policy, game.clone())
 
 
 def test_search_rollout_mode_plays_legal():

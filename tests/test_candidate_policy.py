@@ -21,6 +21,8 @@ from agents.evaluate import play_game  # noqa: E402
 from agents.ppo import PPOPolicy, play_games  # noqa: E402
 from numberdrop_env.turn_env import NumberDropTurnEnv  # noqa: E402
 
+from .helpers import finish_legally, mid_turn_game  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def model():
@@ -121,16 +123,4 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
         SearchPolicy(value="learned", model=str(ROOT / "agents" / "models" / "ppo_solo.zip"))
 
     # handed a game mid-turn (any phase), the turn-level agent still finishes it legally
-    from numberdrop_env.solo import SoloGame
-
-    game = SoloGame(seed=7)
-    rng = np.random.default_rng(7)
-    for _ in range(12):
-        legal = np.flatnonzero(game.legal_mask())
-        game.step(int(legal[rng.integers(len(legal))]))
-    policy.reset(0)
-    while not game.is_over:
-        mask = game.legal_mask()
-        action = policy.act(game, mask)
-        assert mask[action]
-        game.step(action)
+    finish_legally(policy, mid_turn_game(7))
