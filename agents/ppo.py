@@ -23,7 +23,7 @@ from numberdrop_env.env import observe
 from numberdrop_env.rules import DEFAULT_RULES, Rules
 from numberdrop_env.solo import SoloGame
 from numberdrop_env.turn_env import observe_turn
-from numberdrop_env.turns import TURN_PHASES, TurnPlanner
+from numberdrop_env.turns import TURN_PHASES, Candidate, TurnPlanner
 
 from .greedy import GreedyPolicy, PlanFollower
 
@@ -98,18 +98,26 @@ class PPOPolicy:
             return planned
         if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
             return GreedyPolicy().finish_turn(game, mask)
-        offered = self.planner.candidates(game, limit=self.slots)
-        obs = observe_turn(game, offered, self.slots)
-        choice_mask = np.arange(self.slots) < len(offered)
-        choice, _ = self.model.predict(obs, action_masks=choice_mask, deterministic=self.deterministic)
+        (offered,), batch, masks = offer_turns(self.planner, self.slots, [game])
+        choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
         return self._follow.begin(offered[int(np.asarray(choice).reshape(-1)[0])], game)
 
 
 def turn_setup(model: Any) -> tuple[TurnPlanner, int]:
     """The planner and number of candidate slots a turn-level model was trained with."""
-    slots = int(model.action_space.n)
-    width = int(getattr(model, "turn_width", 12) or 12)
-    return TurnPlanner(width=width), slots
+    width = getattr(model, "turn_width", None)
+    return (TurnPlanner(width=int(width)) if width else TurnPlanner()), int(model.action_space.n)
+
+
+def offer_turns(planner: TurnPlanner, slots: int,
+                games: list[SoloGame]) -> tuple[list[list[Candidate]], dict[str, np.ndarray], np.ndarray]:
+    """Each game's candidates, and their ``NumberDropTurn-v0`` observations and slot masks
+    stacked one row per game, ready for one batched forward pass."""
+    offered = [planner.candidates(g, limit=slots) for g in games]
+    obs = [observe_turn(g, o, slots) for g, o in zip(games, offered)]
+    batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
+    masks = np.arange(slots)[None, :] < np.array([len(o) for o in offered])[:, None]
+    return offered, batch, masks
 
 
 def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
@@ -135,10 +143,7 @@ def _play_turns(model: Any, games: list[SoloGame], deterministic: bool) -> None:
         waiting = [i for i, g in enumerate(games) if not g.is_over]
         if not waiting:
             return
-        offered = [planner.candidates(games[i], limit=slots) for i in waiting]
-        obs = [observe_turn(games[i], o, slots) for i, o in zip(waiting, offered)]
-        batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
-        masks = np.arange(slots)[None, :] < np.array([len(o) for o in offered])[:, None]
+        offered, batch, masks = offer_turns(planner, slots, [games[i] for i in waiting])
         actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
         for i, o, a in zip(waiting, offered, np.asarray(actions).reshape(-1)):
             for micro in o[int(a)].actions:

@@ -1,10 +1,10 @@
 """SearchPolicy: expectimax-lite over the next roll on top of the greedy turn planner.
 
 At the first decision of each turn the turn enumerator proposes the greedy's ``width``
-best plans for the whole turn (the best of each distinct drop). Each plan is played on a cloned game up to its last action; the
-clone's generator is then replaced by one drawn from the policy's own rng (so the
-search never sees the real future dice) and the last action ends the turn, rolling a
-sampled next turn. The value of a plan is the points it scores now plus the mean, over
+best plans for the whole turn (the best of each distinct drop). Each plan is played on a
+cloned game up to its last action; the clone's generator is then replaced by one drawn
+from the policy's own rng (so the search never sees the real future dice) and the last
+action ends the turn, rolling a sampled next turn. The value of a plan is the points it scores now plus the mean, over
 ``samples`` sampled rolls, of the greedy's best value for the next turn (its points plus
 the heuristic of the sheet it leaves). The same sampled rolls are used for every plan
 (common random numbers), so plans are compared on equal luck. A plan that ends the game
@@ -160,11 +160,11 @@ class LearnedValue:
     def values(self, games: list[SoloGame]) -> list[float]:
         import torch
 
-        from numberdrop_env.turn_env import observe_turn
+        from .ppo import offer_turns
 
         if not games:
             return []
-        obs = [observe_turn(g, self.planner.candidates(g, limit=self.slots), self.slots) for g in games]
-        batch = {k: torch.as_tensor(np.stack([o[k] for o in obs])) for k in obs[0]}
+        _, batch, _ = offer_turns(self.planner, self.slots, games)
         with torch.no_grad():
-            return self.model.policy.predict_values(batch).reshape(-1).tolist()
+            values = self.model.policy.predict_values({k: torch.as_tensor(v) for k, v in batch.items()})
+        return values.reshape(-1).tolist()
