@@ -281,13 +281,24 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
     return data
 
 
+def ppo_hyperparameters(cfg: TrainConfig) -> dict[str, Any]:
+    """The config's PPO settings as MaskablePPO arguments; a resumed run takes them too, so
+    the config, not the checkpoint, decides how training continues."""
+    from stable_baselines3.common.utils import LinearSchedule
+
+    p = cfg.ppo
+    lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
+    return dict(learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+                gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+                normalize_advantage=p.normalize_advantage)
+
+
 def build_model(cfg: TrainConfig, venv, run_dir: Path):
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import LinearSchedule
 
-    p, n = cfg.ppo, cfg.network
-    lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
+    n = cfg.network
     if cfg.env.interface == "turn":
         from agents.candidate_policy import CandidateScorerPolicy
 
@@ -307,13 +318,8 @@ def build_model(cfg: TrainConfig, venv, run_dir: Path):
             net_arch=dict(pi=list(n.pi), vf=list(n.vf)),
             activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[n.activation],
         )
-    model = MaskablePPO(
-        policy, venv, learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size,
-        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
-        normalize_advantage=p.normalize_advantage, policy_kwargs=policy_kwargs, seed=cfg.seed,
-        device="cpu", verbose=0,
-    )
+    model = MaskablePPO(policy, venv, policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0,
+                        **ppo_hyperparameters(cfg))
     if cfg.env.interface == "turn":
         model.turn_width = cfg.env.width  # saved with the model: the agent enumerates turns the same way
     return model
@@ -378,9 +384,13 @@ def ship(model_path: Path, target: Path) -> None:
 
 # ---------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="train", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True, type=Path, help="YAML experiment config")
-    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from (keeps its step count)")
+    from agents.registry import HelpFormatter, plain_text
+
+    parser = argparse.ArgumentParser(prog="python train.py", description=plain_text(__doc__),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
+    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from: keeps its weights and "
+                                                    "step count, takes the config's PPO settings")
     parser.add_argument("--total-steps", type=int, help="override total_timesteps")
     parser.add_argument("--output-dir", help="override output_dir (the run directory)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -432,7 +442,8 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     venv = build_vec_env(cfg, seed)
     try:
         if args.resume is not None:
-            model = MaskablePPO.load(str(args.resume), env=venv, device="cpu")
+            model = MaskablePPO.load(str(args.resume), env=venv, device="cpu",
+                                     custom_objects=ppo_hyperparameters(cfg))
             print(f"resuming from {args.resume} at step {model.num_timesteps}", file=sys.stderr)
         else:
             model = build_model(cfg, venv, run_dir)

@@ -1,8 +1,9 @@
 """Play seeded solo games with one or more agents and compare them in one table.
 
-``python -m agents.evaluate --agents random,greedy,search --games 1000 --seed 0``
+``numberdrop-evaluate --agents random,greedy,search --games 1000 --seed 0``
+(or ``python -m agents.evaluate ...``)
 
-Game ``i`` uses seed ``S + i`` for every agent (common random numbers: same tile
+Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
 mapping and, as long as the agents' choices do not change the number of rolls, the
 same dice), so differences between agents are paired.
 """
@@ -13,6 +14,7 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -25,7 +27,8 @@ from tqdm import tqdm
 from numberdrop_env.rules import DEFAULT_RULES
 from numberdrop_env.solo import SoloGame
 
-from .registry import AGENTS, make_policy, parse_options, policy_class
+from .registry import (AGENTS, HelpFormatter, describe_options, make_policy, parse_options, plain_text,
+                       policy_class)
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)
 """The rulebook's solo high-score table."""
@@ -163,21 +166,28 @@ def format_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="numberdrop-evaluate", description=__doc__.splitlines()[0])
+PROG = "numberdrop-evaluate"
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=describe_options(),
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)}")
     parser.add_argument("--games", type=int, default=100, help="number of games per agent")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--workers", type=int, default=0,
+                        help=f"worker processes; 0 = one per CPU ({os.cpu_count() or 1} here)")
     parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
-                        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable)")
+                        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; "
+                             "options listed below)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = build_parser()
+def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
+    """Runs the command and returns its summary, for callers in Python; the console script is cli()."""
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
@@ -185,10 +195,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             raise ValueError("--agents must name one or more distinct agents")
         for name in agents:
             policy_class(name)
-        if args.games < 1 or args.workers < 1 or args.seed < 0:
-            raise ValueError("--games and --workers must be positive and --seed non-negative")
+        if args.games < 1 or args.workers < 0 or args.seed < 0:
+            raise ValueError("--games must be positive and --workers and --seed non-negative")
+        workers = args.workers or os.cpu_count() or 1
         options = parse_options(args.option, agents)
-        results = run(agents, args.games, args.seed, args.workers, options, progress=not args.no_progress)
+        results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
     except ValueError as err:
         parser.error(str(err))
     summary = summarise(results, args.games, args.seed)
@@ -199,5 +210,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return summary
 
 
+def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """Exit status 0 on success: a console script passes main's return value to sys.exit, and a dict exits 1."""
+    main(argv, prog)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(cli(prog="python -m agents.evaluate"))

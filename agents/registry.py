@@ -6,8 +6,11 @@ constructor's keyword arguments, so a misspelt option is a clear error.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
+import re
+import textwrap
 from typing import Any
 
 from .base import Policy
@@ -59,3 +62,37 @@ def _literal(raw: str) -> Any:
         except ValueError:
             pass
     return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
+
+
+def describe_options(width: int = 79) -> str:
+    """Every agent's options with their defaults, read off the constructors so --help cannot go stale."""
+    lines = ["agent options (set with --option AGENT.NAME=VALUE; defaults shown):"]
+    pad = max(map(len, AGENTS)) + 4
+    for name in AGENTS:
+        text = textwrap.fill(_option_list(name), width, initial_indent=f"  {name}:".ljust(pad),
+                             subsequent_indent=" " * pad, break_long_words=False, break_on_hyphens=False)
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def _option_list(name: str) -> str:
+    try:
+        params = inspect.signature(policy_class(name)).parameters.values()
+    except ImportError as err:  # an optional dependency missing must not break --help
+        return f"(unavailable: {err})"
+    shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
+    return ", ".join(shown) or "none"
+
+
+def plain_text(doc: str) -> str:
+    """A docstring without its RST markup (``code``, :role:`x`), for terminal help."""
+    return re.sub(r":[\w:]+:`~?([^`]*)`", r"\1", doc).replace("``", "")
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows defaults and keeps the line breaks of the description and of the option list."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False or action.default == []:
+            return action.help  # "(default: None)" or "(default: [])" says nothing
+        return super()._get_help_string(action)

@@ -20,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.greedy import GreedyPolicy
+from agents.registry import HelpFormatter, plain_text
 from agents.search import SearchPolicy
 from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
@@ -42,7 +43,8 @@ def sample_turns(n: int) -> list[SoloGame]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.pruning", description=plain_text(__doc__.splitlines()[0]),
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--turns", type=int, default=40, help="turns measured (default 40)")
     parser.add_argument("--top", type=int, default=128, help="candidates valued per turn (default 128)")
     parser.add_argument("--samples", type=int, default=4, help="sampled next rolls per candidate (default 4)")

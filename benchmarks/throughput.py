@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 import numberdrop_env  # noqa: F401  (registers NumberDrop-v0 and NumberDropTurn-v0)
+from agents.registry import HelpFormatter, plain_text
 from numberdrop_env.solo import SoloGame
 
 
@@ -82,7 +83,8 @@ def greedy_loop(deadline: float) -> tuple[int, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=plain_text(__doc__.splitlines()[0]),
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     args = parser.parse_args(argv)
     rows = [

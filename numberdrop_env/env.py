@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .actions import PHASES, Phase
+from .env_base import LegalDiscrete, SoloEnvBase
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .solo import SoloGame
@@ -17,31 +17,7 @@ GRID_PLANES = 19
 _OPTIONS = {"state"}
 
 
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete`` whose ``sample()`` without a mask draws among the legal actions.
-
-    Generic tools (env checkers, quick scripts) then play legal moves. A pickled or
-    copied space forgets its environment and samples like a plain ``Discrete``.
-    """
-
-    def __init__(self, n: int, legal_mask: Any = None) -> None:
-        super().__init__(n)
-        self._legal_mask = legal_mask
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
-        if mask is None and probability is None and self._legal_mask is not None:
-            legal = self._legal_mask()
-            if legal.any():
-                mask = legal.astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_legal_mask"] = None
-        return state
-
-
-class NumberDropEnv(gym.Env):
+class NumberDropEnv(SoloEnvBase):
     """Solo Number Drop: drop numbered tetrominoes, score combinations, chase 100.
 
     **Actions** — ``Discrete(412)`` with the default rules; every decision of a turn is
@@ -66,7 +42,8 @@ class NumberDropEnv(gym.Env):
 
     Orientations 0..18 are I(2) O(1) T(4) L(8) S(4). ``action_masks()`` and
     ``info["action_mask"]`` are exact: an action is unmasked iff the rules allow it.
-    A masked action raises ``ValueError`` and leaves the game as it was.
+    A masked action raises ``ValueError`` and leaves the game as it was; with
+    ``illegal_action="penalize"`` it is answered instead (see *Illegal actions*).
 
     **Observation** — ``Dict``:
 
@@ -92,29 +69,36 @@ class NumberDropEnv(gym.Env):
       turn / 20, score / 100.
 
     **Reward** — the change of the official score, so an episode's return is the final
-    score (at most 100). ``terminated`` when the game ends; never truncated.
+    score (at most 100). ``terminated`` when the game ends; truncated only by illegal
+    actions in *penalize* mode.
 
-    **Info** — ``action_mask``, ``score`` (int), ``score_breakdown``, ``phase``, ``turn``.
+    **Info** — ``action_mask``, ``score`` (int), ``score_breakdown``, ``phase``, ``turn``,
+    ``illegal_action``.
 
-    **Options** — ``reset(options={"state": dict})`` continues a saved game
-    (``SoloGame.to_dict``). ``auto_forced=True`` applies decisions that have a
-    single legal action automatically (their rewards are summed into the step).
+    **Illegal actions** — ``illegal_action="raise"`` (default): a masked action raises
+    ``ValueError``, because the masks are exact and a masked move is a bug in the caller.
+    ``"penalize"``, for algorithms that cannot mask (plain PPO, DQN): a masked action
+    leaves the game as it was, returns ``illegal_reward`` (default -1) and
+    ``info["illegal_action"] = True``, and truncates the episode after ``max_illegal``
+    (default 10) masked actions in a row. Actions of the wrong type or outside the action
+    space always raise.
+
+    **Positions** — ``get_state()`` gives the game as JSON-safe data and ``set_state(state)``
+    continues from it (so does ``reset(options={"state": state})``); the game itself is
+    ``env.unwrapped.game``. ``auto_forced=True`` applies decisions that have a single
+    legal action automatically (their rewards are summed into the step).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
-        self.render_mode = render_mode
-        self.rules = rules
+    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10) -> None:
+        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
         n_letters = len(rules.letters)
         f32 = np.float32
-        self.action_space = LegalDiscrete(self.game.layout.size, lambda: self.game.legal_mask())
+        self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
         self.observation_space = spaces.Dict({
             "grid": spaces.Box(0, 1, (GRID_PLANES, rules.rows, rules.cols), f32),
             "dice": spaces.Box(0, 1, (len(rules.number_dice) * (rules.max_number + 2),), f32),
@@ -130,14 +114,15 @@ class NumberDropEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        self.game = game_from_options(options, self.rules, self.np_random)
-        reward = self._skip_forced()
-        del reward  # forced moves at the start of a game cannot score
+        self._start(game_from_options(options, self.rules, self.np_random))
         return self._observation(), self._info()
 
     def step(self, action: int):
         if self.game.is_over:
             raise ValueError("the game is over: call reset() before step()")
+        penalized = self._penalize(action, self.game.legal_mask())
+        if penalized is not None:
+            return penalized
         reward = self.game.step(action)
         reward += self._skip_forced()
         return self._observation(), float(reward), self.game.is_over, False, self._info()
@@ -156,6 +141,9 @@ class NumberDropEnv(gym.Env):
         return None
 
     # ------------------------------------------------------------- internals
+    def _offer(self) -> None:
+        self._skip_forced()  # forced moves at the start of a game or position cannot score
+
     def _skip_forced(self) -> int:
         reward = 0
         while self.auto_forced and not self.game.is_over:
@@ -173,6 +161,7 @@ class NumberDropEnv(gym.Env):
             "score_breakdown": breakdown,
             "phase": self.game.phase.value,
             "turn": self.game.turn,
+            "illegal_action": False,
         }
 
     def _observation(self) -> dict[str, np.ndarray]:

@@ -117,7 +117,7 @@ class SoloGame:
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> int:
         """Apply one legal decision; returns the change of the official score."""
-        action = _as_action(action, self.layout.size)
+        action = as_action(action, self.layout.size)
         if not self.legal_mask()[action]:
             raise ValueError(f"action {action} is not legal in phase {self.phase.value!r}: {self.describe(action)}")
         before = self.sheet.score()
@@ -214,7 +214,7 @@ class SoloGame:
     # ------------------------------------------------------------ description
     def describe(self, action: int) -> dict[str, Any]:
         """The decision an action stands for now, in the game's words (JSON-safe)."""
-        action = _as_action(action, self.layout.size)
+        action = as_action(action, self.layout.size)
         L, p = self.layout, self.phase
         if action not in L.phase_range(p):
             return {"phase": p.value, "action": action, "valid": False}
@@ -307,7 +307,8 @@ class SoloGame:
         return restore_solo(cls, data, rules, seed)
 
 
-def _as_action(action: Any, size: int) -> int:
+def as_action(action: Any, size: int) -> int:
+    """An action index checked against the action space (``TypeError``/``ValueError`` otherwise)."""
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
             action = int(action)

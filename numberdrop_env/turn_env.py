@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .actions import Phase
-from .env import LegalDiscrete, game_from_options
+from .env import game_from_options
+from .env_base import LegalDiscrete, SoloEnvBase
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
-from .solo import SoloGame
+from .solo import SoloGame, as_action
 from .turns import Candidate, TurnPlanner, remaining_turns
 
 CANDIDATE_FEATURES = (
@@ -36,7 +36,7 @@ VALUE_SCALE = 10.0
 """Points are divided by this in the observation (``planner_value`` = value / 10)."""
 
 
-class NumberDropTurnEnv(gym.Env):
+class NumberDropTurnEnv(SoloEnvBase):
     """Solo Number Drop, one turn per step: choose among the turn's candidate outcomes.
 
     **Actions** — ``Discrete(candidates)``: action ``i`` plays candidate ``i`` of the
@@ -48,7 +48,7 @@ class NumberDropTurnEnv(gym.Env):
     has fewer, the remaining slots are masked. The first step of a game chooses the column
     of the starting number (before the first roll). ``action_masks()`` and
     ``info["action_mask"]`` are exact; a masked action raises ``ValueError`` and changes
-    nothing. ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
+    nothing, or with ``illegal_action="penalize"`` is answered as on ``NumberDrop-v0``. ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
     ``describe_action(i)`` describes it in the game's words.
 
     **Observation** — ``Dict``:
@@ -64,32 +64,32 @@ class NumberDropTurnEnv(gym.Env):
       Masked slots are all zeros (``present`` = 0).
 
     **Reward** — the change of the official score over the turn, so an episode's return is
-    the final score. ``terminated`` when the game ends; never truncated.
+    the final score. ``terminated`` when the game ends; truncated only by illegal actions
+    in *penalize* mode.
 
     **Info** — ``action_mask``, ``score``, ``score_breakdown``, ``turn``, ``candidates``
-    (how many slots are in use), ``boxes`` (boxes scored so far).
+    (how many slots are in use), ``boxes`` (boxes scored so far), ``illegal_action``.
+
+    **Positions** — ``get_state()`` / ``set_state(state)`` as on ``NumberDrop-v0``; a
+    position must be at a turn's first decision.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
-                 width: int = 12, block_width: int = 3) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+                 width: int = 12, block_width: int = 3, illegal_action: str = "raise",
+                 illegal_reward: float = -1.0, max_illegal: int = 10) -> None:
+        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
         if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
             raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
-        self.render_mode = render_mode
-        self.rules = rules
         self.slots = int(candidates)
         self.planner = TurnPlanner(width=width, block_width=block_width)
         self.game = SoloGame(rules, seed=0)
         self.offered: list[Candidate] = []
         self._mask = np.zeros(self.slots, bool)
-        self.action_space = LegalDiscrete(self.slots, lambda: self._mask)
+        self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = spaces.Dict({
             "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
             "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
@@ -98,16 +98,15 @@ class NumberDropTurnEnv(gym.Env):
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        game = game_from_options(options, self.rules, self.np_random)
-        if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
-            raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
-        self.game = game
-        self._offer()
+        self._start(game_from_options(options, self.rules, self.np_random))
         return self._observation(), self._info()
 
     def step(self, action: int):
         if self.game.is_over:
             raise ValueError("the game is over: call reset() before step()")
+        penalized = self._penalize(action, self._mask)
+        if penalized is not None:
+            return penalized
         cand = self._candidate(action)
         reward = sum(self.game.step(a) for a in cand.actions)
         self._offer()
@@ -131,13 +130,13 @@ class NumberDropTurnEnv(gym.Env):
         return None
 
     # ------------------------------------------------------------- internals
+    def _start(self, game: SoloGame) -> None:
+        if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
+            raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
+        super()._start(game)
+
     def _candidate(self, action: Any) -> Candidate:
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int, got {type(action).__name__}")
-        if not 0 <= action < self.slots:
-            raise ValueError(f"action {action} is outside the action space 0..{self.slots - 1}")
+        action = as_action(action, self.slots)
         if not self._mask[action]:
             raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
         return self.offered[int(action)]
@@ -152,7 +151,7 @@ class NumberDropTurnEnv(gym.Env):
         s = self.game.sheet
         return {"action_mask": self.action_masks(), "score": breakdown["total"], "score_breakdown": breakdown,
                 "turn": self.game.turn, "candidates": len(self.offered),
-                "boxes": int(s.identical.sum() + s.consecutive.sum() + s.bonus)}
+                "boxes": int(s.identical.sum() + s.consecutive.sum() + s.bonus), "illegal_action": False}
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots)

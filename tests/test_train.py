@@ -163,16 +163,20 @@ def test_registry_and_evaluate(smoke_run):
     assert set(summary["agents"]) == {"ppo", "random"} and out.is_file()
 
 
-def test_resume_keeps_step_count(smoke_run):
-    from agents.ppo import load_model
+def test_resume_keeps_step_count_and_takes_the_config_settings(smoke_run):
+    from sb3_contrib import MaskablePPO
 
     tmp, run_dir, _ = smoke_run
     data = smoke_data(tmp, total_timesteps=3072)
     data["output_dir"] = str(run_dir)
+    data["ppo"]["learning_rate"] = 1.25e-4
+    data["ppo"]["batch_size"] = data["ppo"]["batch_size"] // 2
     result = train.main(["--config", str(write(tmp, data, "resume.yaml")), "--no-progress",
                          "--resume", str(run_dir / "checkpoints" / "ppo_2048_steps.zip")])
     assert result["steps"] == 3072
-    assert load_model(run_dir / "final_model.zip").num_timesteps == 3072
+    model = MaskablePPO.load(str(run_dir / "final_model.zip"), device="cpu")
+    assert model.num_timesteps == 3072
+    assert model.learning_rate == 1.25e-4 and model.batch_size == data["ppo"]["batch_size"]
     assert (run_dir / "checkpoints" / "ppo_3072_steps.zip").is_file()
     steps = [json.loads(line)["step"] for line in (run_dir / "evals.jsonl").read_text().splitlines()]
     assert steps[-1] == 3072

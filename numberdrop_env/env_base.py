@@ -1,0 +1,140 @@
+"""What the two solo Gymnasium environments share: render modes, illegal actions, saved positions.
+
+Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one :class:`SoloGame`; this base
+keeps the parts of that translation that do not depend on what one step is.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .rules import Rules
+from .solo import SoloGame, as_action
+
+ILLEGAL_ACTIONS = ("raise", "penalize")
+
+
+class UnsupportedRenderMode(TypeError, ValueError):
+    """A ``render_mode`` the environment cannot draw.
+
+    A ``TypeError`` because that is what Stable-Baselines3's ``make_vec_env`` catches before
+    retrying without ``render_mode``; also a ``ValueError`` for callers that catch the
+    usual bad-value error.
+    """
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete`` whose ``sample()`` without a mask draws among the legal actions.
+
+    Generic tools (env checkers, quick scripts) then play legal moves. The space asks its
+    environment for the mask; a copied or unpickled environment binds its own space to
+    itself again, while a space pickled on its own samples like a plain ``Discrete``.
+    """
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray] | None = None) -> None:
+        super().__init__(n)
+        self.legal_mask = legal_mask
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None and self.legal_mask is not None:
+            legal = self.legal_mask()
+            if legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["legal_mask"] = None  # never drag an environment into a saved model's spaces
+        return state
+
+
+class SoloEnvBase(gym.Env):
+    """Base of the solo environments; subclasses implement ``action_masks`` and ``_offer``."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
+    game: SoloGame
+
+    def _setup(self, render_mode: str | None, rules: Rules, illegal_action: str, illegal_reward: float,
+               max_illegal: int) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise UnsupportedRenderMode(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward > 0:
+            raise ValueError(f"illegal_reward must be a number <= 0, got {illegal_reward!r}")
+        if isinstance(max_illegal, bool) or not isinstance(max_illegal, (int, np.integer)) or max_illegal < 2:
+            raise ValueError(f"max_illegal must be an int >= 2, got {max_illegal!r}")
+        self.render_mode = render_mode
+        self.rules = rules
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.max_illegal = int(max_illegal)
+        self.illegal_streak = 0
+
+    # ------------------------------------------------------------------ positions
+    def get_state(self) -> dict[str, Any]:
+        """The game as JSON-safe data (``SoloGame.to_dict``), dice generator included."""
+        return self.game.to_dict()
+
+    def set_state(self, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Continue from a saved position; returns ``(observation, info)`` like ``reset``.
+
+        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as
+        it was. The dice continue from the saved generator state, so a position replays
+        exactly.
+        """
+        # a copy: restoring sets the generator's state, and a refused position must not touch it
+        game = SoloGame.from_dict(state, self.rules, seed=copy.deepcopy(self.np_random))
+        self._start(game)
+        return self._observation(), self._info()
+
+    def _start(self, game: SoloGame) -> None:
+        self.game = game
+        self.illegal_streak = 0
+        self._offer()
+
+    # ------------------------------------------------------------------ illegal actions
+    def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``.
+
+        Actions of the wrong type or outside the action space always raise: they are
+        bugs, not moves.
+        """
+        if self.illegal_action != "penalize" or self.game.is_over:
+            return None
+        index = as_action(action, len(legal))
+        if legal[index]:
+            self.illegal_streak = 0
+            return None
+        self.illegal_streak += 1
+        info = self._info()
+        info["illegal_action"] = True
+        return (self._observation(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
+
+    # ------------------------------------------------------------------ copies
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.__dict__.get("action_space"), LegalDiscrete):
+            self.action_space.legal_mask = self.action_masks
+
+    # ------------------------------------------------------------------ subclass hooks
+    def action_masks(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _offer(self) -> None:
+        """Prepare what the new position offers (nothing for the decision-level env)."""
+
+    def _observation(self) -> dict[str, np.ndarray]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _info(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
