@@ -33,9 +33,11 @@ class Phase(str, Enum):
     WILD = "wild"  # value of the next wild die
     COMBO = "combo"  # select a cell, confirm the combination, or pass
     OVER = "game_over"
+    WAIT = "wait"  # multiplayer: this player's part of the turn is done, the others' is not
 
 
-PHASES = tuple(Phase)
+PHASES = tuple(p for p in Phase if p is not Phase.WAIT)
+"""The phases of a solo game (its observation's one-hot); ``WAIT`` exists only at a table."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class ActionLayout:
             Phase.WILD: (self.wild, self.select),
             Phase.COMBO: (self.select, self.size),
             Phase.OVER: (0, 0),
+            Phase.WAIT: (0, 0),
         }
         return range(*spans[phase])
 

@@ -226,7 +226,8 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
     board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
     board[np.arange(n), len(r.shape_names) + game.notches] = 1
     phase = np.zeros(len(PHASES), np.float32)
-    phase[PHASES.index(game.phase)] = 1
+    if game.phase in PHASES:  # a multiplayer seat waiting for the others owes no decision
+        phase[PHASES.index(game.phase)] = 1
     extra = np.zeros(n + 7, np.float32)
     if game.block_tile is not None:
         extra[game.block_tile] = 1

@@ -58,6 +58,11 @@ class SoloGame:
 
     # ------------------------------------------------------------------ queries
     @property
+    def start_number(self) -> int:
+        """The number written in row 0 before the first roll."""
+        return self.rules.start_number
+
+    @property
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
 
@@ -128,7 +133,7 @@ class SoloGame:
     def _apply(self, action: int) -> None:
         L, p = self.layout, self.phase
         if p is Phase.START:
-            self.sheet.write([(0, action - L.start)], [self.rules.start_number])
+            self.sheet.write([(0, action - L.start)], [self.start_number])
             self._start_turn()
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             self._slide(action - L.slide)
@@ -220,7 +225,7 @@ class SoloGame:
             return {"phase": p.value, "action": action, "valid": False}
         out: dict[str, Any] = {"phase": p.value, "action": action}
         if p is Phase.START:
-            out.update(cells=[[0, action - L.start]], number=self.rules.start_number)
+            out.update(cells=[[0, action - L.start]], number=self.start_number)
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             t = action - L.slide
             out.update(letter=self.rules.letters[t], tile=self.tiles[t], notch=int(self.notches[t]))

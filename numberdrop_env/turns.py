@@ -315,7 +315,7 @@ def start_candidates(game: SoloGame) -> list[Candidate]:
     out = []
     for col in np.flatnonzero(game.legal_mask()[L.start:L.slide]).tolist():
         values = s.values.ravel().tolist()
-        values[col] = game.rules.start_number
+        values[col] = game.start_number
         heights = s.heights.tolist()
         heights[col] = 1
         out.append(Candidate((L.start + col,), (Phase.START,), 0.0, 0, values, s.used.ravel().tolist(), heights,

@@ -18,6 +18,7 @@ import oracle  # noqa: E402
 
 import numberdrop_env  # noqa: E402,F401  (registers NumberDrop-v0)
 from numberdrop_env import Phase, SoloGame, layout_for  # noqa: E402
+from numberdrop_env.actions import PHASES  # noqa: E402
 from numberdrop_env.env import NumberDropEnv  # noqa: E402
 
 L = layout_for(SoloGame().rules)
@@ -97,7 +98,7 @@ def check_info(env, obs, info, total_reward) -> None:
     total = parts.pop("total")
     assert sum(parts.values()) == total == info["score"]
     assert info["phase"] == unwrapped.game.phase.value
-    assert obs["phase"][list(Phase).index(unwrapped.game.phase)] == 1
+    assert obs["phase"][PHASES.index(unwrapped.game.phase)] == 1
     assert env.observation_space.contains(obs), {k: (v.dtype, v.min(), v.max()) for k, v in obs.items()}
 
 

@@ -1,0 +1,123 @@
+"""The PettingZoo environments of multiplayer Number Drop: PettingZoo's own tests, simultaneous
+turns, rewards and saved positions."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+
+from numberdrop_env import multiplayer_v0
+from numberdrop_env.multiplayer_v0 import opponent_features, opponent_size, observation_size
+from numberdrop_env.rules import DEFAULT_RULES
+
+# PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
+# dict is the convention of its own classic environments
+ADVICE = ("should be gymnasium.spaces.box", "Observation is not a NumPy array")
+
+
+@pytest.fixture(autouse=True)
+def _quiet_advice():
+    with warnings.catch_warnings():
+        for text in ADVICE:
+            warnings.filterwarnings("ignore", message=f".*{text}.*")
+        yield
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_pettingzoo_api_tests(n):
+    api_test(multiplayer_v0.env(num_players=n), num_cycles=500)
+    parallel_api_test(multiplayer_v0.parallel_env(num_players=n), num_cycles=500)
+    seed_test(lambda: multiplayer_v0.env(num_players=n), num_cycles=200)
+
+
+def test_returns_are_the_final_scores():
+    env = multiplayer_v0.env(num_players=3)
+    rng = np.random.default_rng(0)
+    env.reset(seed=4)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        for a, r in env.unwrapped.rewards.items():
+            returns[a] += r
+    scores = env.unwrapped.table.scores()
+    assert [returns[f"player_{p}"] for p in range(3)] == scores.tolist()
+
+
+def test_nobody_sees_another_players_decisions_of_the_same_turn():
+    env = multiplayer_v0.env(num_players=3)
+    env.reset(seed=1)
+    table = env.unwrapped.table
+    rng = np.random.default_rng(0)
+    while table.turn < 2:  # through the starting numbers and the first turn
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    at_start = [opponent_features(table, q) for q in range(3)]
+    first = env.agent_selection
+    while env.agent_selection == first:  # the first player plays its whole turn
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert table.turn == 2
+    seat_first = int(first.split("_")[1])
+    assert not np.array_equal(opponent_features(table, seat_first), at_start[seat_first])
+    size = opponent_size(DEFAULT_RULES)
+    observer = env.agent_selection
+    seen = env.observe(observer)["observation"]
+    opponents = seen[observation_size(DEFAULT_RULES) - 5 * size:].reshape(5, size)
+    q = int(observer.split("_")[1])
+    shown = {(q + k) % 3: opponents[k - 1] for k in range(1, 3)}
+    assert np.array_equal(shown[seat_first], at_start[seat_first])
+
+
+def test_parallel_ignores_waiting_players_and_refuses_masked_actions():
+    env = multiplayer_v0.parallel_env(num_players=2)
+    obs, _ = env.reset(seed=0)
+    state = env.get_state()
+    with pytest.raises(ValueError, match="not legal"):
+        env.step({"player_0": 200, "player_1": 0})
+    assert env.get_state() == state
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        if not env.agents:
+            break
+        actions = {}
+        for a in env.agents:
+            legal = np.flatnonzero(obs[a]["action_mask"])
+            actions[a] = int(rng.choice(legal)) if len(legal) else 411  # waiting: any action is ignored
+        obs, rewards, terms, truncs, infos = env.step(actions)
+    assert not env.agents and all(terms.values())
+    assert set(infos["player_0"]["winners"]) <= {"player_0", "player_1"}
+
+
+def test_reset_continues_a_saved_table():
+    env = multiplayer_v0.env(num_players=2)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    state = env.unwrapped.get_state()
+    other = multiplayer_v0.env(num_players=2)
+    other.reset(options={"state": state})
+    assert other.unwrapped.get_state() == state
+    assert other.agent_selection == env.agent_selection
+    with pytest.raises(ValueError, match="seats"):
+        multiplayer_v0.env(num_players=3).reset(options={"state": state})
+
+
+def test_bad_construction_is_refused():
+    with pytest.raises(ValueError, match="num_players"):
+        multiplayer_v0.env(num_players=7)
+    with pytest.raises(ValueError, match="render_mode"):
+        multiplayer_v0.parallel_env(num_players=2, render_mode="human")
+
+
+def test_ansi_render_shows_every_sheet():
+    env = multiplayer_v0.env(num_players=4, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert all(f"player_{p}" in text for p in range(4)) and "solo board" not in text
