@@ -8,7 +8,7 @@
 The run directory (``runs/<experiment>/`` unless ``output_dir`` is set) receives the
 TensorBoard events (SB3 scalars, ``game/*`` per-episode metrics, ``eval/*``), the resolved
 ``config.yaml``, ``checkpoints/``, ``best_model.zip`` (best periodic evaluation on fixed
-seeds), ``final_model.zip``, ``evals.jsonl`` and ``final_eval.json`` (the closing
+seeds), ``final_model.zip``, ``evals.jsonl``, ``learning_curve.png`` and ``final_eval.json`` (the closing
 ``agents.evaluate`` table: trained agent vs random and greedy on the same seeds).
 """
 
@@ -371,6 +371,22 @@ def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress
     return summary
 
 
+def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
+    """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it). A
+    picture is not worth a failed run: without matplotlib, or without scores to draw, it is
+    skipped with a note."""
+    evals = run_dir / "evals.jsonl"
+    if not evals.is_file():
+        return None
+    from agents.plots import plot_learning_curve, read_evals
+
+    try:
+        return plot_learning_curve(read_evals([evals]), run_dir / "learning_curve.png", title)
+    except (ImportError, ValueError) as err:
+        print(f"note: no learning_curve.png ({err})", file=sys.stderr)
+        return None
+
+
 def ship(model_path: Path, target: Path) -> None:
     """Copy a model for inference without its optimizer state (a third of the file)."""
     from agents.ppo import load_model
@@ -477,6 +493,7 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     fps = trained / seconds if seconds > 0 else float("nan")
     print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
           f"{evals.best:.2f}; run dir {run_dir}", file=sys.stderr)
+    write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
     summary = final_evaluation(cfg, best, run_dir, progress)
     if cfg.ship_to:
         ship(best, Path(cfg.ship_to))

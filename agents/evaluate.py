@@ -181,6 +181,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; "
                              "options listed below)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    parser.add_argument("--plot", type=Path, help="also draw the score distributions, with the rulebook's "
+                                                  "human scores, to this picture (.png, .svg; needs matplotlib)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
@@ -198,6 +200,13 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         if args.games < 1 or args.workers < 0 or args.seed < 0:
             raise ValueError("--games must be positive and --workers and --seed non-negative")
         workers = args.workers or os.cpu_count() or 1
+        if args.plot:  # fail before the games, not after them
+            from .plots import require_matplotlib
+
+            try:
+                require_matplotlib()
+            except ImportError as err:
+                raise ValueError(str(err)) from err
         options = parse_options(args.option, agents)
         results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
     except ValueError as err:
@@ -207,6 +216,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=1))
+    if args.plot:
+        from .plots import plot_scores
+
+        print(f"score distributions: {plot_scores(summary, args.plot)}")
     return summary
 
 

@@ -1,17 +1,27 @@
-"""Play one solo game with an agent and print the sheet: ``numberdrop-play --agent greedy``
-(or ``python -m agents.play --agent greedy``)."""
+"""Play one solo game and print the sheet: ``numberdrop-play --agent greedy`` (or
+``python -m agents.play --agent greedy``).
+
+    numberdrop-play --agent ppo --seed 0 --gif game.gif --per-turn   # an animation of the game
+    numberdrop-play --agent greedy --record game.json                # the seed and the actions
+    numberdrop-play --replay game.json --gif game.gif                # the same game again, exactly
+    numberdrop-play --human                                          # you play, in the terminal
+    numberdrop-play --human --resume numberdrop-save.json            # continue a saved game
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from numberdrop_env.render import render_text
 from numberdrop_env.solo import SoloGame
 
 from .registry import AGENTS, HelpFormatter, describe_options, make_policy, parse_options, plain_text
+from .replay import Record, frames, replay, save_gif
 
 PROG = "numberdrop-play"
+SAVE = Path("numberdrop-save.json")
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -22,6 +32,19 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
                         help="agent option, e.g. greedy.width=8 (repeatable; options listed below)")
     parser.add_argument("--every-turn", action="store_true", help="print the sheet after every turn")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--replay", type=Path, metavar="RECORD", help="play back a game saved by --record "
+                                                                      "instead of letting an agent play")
+    source.add_argument("--human", action="store_true", help="play the game yourself, in the terminal")
+    parser.add_argument("--resume", type=Path, metavar="SAVE", help="with --human: continue a saved game")
+    parser.add_argument("--save", type=Path, metavar="SAVE",
+                        help=f"with --human: where quit saves the game (default: the --resume file, else {SAVE})")
+    parser.add_argument("--record", type=Path, metavar="RECORD",
+                        help="write the game's start (seed or position) and actions to this JSON file")
+    parser.add_argument("--gif", type=Path, help="draw the game as an animated GIF: one picture per decision")
+    parser.add_argument("--per-turn", action="store_true", help="with --gif: one picture per turn instead")
+    parser.add_argument("--frame-ms", type=int, metavar="MS",
+                        help="with --gif: milliseconds per picture (default: 250, 1200 with --per-turn)")
     return parser
 
 
@@ -30,20 +53,65 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:
-        policy = make_policy(args.agent, parse_options(args.option, [args.agent])[args.agent])
-    except ValueError as err:
+        _check(args)
+        if args.human:
+            from .human import HumanGame, start
+
+            session = HumanGame(*start(args.seed, args.resume), args.save or args.resume or SAVE)
+            session.play()
+            game, record = session.game, session.record
+        else:
+            record = Record.load(args.replay) if args.replay else play_agent(args)
+            game = show(record, args.every_turn)
+        if args.record:
+            record.save(args.record)
+        if args.gif:
+            per_turn = args.per_turn
+            count = save_gif(list(frames(record, per_turn)), args.gif,
+                             args.frame_ms or (1200 if per_turn else 250))
+            print(f"wrote {args.gif}: {count} pictures")
+    except (ValueError, TypeError, OSError) as err:
         parser.error(str(err))
+    return game.score()
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.resume and not args.human:
+        raise ValueError("--resume continues a game you play: add --human")
+    if args.save and not args.human:
+        raise ValueError("--save is where --human saves a game you leave")
+    if (args.per_turn or args.frame_ms is not None) and not args.gif:
+        raise ValueError("--per-turn and --frame-ms go with --gif")
+    if args.frame_ms is not None and args.frame_ms <= 0:
+        raise ValueError(f"--frame-ms must be positive, got {args.frame_ms}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, got {args.seed}")
+
+
+def play_agent(args: argparse.Namespace) -> Record:
+    """The agent's game as a record (the seed and every action it chose)."""
+    options = parse_options(args.option, [args.agent])[args.agent]
+    policy = make_policy(args.agent, options)
     policy.reset(args.seed)
     game = SoloGame(seed=args.seed)
-    turn = game.turn
+    actions = []
     while not game.is_over:
-        game.step(policy.act(game, game.legal_mask()))
-        if args.every_turn and game.turn != turn:
+        actions.append(int(policy.act(game, game.legal_mask())))
+        game.step(actions[-1])
+    return Record(actions, seed=args.seed, player=args.agent, score=game.score())
+
+
+def show(record: Record, every_turn: bool) -> SoloGame:
+    """Replay the record, printing the sheet (after every turn, or at the end); returns the last game."""
+    game, turn = record.start(), 0
+    for step in replay(record):
+        game = step.game
+        if every_turn and game.turn != turn:
             turn = game.turn
             print(render_text(game))
     print(render_text(game))
-    print(f"final score: {game.score()}")
-    return game.score()
+    print(f"final score: {game.score()}" if game.is_over else f"score so far: {game.score()} (the game goes on)")
+    return game
 
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:

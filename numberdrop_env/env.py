@@ -9,7 +9,6 @@ from gymnasium import spaces
 
 from .actions import PHASES, Phase
 from .env_base import LegalDiscrete, SoloEnvBase
-from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .solo import SoloGame
 
@@ -89,7 +88,7 @@ class NumberDropEnv(SoloEnvBase):
     legal action automatically (their rewards are summed into the step).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False,
                  illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10) -> None:
@@ -134,11 +133,6 @@ class NumberDropEnv(SoloEnvBase):
     def describe_action(self, action: int) -> dict[str, Any]:
         """What an action means in the current state, in the game's words (JSON-safe)."""
         return self.game.describe(action)
-
-    def render(self) -> str | None:
-        if self.render_mode == "ansi":
-            return render_text(self.game)
-        return None
 
     # ------------------------------------------------------------- internals
     def _offer(self) -> None:

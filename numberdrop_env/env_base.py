@@ -1,4 +1,4 @@
-"""What the two solo Gymnasium environments share: render modes, illegal actions, saved positions.
+"""What the two solo Gymnasium environments share: rendering, illegal actions, saved positions.
 
 Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one :class:`SoloGame`; this base
 keeps the parts of that translation that do not depend on what one step is.
@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .render import render_text
 from .rules import Rules
 from .solo import SoloGame, as_action
 
@@ -56,7 +57,7 @@ class LegalDiscrete(spaces.Discrete):
 class SoloEnvBase(gym.Env):
     """Base of the solo environments; subclasses implement ``action_masks`` and ``_offer``."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     game: SoloGame
 
     def _setup(self, render_mode: str | None, rules: Rules, illegal_action: str, illegal_reward: float,
@@ -100,6 +101,16 @@ class SoloEnvBase(gym.Env):
         self.game = game
         self.illegal_streak = 0
         self._offer()
+
+    def render(self) -> str | np.ndarray | None:
+        """The text picture (``"ansi"``) or the drawn sheet, an (H, W, 3) uint8 array (``"rgb_array"``)."""
+        if self.render_mode == "ansi":
+            return render_text(self.game)
+        if self.render_mode == "rgb_array":
+            from .draw import game_array  # Pillow is imported only by those who draw
+
+            return game_array(self.game)
+        return None
 
     # ------------------------------------------------------------------ illegal actions
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:

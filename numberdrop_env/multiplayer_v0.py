@@ -29,7 +29,7 @@ from .multi import MAX_PLAYERS, Table
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, X, Rules
 
-RENDER_MODES = ["ansi"]
+RENDER_MODES = ["ansi", "rgb_array"]
 
 
 # ------------------------------------------------------------------ observation
@@ -170,7 +170,12 @@ class _TableCore:
     def get_state(self) -> dict[str, Any]:
         return self.table.to_dict()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The text picture (``"ansi"``) or every sheet drawn side by side (``"rgb_array"``)."""
+        if self.render_mode == "rgb_array":
+            from .draw import draw_table
+
+            return np.array(draw_table(self.table), dtype=np.uint8)
         return render_table(self.table) if self.render_mode == "ansi" else None
 
     def close(self) -> None:

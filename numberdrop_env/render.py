@@ -1,8 +1,9 @@
-"""A readable text picture of a solo sheet, for ``render_mode="ansi"`` and the CLI."""
+"""A readable text picture of a solo sheet, for ``render_mode="ansi"`` and the CLI, and its
+decisions in words."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .rules import EMPTY, WILD, X
 
@@ -57,3 +58,49 @@ def _track(game: "SoloGame") -> str:
                        for l, c, x in zip(r.letters, s.circled, s.crossed))
     return (f"identical   {ident}\nconsecutive {cons}\nbonus {r.bonus_size}[{mark(s.bonus)}]   letters {letters}"
             f"\nbreakdown {game.sheet.score_breakdown()}")
+
+
+# ---------------------------------------------------------------------------- decisions in words
+PHASE_WORDS = {
+    "start": "write the 1 in row 0", "slide": "slide a tile", "star_slide": "star: slide a tile",
+    "block": "drop the block", "place": "drop the tetromino", "arrange": "arrange the dice",
+    "wild": "choose a star's value", "combo": "score a combination or pass", "game_over": "game over",
+    "wait": "wait for the others",
+}
+"""The pending decision (a phase's value) as a player would say it."""
+
+
+def cell_name(cell: Sequence[int]) -> str:
+    """``r2c3``: row 2 (row 0 at the bottom), column 3, as the text picture numbers them."""
+    return f"r{cell[0]}c{cell[1]}"
+
+
+def decision_words(game: "SoloGame", action: int) -> str:
+    """A legal decision of ``game`` in a short sentence, for people (``SoloGame.describe`` for programs)."""
+    d = game.describe(action)
+    if not d.get("valid", True):
+        return f"action {action} means nothing in phase {d['phase']}"
+    phase, r = d["phase"], game.rules
+    if phase == "start":
+        return f"write the {d['number']} in column {d['cells'][0][1]}"
+    if phase in ("slide", "star_slide"):
+        last = " (GO!)" if d["notch"] + 1 == r.last_notch else ""
+        return f"slide {d['letter']} ({d['tile']}) to notch {d['notch'] + 1}{last}"
+    if phase in ("block", "place"):
+        what = f"block {d['letter']} ({d['shape']})" if phase == "block" else d["shape"]
+        return f"drop {what} on {_cells(d['cells'])}" if d["cells"] else f"{what} does not fit in column {d['column']}"
+    if phase == "arrange":
+        return "write " + " ".join(f"{cell_name(c)}={v}" for c, v in zip(d["cells"], d["values"]))
+    if phase == "wild":
+        return f"the star in {cell_name(d['cell'])} is a {d['value']}"
+    if d["choice"] == "select":
+        return f"select {cell_name(d['cell'])} ({game.sheet.values[tuple(d['cell'])]})"
+    if d["choice"] == "pass":
+        return "pass (score no combination)"
+    values = {int(game.sheet.values[tuple(c)]) for c in d["cells"]}
+    kind = "identical" if len(values) == 1 else "consecutive"
+    return f"score {len(d['cells'])} {kind}: {_cells(d['cells'])}"
+
+
+def _cells(cells: Sequence[Sequence[int]]) -> str:
+    return " ".join(cell_name(c) for c in cells)

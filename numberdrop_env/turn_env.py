@@ -14,7 +14,6 @@ from gymnasium import spaces
 from .actions import Phase
 from .env import game_from_options
 from .env_base import LegalDiscrete, SoloEnvBase
-from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
 from .solo import SoloGame, as_action
 from .turns import Candidate, TurnPlanner, remaining_turns
@@ -74,7 +73,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     position must be at a turn's first decision.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
                  width: int = 12, block_width: int = 3, illegal_action: str = "raise",
@@ -123,11 +122,6 @@ class NumberDropTurnEnv(SoloEnvBase):
     def describe_action(self, action: int) -> dict[str, Any]:
         """Candidate ``action`` in the game's words, decision by decision (JSON-safe)."""
         return self._candidate(action).describe(self.game)
-
-    def render(self) -> str | None:
-        if self.render_mode == "ansi":
-            return render_text(self.game)
-        return None
 
     # ------------------------------------------------------------- internals
     def _start(self, game: SoloGame) -> None:

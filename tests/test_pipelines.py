@@ -98,9 +98,26 @@ def test_gymnasium_check_env_passes_on_the_turn_env_line():
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_an_unsupported_render_mode_is_the_error_sb3_retries_on(env_id):
+    # not "human": with rgb_array supported, gym.make answers it with its HumanRendering wrapper
     with pytest.raises(UnsupportedRenderMode, match="render_mode") as err:
-        gym.make(env_id, render_mode="rgb_array")
+        gym.make(env_id, render_mode="depth_array")
     assert isinstance(err.value, TypeError) and isinstance(err.value, ValueError)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_sb3_make_vec_env_gets_the_rgb_array_it_asks_for(env_id):
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(f"numberdrop_env:{env_id}", n_envs=2, seed=0)  # asks for render_mode="rgb_array"
+    try:
+        venv.reset()
+        assert venv.render_mode == "rgb_array"
+        images = venv.get_images()
+        assert len(images) == 2 and all(i.dtype == np.uint8 and i.ndim == 3 and i.shape[2] == 3 for i in images)
+        tiled = venv.render()  # SB3 tiles the sub-environments' pictures into one
+        assert tiled.dtype == np.uint8 and tiled.shape[2] == 3 and tiled.size == sum(i.size for i in images)
+    finally:
+        venv.close()
 
 
 @pytest.mark.parametrize("vec_env", ["dummy", "subproc"])

@@ -94,7 +94,7 @@ def test_missing_config_and_checkpoint(tmp_path):
 # ---------------------------------------------------------------- smoke run
 def test_smoke_run_outputs(smoke_run):
     _, run_dir, result = smoke_run
-    for name in ("best_model.zip", "final_model.zip", "config.yaml", "evals.jsonl"):
+    for name in ("best_model.zip", "final_model.zip", "config.yaml", "evals.jsonl", "learning_curve.png"):
         assert (run_dir / name).is_file(), name
     assert sorted(p.name for p in (run_dir / "checkpoints").glob("*.zip")) == ["ppo_1024_steps.zip",
                                                                               "ppo_2048_steps.zip"]

@@ -1,0 +1,163 @@
+"""Pictures for comparing agents: score distributions against the rulebook's human scores,
+and learning curves. Needs matplotlib (the ``train`` and ``dev`` extras).
+
+    python -m agents.plots scores results/ppo_turn_1000.json docs/scores.png
+    python -m agents.plots curve results/ppo_turn_evals.jsonl results/ppo_turn_long_evals.jsonl docs/learning_curve.png
+
+``agents.evaluate --plot`` and ``train.py`` draw the same pictures from their own numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from numberdrop_env.rules import DEFAULT_RULES
+
+from .evaluate import HUMAN_SCORES
+
+MAX_SCORE = DEFAULT_RULES.max_score
+MIN_SCORE = -DEFAULT_RULES.penalty_points * len(DEFAULT_RULES.penalty_rows)
+
+
+def require_matplotlib() -> None:
+    """Fail early, with the fix, when matplotlib is missing (ImportError)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as err:
+        raise ImportError("pictures need matplotlib: pip install matplotlib "
+                          "(or the project's train or dev extras)") from err
+
+
+def _pyplot():
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display needed, same pixels everywhere
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
+    """One histogram of final scores per agent (``agents.evaluate``'s summary), the human
+    high scores of the rulebook as dotted lines."""
+    agents = summary.get("agents") if isinstance(summary, dict) else None
+    if not agents or not all(isinstance(a, dict) and a.get("scores") for a in agents.values()):
+        raise ValueError("plot_scores needs an agents.evaluate summary with per-game scores")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=80)
+    bins = list(range(MIN_SCORE - 1, MAX_SCORE + 3, 2))
+    for name, a in agents.items():
+        scores = a["scores"]
+        share = [1 / len(scores)] * len(scores)
+        ax.hist(scores, bins=bins, weights=share, histtype="stepfilled", alpha=0.35,
+                label=f"{name}: mean {a['mean']:.1f}")
+        ax.hist(scores, bins=bins, weights=share, histtype="step", color=ax.patches[-1].get_facecolor()[:3])
+    top = ax.get_ylim()[1]
+    for score in HUMAN_SCORES:
+        ax.axvline(score, color="0.35", linestyle=":", linewidth=1)
+        ax.text(score, top, str(score), ha="center", va="bottom", fontsize=8, color="0.25")
+    ax.set_xlim(MIN_SCORE - 2, MAX_SCORE + 2)
+    ax.set_xlabel("final score (dotted: the rulebook's solo high scores)")
+    ax.set_ylabel("share of games")
+    games, seed = summary.get("games"), summary.get("seed")
+    ax.set_title(f"{games} games, seeds {seed}..{seed + games - 1}" if games and seed is not None else "scores",
+                 pad=14, fontsize=11)
+    ax.legend(loc="upper right", fontsize=9, frameon=False)
+    return _save(fig, path)
+
+
+def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """The evaluations of ``evals.jsonl`` files (``train.py``), in step order; a later file
+    continues an earlier run (``--resume``)."""
+    entries = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{n}: not a JSON line ({err})") from err
+            if not isinstance(entry, dict) or not {"step", "score_mean"} <= entry.keys():
+                raise ValueError(f"{path}:{n}: an evaluation needs 'step' and 'score_mean'")
+            entries.append(entry)
+    if not entries:
+        raise ValueError("no evaluations to plot")
+    return sorted(entries, key=lambda e: e["step"])
+
+
+def plot_learning_curve(entries: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+    """Mean evaluation score against training steps, the greedy's mean on the same seeds
+    dashed (``score_mean - diff_vs_greedy``, when the evaluations have it), the best marked."""
+    if not entries:
+        raise ValueError("no evaluations to plot")
+    plt = _pyplot()
+    steps = [e["step"] for e in entries]
+    means = [e["score_mean"] for e in entries]
+    fig, ax = plt.subplots(figsize=(8, 4), dpi=80)
+    ax.plot(steps, means, marker="o", markersize=4, label="agent: mean score on the evaluation seeds")
+    greedy = [e["score_mean"] - e["diff_vs_greedy"] for e in entries if "diff_vs_greedy" in e]
+    if greedy:
+        ax.axhline(sum(greedy) / len(greedy), color="0.4", linestyle="--",
+                   label=f"greedy on the same seeds: {sum(greedy) / len(greedy):.1f}")
+    best = max(range(len(means)), key=means.__getitem__)
+    ax.annotate(f"best {means[best]:.1f}", (steps[best], means[best]), textcoords="offset points",
+                xytext=(0, 8), ha="center", fontsize=9)
+    low, high = min(means + greedy), max(means)
+    ax.set_ylim(low - 0.35 * (high - low) - 1, high + 0.12 * (high - low) + 1)  # room for the legend and the label
+    ax.set_xlim(left=0)
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:.0f}k" if x else "0")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("mean final score")
+    ax.set_title(title or "learning curve", fontsize=11)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=9, frameon=False)
+    return _save(fig, path)
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None})  # no version stamp: the same numbers give the same file
+    plt.close(fig)
+    return path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m agents.plots", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="picture", required=True)
+    scores = sub.add_parser("scores", help="score distributions from an agents.evaluate --json file")
+    scores.add_argument("summary", type=Path, help="JSON written by agents.evaluate --json")
+    scores.add_argument("out", type=Path, help="picture to write (.png, .svg, ...)")
+    curve = sub.add_parser("curve", help="learning curve from train.py's evals.jsonl files")
+    curve.add_argument("evals", type=Path, nargs="+", help="evals.jsonl files, in training order")
+    curve.add_argument("out", type=Path, help="picture to write (.png, .svg, ...)")
+    curve.add_argument("--title", default="", help="title of the picture")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.picture == "scores":
+            path = plot_scores(json.loads(args.summary.read_text()), args.out)
+        else:
+            path = plot_learning_curve(read_evals(args.evals), args.out, args.title)
+    except (ValueError, TypeError, OSError, ImportError) as err:
+        parser.error(str(err))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
