@@ -37,6 +37,12 @@ def make_env(env_cfg: EnvConfig):
     """One monitored training environment (top-level, so subprocesses can build it)."""
     from stable_baselines3.common.monitor import Monitor
 
+    if env_cfg.interface == "turn" and env_cfg.players > 1:
+        from agents.table_env import NumberDropTableEnv
+
+        return Monitor(NumberDropTableEnv(num_players=env_cfg.players, opponents=list(env_cfg.opponents),
+                                          candidates=env_cfg.candidates, width=env_cfg.width),
+                       info_keywords=("win",))
     if env_cfg.interface == "turn":
         from numberdrop_env.turn_env import NumberDropTurnEnv
 
@@ -355,6 +361,8 @@ def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress
     f = cfg.final_eval
     if f.games == 0:
         return None
+    if cfg.env.players > 1:
+        return _final_tables(cfg, model_path, run_dir, progress)
     agents = list(f.agents)
     if "greedy" in agents:
         ok, why = greedy_available()
@@ -367,6 +375,21 @@ def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress
     summary = summarise(results, f.games, f.seed)
     summary["model"] = str(model_path)
     print(format_table(summary))
+    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _final_tables(cfg: TrainConfig, model_path: Path, run_dir: Path, progress: bool) -> dict[str, Any]:
+    """The closing table of a multiplayer run: the model in one seat among its training opponents."""
+    from agents.table_eval import format_tables, run_tables, summarise_tables
+
+    f, players = cfg.final_eval, cfg.env.players
+    seats = ["ppo"] + [cfg.env.opponents[i % len(cfg.env.opponents)] for i in range(players - 1)]
+    results = run_tables(seats, players, f.games, f.seed, workers=f.workers or os.cpu_count() or 1,
+                         options={"ppo": {"path": str(model_path)}}, progress=progress)
+    summary = summarise_tables(results, list(dict.fromkeys(seats)), players)
+    summary["model"] = str(model_path)
+    print(format_tables(summary))
     (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -463,6 +486,9 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
             print(f"resuming from {args.resume} at step {model.num_timesteps}", file=sys.stderr)
         else:
             model = build_model(cfg, venv, run_dir)
+            if cfg.init_from:
+                model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
+                print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
         model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if args.resume is None and cfg.pretrain.games:
             behaviour_cloning(cfg, model, run_dir, progress)

@@ -17,6 +17,8 @@ from typing import Any, Literal, Union
 
 import yaml
 
+from .registry import AGENTS
+
 
 @dataclass
 class EnvConfig:
@@ -29,6 +31,10 @@ class EnvConfig:
     """(turn) Candidate slots per turn: the best-ranked distinct outcomes are offered."""
     width: int = 12
     """(turn) Tetromino drops the enumerator values exactly (each with every combination)."""
+    players: int = 1
+    """(turn) 1: solo games; 2..6: one seat of a multiplayer table (``NumberDropTable-v0``)."""
+    opponents: list[str] = field(default_factory=lambda: ["greedy"])
+    """(players > 1) Registry agents of the other seats, cycled round the table."""
 
 
 @dataclass
@@ -133,6 +139,9 @@ class TrainConfig:
     ship_to: str | None = None
     """Copy the best model here at the end (e.g. ``agents/models/ppo_solo.zip``)."""
     progress_bar: bool = True
+    init_from: str | None = None
+    """Start from this model's weights (same spaces and network), e.g. ``agents/models/ppo_turn.zip``;
+    unlike ``--resume`` the step count starts at 0."""
     env: EnvConfig = field(default_factory=EnvConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -259,6 +268,11 @@ def _check(cfg: TrainConfig) -> None:
     need(n.planner_scale > 0, "network.planner_scale", "must be > 0")
     need(cfg.env.candidates >= 1, "env.candidates", "must be >= 1")
     need(cfg.env.width >= 1, "env.width", "must be >= 1")
+    need(cfg.init_from is None or Path(cfg.init_from).is_file(), "init_from", "must name an existing model .zip")
+    need(1 <= cfg.env.players <= 6, "env.players", "must be 1..6")
+    need(cfg.env.players == 1 or cfg.env.interface == "turn", "env.players", "needs env.interface 'turn'")
+    need(bool(cfg.env.opponents) and all(a in AGENTS for a in cfg.env.opponents), "env.opponents",
+         f"must list agents among {sorted(AGENTS)}")
     need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")
     need(cfg.env.interface == "decision" or cfg.pretrain.games == 0, "pretrain.games",
          "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)")
@@ -278,7 +292,6 @@ def _check(cfg: TrainConfig) -> None:
     need(f.games >= 0, "final_eval.games", "must be >= 0")
     need(f.seed >= 0, "final_eval.seed", "must be >= 0")
     need(f.workers >= 0, "final_eval.workers", "must be >= 0")
-    from .registry import AGENTS
 
     need(b.agent in AGENTS and b.agent != "ppo", "pretrain.agent", f"must be a scripted agent among {sorted(AGENTS)}")
     need(len(f.agents) == len(set(f.agents)) and "ppo" in f.agents and set(f.agents) <= set(AGENTS),

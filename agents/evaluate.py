@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -24,11 +23,14 @@ from typing import Any, Iterable
 import numpy as np
 from tqdm import tqdm
 
+from numberdrop_env.multi import MAX_PLAYERS
 from numberdrop_env.rules import DEFAULT_RULES
 from numberdrop_env.solo import SoloGame
 
 from .registry import (AGENTS, HelpFormatter, describe_options, make_policy, parse_options, plain_text,
                        policy_class)
+from .stats import ci95
+from .table_eval import format_tables, run_tables, summarise_tables
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)
 """The rulebook's solo high-score table."""
@@ -74,7 +76,7 @@ _POLICIES: dict[str, Any] = {}
 
 
 def _play_chunk(agent: str, options: dict[str, Any], seeds: list[int]) -> tuple[str, list[GameResult]]:
-    key = json.dumps([agent, options], sort_keys=True, default=str)
+    key = json.dumps([agent, AGENTS.get(agent), options], sort_keys=True, default=str)  # the class too
     if key not in _POLICIES:
         _POLICIES[key] = make_policy(agent, options)
     return agent, [play_game(_POLICIES[key], s) for s in seeds]
@@ -105,13 +107,6 @@ def run(agents: list[str], games: int, seed: int, workers: int = 1,
     return results
 
 
-def _ci95(values: np.ndarray) -> list[float]:
-    if len(values) < 2:
-        return [float(values.mean()), float(values.mean())]
-    half = 1.96 * values.std(ddof=1) / math.sqrt(len(values))
-    return [float(values.mean() - half), float(values.mean() + half)]
-
-
 def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> dict[str, Any]:
     """The numbers of the table, as plain JSON-safe data."""
     first = next(iter(results))
@@ -123,7 +118,7 @@ def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> di
         seconds = sum(r.seconds for r in rs)
         out["agents"][name] = {
             "mean": float(scores.mean()),
-            "ci95": _ci95(scores),
+            "ci95": ci95(scores),
             "median": float(np.median(scores)),
             "p10": float(np.percentile(scores, 10)),
             "p90": float(np.percentile(scores, 90)),
@@ -136,7 +131,7 @@ def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> di
             "decisions_per_second": sum(r.decisions for r in rs) / seconds if seconds else float("nan"),
             "beats": {str(h): float(np.mean(scores > h)) for h in HUMAN_SCORES},
             "reach_100": float(np.mean(scores >= DEFAULT_RULES.max_score)),
-            "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": _ci95(diff)},
+            "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": ci95(diff)},
             "breakdown": {k: float(np.mean([r.breakdown[k] for r in rs])) for k in rs[0].breakdown},
             "scores": [int(s) for s in scores],
         }
@@ -180,6 +175,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
                         help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; "
                              "options listed below)")
+    parser.add_argument("--players", type=int, default=1,
+                        help="1: solo games; 2..6: multiplayer tables, each seed played under every "
+                             "rotation of seats (agents cycled round the table)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     parser.add_argument("--plot", type=Path, help="also draw the score distributions, with the rulebook's "
                                                   "human scores, to this picture (.png, .svg; needs matplotlib)")
@@ -193,8 +191,9 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
     args = parser.parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
-        if not agents or len(set(agents)) != len(agents):
-            raise ValueError("--agents must name one or more distinct agents")
+        if not agents or (len(set(agents)) != len(agents) and len(agents) != args.players):
+            raise ValueError("--agents must name one or more distinct agents (or, with --players N, "
+                             "exactly N agents, one per seat)")
         for name in agents:
             policy_class(name)
         if args.games < 1 or args.workers < 0 or args.seed < 0:
@@ -207,7 +206,13 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 require_matplotlib()
             except ImportError as err:
                 raise ValueError(str(err)) from err
-        options = parse_options(args.option, agents)
+        if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
+            raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
+        if args.players > 1 and args.plot:
+            raise ValueError("--plot draws solo score distributions; leave it out with --players")
+        options = parse_options(args.option, list(dict.fromkeys(agents)))
+        if args.players > 1:
+            return _tables(args, agents, workers, options)
         results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
     except ValueError as err:
         parser.error(str(err))
@@ -220,6 +225,16 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         from .plots import plot_scores
 
         print(f"score distributions: {plot_scores(summary, args.plot)}")
+    return summary
+
+
+def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
+    results = run_tables(agents, args.players, args.games, args.seed, workers, options, not args.no_progress)
+    summary = summarise_tables(results, list(dict.fromkeys(agents)), args.players)
+    print(format_tables(summary))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1))
     return summary
 
 

@@ -82,6 +82,28 @@ def greedy_loop(deadline: float) -> tuple[int, int]:
     return turns + game.turn, episodes
 
 
+def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
+    """Random masked decisions at a multiplayer table (the PettingZoo AEC environment)."""
+    from numberdrop_env import multiplayer_v0
+
+    def run(deadline: float) -> tuple[int, int]:
+        env = multiplayer_v0.env(num_players=players)
+        rng = np.random.default_rng(0)
+        env.reset(seed=0)
+        steps = episodes = 0
+        while time.perf_counter() < deadline:
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                episodes += 1
+                env.reset(seed=episodes)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        return steps, episodes
+
+    return run
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=plain_text(__doc__.splitlines()[0]),
                                      formatter_class=HelpFormatter)
@@ -93,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         ("NumberDrop-v0 (gymnasium.make)", *_timed(env_loop("NumberDrop-v0", masked=True), args.seconds)),
         ("NumberDrop-v0 auto_forced=True", *_timed(env_loop("NumberDrop-v0", True, auto_forced=True), args.seconds)),
         ("SoloGame engine only", *_timed(engine_loop, args.seconds)),
+        ("multiplayer_v0 AEC, 6 players", *_timed(table_loop(6), args.seconds)),
         ("CartPole-v1 (gymnasium.make)", *_timed(env_loop("CartPole-v1", masked=False), args.seconds)),
     ]
     floor = rows[-1][1]

@@ -15,6 +15,8 @@ __version__ = "0.1.0"
 
 register(id="NumberDrop-v0", entry_point="numberdrop_env.env:NumberDropEnv")
 register(id="NumberDropTurn-v0", entry_point="numberdrop_env.turn_env:NumberDropTurnEnv")
+# one seat of a multiplayer table; its opponents are agents, so it lives with them
+register(id="NumberDropTable-v0", entry_point="agents.table_env:NumberDropTableEnv")
 
 
 def __getattr__(name: str):

@@ -41,6 +41,9 @@ face value. Then:
   reached notch 4 yet: that block will never drop (4 X cells of capacity saved).
 - ``letter_half`` (0.35) x notches ahead: an uncircled tile whose letter has one of
   its two boxes scored is worth keeping high, giving time to circle it.
+- multiplayer only, added to ``letter``: ``hurt`` (2.0) x the share of opponents who have
+  not circled the letter (its block will drop on them), and ``threat`` (3.0) x the share
+  who have circled it or scored one of its two boxes (its block may drop on us).
 - ``hole_row`` (1.6) + ``hole`` (0.3) per covered hole: a regular row with a hole can
   never score its +2, and a hole is lost capacity (the game ends when the grid is full).
 - ``row_fill`` (1.4) x (filled/7)^2 for regular rows that can still be completed.
@@ -74,6 +77,8 @@ class Weights:
     high: float = 0.35  # (height - 8)^2 for each column above row 8: risk of the Game Over line
     letter: float = 3.0  # circling a letter whose tile has not dropped its block yet
     letter_half: float = 0.35  # per notch still ahead, for a letter with one of its two boxes scored
+    hurt: float = 2.0  # multiplayer: circling a letter, per share of opponents it will hit
+    threat: float = 3.0  # multiplayer: circling a letter opponents have circled (or half-circled)
     wild_default: int = 5  # value of a wild die that no neighbour suggests
     power: float = 2.0  # exponent of (size/box) in the progress credit
     column: float = 0.5  # share of the +10 column bonus added to the value of a kind's last open box

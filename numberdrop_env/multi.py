@@ -36,17 +36,25 @@ def block_table(rules: Rules, name: str) -> ShapeTable:
 class Seat(SoloGame):
     """One player's sheet and pending decisions at a table.
 
-    Seen by agents as a solo game at notch 0 everywhere (there are no slides); the dice
-    and the block phase come from the table through :meth:`begin_turn`.
+    Seen by agents as a solo game without slides: a fixed solo board whose letters stand
+    at notch 0, or at the last notch once crossed off (their block has left the board).
+    The dice and the block phase come from the table through :meth:`begin_turn`.
+
+    A clone (``clone()``, what planners and search explore) is *detached*: it plays on by
+    itself like a solo game, ticking its end-of-turn boxes and rolling its own next turn,
+    so lookahead can sample the turns to come.
     """
 
     def __init__(self, rules: Rules, index: int, rng: np.random.Generator) -> None:
         super().__init__(rules, seed=np.random.default_rng(0))
-        self.tiles = rules.shape_names  # no solo board: a fixed, never-moving one for agents
+        self.tiles = rules.shape_names
         self.rng = rng
         self.index = index
         self.block_shape: str | None = None
         self.piece_lost = False
+        self.detached = False
+        self.rivals = np.zeros((2, len(rules.letters)))
+        """Per letter: share of opponents who circled it, and who scored one of its two boxes."""
 
     @property
     def start_number(self) -> int:
@@ -72,30 +80,33 @@ class Seat(SoloGame):
             self._end_turn(piece_lost=True)
 
     # ------------------------------------------------------------ solo hooks
-    def _compute_mask(self) -> np.ndarray:
-        if self.phase is not Phase.BLOCK:
-            return super()._compute_mask()
-        L = self.layout
-        mask = np.zeros(L.size, bool)
-        legal = block_table(self.rules, self.block_shape).legal(self.sheet.heights)
-        mask[L.block : L.block + len(legal)] = legal
-        return mask
+    def block_placements(self) -> np.ndarray:
+        return block_table(self.rules, self.block_shape).legal(self.sheet.heights)
 
-    def _apply(self, action: int) -> None:
-        if self.phase is not Phase.BLOCK:
-            return super()._apply(action)
-        cells = block_table(self.rules, self.block_shape).cells(action - self.layout.block, self.sheet.heights)
-        self.sheet.write(cells, [X] * len(cells))
-        self._end_turn()
+    def block_cells(self, placement: int) -> list[tuple[int, int]]:
+        return block_table(self.rules, self.block_shape).cells(placement, self.sheet.heights)
+
+    def _after_block(self) -> None:
+        self._end_turn()  # a block phase ends the turn
 
     def _start_turn(self) -> None:
-        self.phase = Phase.WAIT  # after the starting number: the table rolls when everyone is ready
+        if not self.detached:
+            self.phase = Phase.WAIT  # the table rolls when everyone is ready
+            return
+        faces = self.rng.integers(0, [len(d) for d in self.rules.number_dice] + [len(self.rules.shape_die)])
+        dice = tuple(int(d[f]) for d, f in zip(self.rules.number_dice, faces[:-1]))
+        self.begin_turn(self.turn + 1, dice, self.rules.shape_die[faces[-1]], None)
 
     def _end_turn(self, piece_lost: bool = False) -> None:
         self.selection, self._combos = [], None
         self.block_tile = self.block_shape = None
         self.piece_lost |= piece_lost
-        self.phase = Phase.WAIT
+        if not self.detached:
+            self.phase = Phase.WAIT
+        elif self.sheet.end_of_turn() or self.piece_lost:
+            self.phase = Phase.OVER
+        else:
+            self._start_turn()
 
     def _describe_placement(self, placement: int) -> dict[str, Any]:
         if self.phase is not Phase.BLOCK:
@@ -109,8 +120,8 @@ class Seat(SoloGame):
                 "cells": None if cells is None else [list(c) for c in cells]}
 
     def clone(self) -> "Seat":
-        other = super().clone()
-        other.rng = self.rng  # a seat never rolls; sharing keeps clones cheap
+        other = super().clone()  # with its own copy of the generator
+        other.detached = True
         return other
 
 
@@ -215,6 +226,15 @@ class Table:
     def _cross(self, letter: int) -> None:
         for s in self.seats:
             s.sheet.crossed[letter] = True
+            s.notches[letter] = self.rules.last_notch  # its block has left the board
+
+    def _share_rivals(self) -> None:
+        """Tell each seat what its opponents' letters look like (public on the sheets)."""
+        circled = np.array([s.sheet.circled for s in self.seats], float)
+        half = np.array([s.sheet.identical ^ s.sheet.consecutive for s in self.seats], float)
+        n = self.num_players - 1
+        for p, s in enumerate(self.seats):
+            s.rivals = np.stack([(circled.sum(0) - circled[p]) / n, (half.sum(0) - half[p]) / n])
 
     def roll(self) -> tuple[tuple[int, ...], str]:
         """The five dice of a turn: number dice and shape die (one roll for the whole table)."""
@@ -229,6 +249,7 @@ class Table:
         active = self.active_letters()
         self.block_letter = active[0] if star and active else None
         block = None if self.block_letter is None else (self.block_letter, self.blocks[self.block_letter])
+        self._share_rivals()
         for s in self.seats:
             s.begin_turn(self.turn, self.dice, self.shape_face, block)
         if not self.to_act():  # every block discarded or dodged, or every piece lost

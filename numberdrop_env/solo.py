@@ -100,7 +100,8 @@ class SoloGame:
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             mask[L.slide : L.block] = self.notches < self.rules.last_notch
         elif p is Phase.BLOCK:
-            mask[L.block : L.place] = self._placements((self.tiles[self.block_tile],))
+            legal = self.block_placements()
+            mask[L.block : L.block + len(legal)] = legal
         elif p is Phase.PLACE:
             mask[L.place : L.arrange] = self._placements(self.allowed_shapes())
         elif p is Phase.ARRANGE:
@@ -118,6 +119,14 @@ class SoloGame:
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
         return self.table.legal(self.sheet.heights) & self.table.shape_placements(shapes)
+
+    def block_placements(self) -> np.ndarray:
+        """Bool mask of the legal placements of the dropping block (phase *block*)."""
+        return self._placements((self.tiles[self.block_tile],))
+
+    def block_cells(self, placement: int) -> list[Cell]:
+        """Where the dropping block lands for a placement index."""
+        return self.table.cells(placement, self.sheet.heights)
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> int:
@@ -138,9 +147,9 @@ class SoloGame:
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             self._slide(action - L.slide)
         elif p is Phase.BLOCK:
-            cells = self.table.cells(action - L.block, self.sheet.heights)
+            cells = self.block_cells(action - L.block)
             self.sheet.write(cells, [X] * len(cells))
-            self._after_slides()
+            self._after_block()
         elif p is Phase.PLACE:
             self.pending_cells = self.table.cells(action - L.place, self.sheet.heights)
             self.phase = Phase.ARRANGE
@@ -176,6 +185,9 @@ class SoloGame:
                 self.block_tile = tile
                 self.phase = Phase.BLOCK
                 return
+        self._after_slides()
+
+    def _after_block(self) -> None:
         self._after_slides()
 
     def _after_slides(self) -> None:
@@ -258,7 +270,7 @@ class SoloGame:
     # ------------------------------------------------------------ persistence
     def clone(self) -> "SoloGame":
         """An independent copy (its own generator in the same state) for search."""
-        other = SoloGame.__new__(SoloGame)
+        other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.sheet = self.sheet.copy()
         other.notches = self.notches.copy()

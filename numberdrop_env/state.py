@@ -210,6 +210,9 @@ def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     for p, seat_data in enumerate(seats):
         _restore_seat(table.seats[p], seat_data, table, rules, f"seats[{p}]")
     _table_is_consistent(table, data, rules)
+    for seat in table.seats:
+        seat.notches = np.where(seat.sheet.crossed, rules.last_notch, 0)
+    table._share_rivals()
     try:
         table.rng.bit_generator.state = data["rng"]
     except (TypeError, ValueError, KeyError, OverflowError) as err:

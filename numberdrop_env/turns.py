@@ -185,7 +185,7 @@ class TurnPlanner:
         scored = []
         for p in np.flatnonzero(g.legal_mask()[L.block:L.place]):
             vals, h = vals0[:], heights0[:]
-            for r, c in g.table.cells(int(p), g.sheet.heights):
+            for r, c in g.block_cells(int(p)):
                 vals[r * ctx.cols + c] = 10
                 h[c] = max(h[c], r + 1)
             geo, lp, pp = ctx.geometry(vals, h)
@@ -211,7 +211,7 @@ class TurnPlanner:
         vals0 = sheet.values.ravel().tolist()
         used0 = sheet.used.ravel().tolist()
         last = g.rules.last_notch
-        letter_live = [(int(n) < last) and not c for n, c in zip(g.notches, sheet.circled.tolist())]
+        letter_live = letter_values(g, ctx.w)
         turn_value = ctx.w.turn * t_rem
         limit = math.ceil(t_rem)
         out = []
@@ -278,7 +278,7 @@ class TurnPlanner:
         return stage1[: self.width]
 
     def _combos(self, ctx: Context, vals: list[int], used: list[bool], heights: list[int], base: float,
-                over: bool, turn_value: float, letter_live: list[bool], limit: int):
+                over: bool, turn_value: float, letter_live: list[float], limit: int):
         """(value, ordered cells or None, kind, official points, terms) of the pass and of every
         canonical combination, the pass first."""
         w = ctx.w
@@ -295,8 +295,8 @@ class TurnPlanner:
         for kind, k, cells in cands:
             pts, letter_flag = ctx.combo_points(kind, k)
             letter = 0.0
-            if letter_flag and k in ctx.box_sizes and letter_live[ctx.box_sizes.index(k)]:
-                letter = w.letter
+            if letter_flag and k in ctx.box_sizes:
+                letter = letter_live[ctx.box_sizes.index(k)]
             st2 = Structures(vals, apply_used(used, cells), ctx.nbrs, ctx.max_number)
             it, ct = ctx.ident_targets, ctx.cons_targets  # the boxes still open after this combination
             if kind == "identical" or k == ctx.bonus_size:
@@ -306,6 +306,23 @@ class TurnPlanner:
             pot = ctx.potential(vals, st2, heights, it, ct, limit)
             yield (base + turn_value + pts + letter + pot, cells, kind, pts,
                    {"potential": pot, "turns": turn_value, "letter": letter})
+
+
+def letter_values(g: SoloGame, w: Weights) -> list[float]:
+    """What circling each letter is worth now: 0 once circled or once its block is gone.
+
+    At a multiplayer table (``g.rivals``, see ``numberdrop_env.multi.Seat``) a circle also
+    aims the block at the opponents who have not circled it (``hurt``) and shields from a
+    letter they have circled or are one box from circling (``threat``).
+    """
+    last = g.rules.last_notch
+    live = [(int(n) < last) and not c for n, c in zip(g.notches, g.sheet.circled.tolist())]
+    rivals = getattr(g, "rivals", None)
+    if rivals is None:
+        return [w.letter if ok else 0.0 for ok in live]
+    circled, half = rivals
+    return [w.letter + w.hurt * (1.0 - c) + w.threat * max(c, h) if ok else 0.0
+            for ok, c, h in zip(live, circled.tolist(), half.tolist())]
 
 
 def start_candidates(game: SoloGame) -> list[Candidate]:
