@@ -16,6 +16,7 @@ import numpy as np
 
 from numberdrop_env.env_base import SoloEnvBase
 from numberdrop_env.multi import MAX_PLAYERS, Table
+from numberdrop_env.multiplayer_v0 import render_table
 from numberdrop_env.rules import DEFAULT_RULES, Rules
 from numberdrop_env.turn_env import NumberDropTurnEnv
 
@@ -80,6 +81,16 @@ class NumberDropTableEnv(NumberDropTurnEnv):
         self._play_others()
         self._start(self.table.seats[self.seat])
         return self._observation(), self._info()
+
+    def render(self) -> str | np.ndarray | None:
+        """The whole table: every sheet, the block board and the dice."""
+        if self.render_mode == "ansi":
+            return render_table(self.table)
+        if self.render_mode == "rgb_array":
+            from numberdrop_env.draw import draw_table
+
+            return np.array(draw_table(self.table), dtype=np.uint8)
+        return None
 
     def _start(self, game: Any) -> None:
         SoloEnvBase._start(self, game)  # a seat's turn starts in phase place or block, not slide

@@ -97,6 +97,18 @@ def test_table_env_is_reproducible_and_validates_its_arguments():
         gym.make("NumberDropTable-v0", opponents=["nobody"])
 
 
+def test_table_env_renders_the_whole_table():
+    env = gym.make("NumberDropTable-v0", num_players=3, opponents=["random"], render_mode="ansi")
+    env.reset(seed=1)
+    assert all(f"player_{p}" in env.render() for p in range(3))
+    env = gym.make("NumberDropTable-v0", num_players=3, opponents=["random"], render_mode="rgb_array")
+    env.reset(seed=1)
+    first = env.render()
+    assert first.dtype == np.uint8 and first.ndim == 3
+    env.step(0)
+    assert env.render().shape == first.shape
+
+
 def test_table_configs_are_validated():
     with pytest.raises(ValueError, match="env.players"):
         config_from_dict({"env": {"interface": "decision", "players": 4}})
