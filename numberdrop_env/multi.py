@@ -60,10 +60,6 @@ class Seat(SoloGame):
     def start_number(self) -> int:
         return self.index + 1
 
-    @property
-    def waiting(self) -> bool:
-        return self.phase is Phase.WAIT
-
     def begin_turn(self, turn: int, dice: tuple[int, ...], shape_face: str, block: tuple[int, str] | None) -> None:
         """The table's roll: drop the active block (unless circled or impossible) or the tetromino."""
         self.turn, self.dice, self.shape_face = turn, dice, shape_face
@@ -71,8 +67,9 @@ class Seat(SoloGame):
         self._mask = None
         if block is not None:
             letter, shape = block
-            self.block_tile, self.block_shape = letter, shape
             due = not self.sheet.circled[letter] and block_table(self.rules, shape).legal(self.sheet.heights).any()
+            if due:
+                self.block_tile, self.block_shape = letter, shape
             self.phase = Phase.BLOCK if due else Phase.WAIT  # no legal placement: the block is discarded
         elif self._placements(self.allowed_shapes()).any():
             self.phase = Phase.PLACE

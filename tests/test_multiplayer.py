@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from numberdrop_env import WILD, X, Phase
+from numberdrop_env.env import observe
 from numberdrop_env.multi import Table, block_table
 from numberdrop_env.rules import DEFAULT_RULES
 
@@ -32,6 +33,18 @@ def circle(table: Table, seat: int, letter: int) -> None:
     """Hand-build a circled letter (both boxes of its size scored)."""
     s = table.seats[seat].sheet
     s.identical[letter] = s.consecutive[letter] = s.circled[letter] = True
+
+
+def circle_on_the_sheet(table: Table, seat: int, letter: int, row: int) -> None:
+    """A circled letter with its two combinations written and used (a sheet a state file accepts)."""
+    s, k = table.seats[seat].sheet, R.box_sizes[letter]
+    cells = [(row, c) for c in range(k)]
+    s.write(cells, [2] * k)
+    s.score_combination(cells, "identical")
+    cells = [(row + 1, c) for c in range(k)]
+    s.write(cells, list(range(1, k + 1)))
+    s.score_combination(cells, "consecutive")
+    assert s.circled[letter]
 
 
 def play_turn(table: Table, seats=None, choose=lambda legal: legal[0]) -> None:
@@ -86,10 +99,14 @@ def test_first_player_rotates_each_turn():
 # ----------------------------------------------------------------------------- block phase
 def test_block_phase_drops_on_everyone_who_has_not_circled_then_ends_the_turn():
     table = started(3, rolls=[PLAIN, STAR, PLAIN])
-    circle(table, 0, 1)  # seat 0 circled B during the first turn
+    circle_on_the_sheet(table, 0, 1, row=5)  # seat 0 circled B during the first turn
     play_turn(table)
     assert table.block_letter == 1 and table.turn == 2
     assert [s.phase for s in table.seats] == [Phase.WAIT, Phase.BLOCK, Phase.BLOCK]
+    restored = Table.from_dict(table.to_dict())  # a saved block phase is seen the same way
+    for a, b in zip(table.seats, restored.seats):
+        seen, again = observe(a), observe(b)
+        assert all(np.array_equal(seen[k], again[k]) for k in seen)
     shape = table.blocks[1]
     legal = block_table(R, shape).legal(table.seats[1].sheet.heights)
     assert np.array_equal(table.legal_mask(1)[L.block:L.block + len(legal)], legal)
