@@ -114,16 +114,7 @@ def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
         raise ValueError("state.dice: dice are rolled in every phase but 'start'")
     if data["dice"] is None:
         return
-    dice = _list(data["dice"], "dice")
-    if len(dice) != len(rules.number_dice):
-        raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
-    for i, (v, faces) in enumerate(zip(dice, rules.number_dice)):
-        if isinstance(v, bool) or v not in faces:
-            raise ValueError(f"state.dice[{i}]: {v!r} is not a face of that die {faces}")
-    if data["shape_face"] not in rules.shape_die:
-        raise ValueError(f"state.shape_face: {data['shape_face']!r} is not a face of the shape die")
-    game.dice = tuple(int(v) for v in dice)
-    game.shape_face = data["shape_face"]
+    game.dice, game.shape_face = _roll(data, rules)
     star = WILD in game.dice or game.shape_face == "*"
     if game.star_pending and not star:
         raise ValueError("state.star_pending: no die shows a star")
@@ -225,6 +216,11 @@ def _table_dice(table: Any, data: dict[str, Any], rules: Rules) -> None:
         raise ValueError("state.dice: dice are rolled from turn 1 on")
     if data["dice"] is None:
         return
+    table.dice, table.shape_face = _roll(data, rules)
+
+
+def _roll(data: dict[str, Any], rules: Rules) -> tuple[tuple[int, ...], str]:
+    """The saved number dice and shape die, each a face of its die."""
     dice = _list(data["dice"], "dice")
     if len(dice) != len(rules.number_dice):
         raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
@@ -233,7 +229,7 @@ def _table_dice(table: Any, data: dict[str, Any], rules: Rules) -> None:
             raise ValueError(f"state.dice[{i}]: {v!r} is not a face of that die {faces}")
     if data["shape_face"] not in rules.shape_die:
         raise ValueError(f"state.shape_face: {data['shape_face']!r} is not a face of the shape die")
-    table.dice, table.shape_face = tuple(int(v) for v in dice), data["shape_face"]
+    return tuple(int(v) for v in dice), data["shape_face"]
 
 
 def _restore_seat(seat: Any, data: Any, table: Any, rules: Rules, where: str) -> None:
