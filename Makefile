@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RLLIB_STAMP := $(VENV)/.installed-rllib
 
 .PHONY: train test bench demo clean
 
@@ -13,10 +14,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[train,dev]"
 	touch $(STAMP)
 
+# the tests also cover the Ray backend: `make test` adds the `rllib` extra (about 0.55 GB),
+# `make train` stays without it
+$(RLLIB_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e ".[train,dev,rllib]"
+	touch $(RLLIB_STAMP)
+
 train: $(STAMP)
 	$(BIN)/python train.py --config configs/ppo_turn.yaml
 
-test: $(STAMP)
+test: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest
 
 demo: $(STAMP)

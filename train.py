@@ -428,8 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python train.py", description=plain_text(__doc__),
                                      formatter_class=HelpFormatter)
     parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
-    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from: keeps its weights and "
-                                                    "step count, takes the config's PPO settings")
+    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from (an RLlib run: a checkpoint "
+                                                    "directory): keeps its weights and step count, takes the "
+                                                    "config's PPO settings")
     parser.add_argument("--total-steps", type=int, help="override total_timesteps")
     parser.add_argument("--output-dir", help="override output_dir (the run directory)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -439,14 +440,24 @@ def build_parser() -> argparse.ArgumentParser:
 def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
     """Parse the command line and validate the config: every error surfaces here, before any training."""
     args = build_parser().parse_args(argv)
-    cfg = load_config(args.config)
+    from agents.rllib_config import config_backend, load_rllib_config, require_ray
+
+    rllib = config_backend(args.config) == "rllib"  # `backend: rllib` runs on Ray (agents/rllib_train.py)
+    from agents.lucky.train import is_lucky_config, load_lucky_config
+
+    if is_lucky_config(args.config):  # `game: luckynumbers` trains Lucky Numbers (agents/lucky/train.py)
+        cfg: Any = load_lucky_config(args.config)
+    else:
+        cfg = load_rllib_config(args.config) if rllib else load_config(args.config)
+        if rllib:
+            require_ray()
     if args.total_steps is not None:
         if args.total_steps <= 0:
             raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
         cfg.total_timesteps = args.total_steps
     if args.output_dir is not None:
         cfg.output_dir = args.output_dir
-    if args.resume is not None and not args.resume.is_file():
+    if args.resume is not None and not (args.resume.is_dir() if rllib else args.resume.is_file()):
         raise FileNotFoundError(f"--resume checkpoint {str(args.resume)!r} not found")
     return cfg, args
 
@@ -456,6 +467,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+    if getattr(cfg, "game", "numberdrop") == "luckynumbers":
+        from agents.lucky.train import train as train_lucky
+
+        return train_lucky(cfg, args)
+    if getattr(cfg, "backend", "sb3") == "rllib":
+        from agents.rllib_train import train as train_on_rllib
+
+        return train_on_rllib(cfg, args)
     progress = cfg.progress_bar and not args.no_progress
 
     import torch

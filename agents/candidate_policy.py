@@ -69,6 +69,36 @@ class CandidateEncoder(BaseFeaturesExtractor):
         return self.state_net(obs["state"]), self.candidate_net(cands), cands
 
 
+def build_heads(encoder: CandidateEncoder, scorer_hidden: Sequence[int], value_hidden: Sequence[int],
+                planner_scale: float, activation: str) -> tuple[nn.Sequential, nn.Parameter, nn.Sequential]:
+    """(residual scorer, planner-term weights, value head), initialised so that the logits are
+    ``planner_scale`` times the planner value. Shared by the SB3 policy and the RLlib module."""
+    act = _ACTIVATIONS[activation]
+    scorer = mlp([encoder.candidate_dim + encoder.state_dim, *scorer_hidden, 1], act, last_activation=False)
+    nn.init.zeros_(scorer[-1].weight)
+    nn.init.zeros_(scorer[-1].bias)
+    # logit per point of each part of the planner value
+    term_weights = nn.Parameter(torch.full((len(PLANNER_TERMS),), float(planner_scale)))
+    value_head = mlp([encoder.state_dim + 2 * encoder.candidate_dim, *value_hidden, 1], act, last_activation=False)
+    return scorer, term_weights, value_head
+
+
+def score_candidates(state: torch.Tensor, cands: torch.Tensor, raw: torch.Tensor, term_weights: torch.Tensor,
+                     scorer: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logits (B, K), value-head input (B, S + 2C)) from the encoder's outputs: the weighted
+    planner terms plus the residual per candidate, and the state with a masked mean and max
+    of the candidate embeddings."""
+    present = raw[..., 0:1]  # (B, K, 1): 1 for offered candidates
+    k = cands.shape[1]
+    joined = torch.cat([cands, state.unsqueeze(1).expand(-1, k, -1)], dim=-1)
+    terms = raw[..., list(PLANNER_TERMS)] * VALUE_SCALE
+    logits = terms @ term_weights + scorer(joined).squeeze(-1)
+    count = present.sum(dim=1)  # (B, 1); 0 only after the game is over
+    mean = (cands * present).sum(dim=1) / count.clamp(min=1.0)
+    peak = cands.masked_fill(present == 0, -1e4).max(dim=1).values * (count > 0.5)
+    return logits, torch.cat([state, mean, peak], dim=-1)
+
+
 class CandidateScorerPolicy(MaskableActorCriticPolicy):
     """Shared-weight candidate scorer (actor) and state value (critic) for ``NumberDropTurn-v0``."""
 
@@ -98,34 +128,20 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         return data
 
     def _build(self, lr_schedule: Any) -> None:
-        act = _ACTIVATIONS[self.activation]
         enc: CandidateEncoder = self.features_extractor
-        self.scorer = mlp([enc.candidate_dim + enc.state_dim, *self.scorer_hidden, 1], act, last_activation=False)
-        nn.init.zeros_(self.scorer[-1].weight)
-        nn.init.zeros_(self.scorer[-1].bias)
-        # logit per point of each part of the planner value
-        self.term_weights = nn.Parameter(torch.full((len(PLANNER_TERMS),), self.planner_scale))
-        self.value_head = mlp([enc.state_dim + 2 * enc.candidate_dim, *self.value_hidden, 1], act,
-                              last_activation=False)
+        self.scorer, self.term_weights, self.value_head = build_heads(
+            enc, self.scorer_hidden, self.value_hidden, self.planner_scale, self.activation)
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     # ------------------------------------------------------------------ the network
     def _heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits (B, K), values (B, 1))."""
-        state, cands, raw = self.features_extractor(preprocess_obs(obs, self.observation_space))
-        present = raw[..., 0:1]  # (B, K, 1): 1 for offered candidates
-        k = cands.shape[1]
-        joined = torch.cat([cands, state.unsqueeze(1).expand(-1, k, -1)], dim=-1)
-        terms = raw[..., list(PLANNER_TERMS)] * VALUE_SCALE
-        logits = terms @ self.term_weights + self.scorer(joined).squeeze(-1)
+        encoded = self.features_extractor(preprocess_obs(obs, self.observation_space))
+        logits, value_input = score_candidates(*encoded, self.term_weights, self.scorer)
         if self.freeze_actor:
             logits = logits.detach()
-        count = present.sum(dim=1)  # (B, 1); 0 only after the game is over
-        mean = (cands * present).sum(dim=1) / count.clamp(min=1.0)
-        peak = cands.masked_fill(present == 0, -1e4).max(dim=1).values * (count > 0.5)
-        values = self.value_head(torch.cat([state, mean, peak], dim=-1))
-        return logits, values
+        return logits, self.value_head(value_input)
 
     def _distribution(self, logits: torch.Tensor, action_masks: Any) -> MaskableCategoricalDistribution:
         dist = self.action_dist.proba_distribution(action_logits=logits)

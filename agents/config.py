@@ -129,6 +129,8 @@ class PretrainConfig:
 
 @dataclass
 class TrainConfig:
+    backend: Literal["sb3"] = "sb3"
+    """``sb3`` (these configs); ``rllib`` configs are read by ``agents.rllib_config``."""
     experiment: str = "ppo_solo"
     seed: int = 0
     total_timesteps: int = 1_000_000

@@ -178,10 +178,20 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=1,
                         help="1: solo games; 2..6: multiplayer tables, each seed played under every "
                              "rotation of seats (agents cycled round the table)")
+    parser.add_argument("--game", choices=["numberdrop", "luckynumbers"], default="numberdrop",
+                        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)")
+    parser.add_argument("--setup", choices=["standard", "michael"], default="standard",
+                        help="(luckynumbers) the setup: diagonal dealt ascending, or Michael's variant")
+    parser.add_argument("--bruno", action="store_true", help="(luckynumbers) play Bruno's variant")
     parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     parser.add_argument("--plot", type=Path, help="also draw the score distributions, with the rulebook's "
                                                   "human scores, to this picture (.png, .svg; needs matplotlib)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="local: worker processes on this machine; ray: Ray tasks (needs the `rllib` extra), "
+                             "on a local Ray or the cluster of --address")
+    parser.add_argument("--address", help="(--backend ray) Ray cluster to join, e.g. HOST:6379; default "
+                                          "RAY_ADDRESS, else a local Ray for this evaluation")
     return parser
 
 
@@ -199,6 +209,12 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         if args.games < 1 or args.workers < 0 or args.seed < 0:
             raise ValueError("--games must be positive and --workers and --seed non-negative")
         workers = args.workers or os.cpu_count() or 1
+        if args.game == "luckynumbers":  # Lucky Numbers tables (agents/lucky/evaluate.py)
+            from .lucky.evaluate import main_tables
+
+            return main_tables(args, agents, workers, parse_options(args.option, list(dict.fromkeys(agents))))
+        if args.setup != "standard" or args.bruno:
+            raise ValueError("--setup and --bruno are Lucky Numbers variants: add --game luckynumbers")
         if args.plot:  # fail before the games, not after them
             from .plots import require_matplotlib
 
@@ -208,12 +224,22 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 raise ValueError(str(err)) from err
         if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
             raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
+        if args.backend != "ray" and args.address:
+            raise ValueError("--address needs --backend ray")
+        if args.backend == "ray" and args.players > 1:
+            raise ValueError("--backend ray plays solo games; leave it out with --players")
         if args.players > 1 and args.plot:
             raise ValueError("--plot draws solo score distributions; leave it out with --players")
         options = parse_options(args.option, list(dict.fromkeys(agents)))
         if args.players > 1:
             return _tables(args, agents, workers, options)
-        results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
+        if args.backend == "ray":
+            from .ray_eval import run_on_ray
+
+            results = run_on_ray(agents, args.games, args.seed, options, address=args.address,
+                                 progress=not args.no_progress)
+        else:
+            results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
     except ValueError as err:
         parser.error(str(err))
     summary = summarise(results, args.games, args.seed)

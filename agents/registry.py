@@ -20,18 +20,21 @@ AGENTS: dict[str, str] = {
     "greedy": "agents.greedy:GreedyPolicy",
     "search": "agents.search:SearchPolicy",
     "ppo": "agents.ppo:PPOPolicy",
+    "rllib": "agents.rllib_agent:RLlibPolicy",  # needs the `rllib` extra
 }
 
 
-def policy_class(name: str) -> type:
-    if not isinstance(name, str) or name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
-    module, attr = AGENTS[name].split(":")
+def policy_class(name: str, agents: dict[str, str] = AGENTS, game: str = "") -> type:
+    """The class registered as ``name`` in ``agents`` (another game passes its own table)."""
+    if not isinstance(name, str) or name not in agents:
+        raise ValueError(f"unknown {game}agent {name!r}; known agents: {', '.join(agents)}")
+    module, attr = agents[name].split(":")
     return getattr(importlib.import_module(module), attr)
 
 
-def make_policy(name: str, options: dict[str, Any] | None = None) -> Policy:
-    cls = policy_class(name)
+def make_policy(name: str, options: dict[str, Any] | None = None, agents: dict[str, str] = AGENTS,
+                game: str = "") -> Policy:
+    cls = policy_class(name, agents, game)
     options = dict(options or {})
     params = inspect.signature(cls).parameters
     unknown = set(options) - set(params)

@@ -1,0 +1,50 @@
+"""The learned Lucky Numbers agent: a MaskablePPO model trained on ``LuckyNumbers-v0``.
+
+``make_policy("ppo", {"path": "runs/lucky_ppo/best_model.zip"})``; without a path it loads
+the shipped model ``agents/models/lucky_ppo.zip``. It sees what the environment shows the
+seat to act (never the pool's order) and picks among the legal actions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from luckynumbers_env.engine import Game
+from luckynumbers_env.observe import observe
+
+from ..ppo import MODELS, load_model
+
+DEFAULT_MODEL = MODELS / "lucky_ppo.zip"
+
+
+class PPOPolicy:
+    """Plays the action a trained MaskablePPO model picks among the legal ones."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
+        self.path = str(path) if path is not None else str(DEFAULT_MODEL)
+        if not Path(self.path).is_file() and not Path(self.path + ".zip").is_file():
+            raise FileNotFoundError(f"Lucky Numbers PPO model {self.path!r} not found (train one with "
+                                    "`python train.py --config configs/lucky_ppo.yaml`)")
+        import torch
+
+        torch.set_num_threads(1)  # evaluate runs one process per core
+        self.deterministic = bool(deterministic)
+        self.model = load_model(self.path)
+
+    def reset(self, seed: int) -> None:
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(seed)
+
+    def act(self, game: Game, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        action, _ = self.model.predict(observe(game, game.player), action_masks=mask,
+                                       deterministic=self.deterministic)
+        return int(action)

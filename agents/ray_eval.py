@@ -1,0 +1,77 @@
+"""The Ray backend of ``agents.evaluate``: the same games, played by Ray tasks.
+
+``python -m agents.evaluate --agents greedy,random --games 200 --backend ray [--address HOST:6379]``
+
+The seeds are cut into chunks as the local backend cuts them, and each chunk runs
+``agents.evaluate._play_chunk`` (what a local worker runs) as one Ray task. A game depends
+only on its seed and agent, so every game is the one the local backend plays and the
+table is identical (tested). Without ``--address`` (or
+``RAY_ADDRESS``) a local Ray is started for the evaluation and stopped after it; a Ray
+that is already running in this process (a training run) is used as it is. Every node
+needs this project installed in the same environment (the tasks import it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from tqdm import tqdm
+
+from .evaluate import GameResult, _play_chunk
+from .registry import make_policy
+
+
+def chunks(agents: list[str], games: int, seed: int, parallel: int,
+           options: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[int]]]:
+    """(agent, options, seeds) per task, cut as the local backend cuts them for ``parallel`` workers."""
+    seeds = list(range(seed, seed + games))
+    size = max(1, min(25, games // max(1, 4 * parallel)))
+    return [(a, options.get(a, {}), seeds[i:i + size]) for a in agents for i in range(0, games, size)]
+
+
+def run_on_ray(agents: list[str], games: int, seed: int, options: dict[str, dict[str, Any]] | None = None,
+               address: str | None = None, progress: bool = True,
+               num_cpus: int | None = None) -> dict[str, list[GameResult]]:
+    """Results per agent, in seed order, as :func:`agents.evaluate.run` returns them."""
+    import logging
+
+    try:
+        import ray
+    except ImportError as err:
+        raise ValueError(f"the Ray backend needs Ray ({err}): pip install -e '.[rllib]'") from None
+
+    options = options or {}
+    for name in agents:  # fail fast, here, before any task is sent
+        make_policy(name, options.get(name))
+    started = not ray.is_initialized()
+    if started:
+        address = address or os.environ.get("RAY_ADDRESS")
+        if address:
+            print(f"joining the Ray cluster at {address}", file=sys.stderr)
+            ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        parallel = max(1, int(ray.available_resources().get("CPU", 1)))
+        play = ray.remote(num_cpus=1)(_play_chunk)
+        tasks = chunks(agents, games, seed, parallel, options)
+        pending = {play.remote(*task): i for i, task in enumerate(tasks)}
+        done: dict[int, tuple[str, list[GameResult]]] = {}
+        bar = tqdm(total=games * len(agents), desc="games", unit="game", disable=not progress)
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                i = pending.pop(ref)
+                done[i] = ray.get(ref)
+                bar.update(len(done[i][1]))
+        bar.close()
+    finally:
+        if started:
+            ray.shutdown()
+    results: dict[str, list[GameResult]] = {a: [] for a in agents}
+    for i in range(len(tasks)):
+        agent, chunk_results = done[i]
+        results[agent].extend(chunk_results)
+    return results

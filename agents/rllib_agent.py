@@ -1,0 +1,125 @@
+"""The agent of an RLlib run: a checkpoint's RL module playing by masked argmax.
+
+``make_policy("rllib", {"path": "runs/rllib_ppo/best_checkpoint"})`` (or ``--option
+rllib.path=...``). The path is an algorithm checkpoint written by ``train.py`` with
+``backend: rllib``, or the module directory inside one. Loading reads the module's class
+path, constructor arguments and weights from disk (``RLModule.from_checkpoint``): no Ray
+cluster is started, so evaluation workers stay light. The module knows its interface:
+
+- ``turn``: at a turn's first decision the turn's candidates are offered as on
+  ``NumberDropTurn-v0`` (same enumerator width and slots as in training) and the best
+  legal one is followed decision by decision;
+- ``decision``: each pending decision is scored from the ``NumberDrop-v0`` observation; a
+  decision with one legal action is played directly when the module was trained with
+  ``auto_forced`` (it never saw those positions).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from numberdrop_env.solo import SoloGame
+
+from .greedy import GreedyPolicy, PlanFollower
+
+MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
+
+
+def module_dir(path: str | Path) -> Path:
+    """The RL module directory of an algorithm checkpoint (or ``path`` itself if it is one)."""
+    path = Path(path)
+    if (path / MODULE_SUBDIR).is_dir():
+        return path / MODULE_SUBDIR
+    if (path / "class_and_ctor_args.pkl").is_file() and (path / "module_state.pkl").is_file():
+        return path
+    if not path.exists():
+        raise FileNotFoundError(f"RLlib checkpoint {str(path)!r} not found "
+                                "(train one with `python train.py --config configs/rllib_ppo.yaml`)")
+    raise FileNotFoundError(f"{str(path)!r} is neither an RLlib algorithm checkpoint nor an RL module directory")
+
+
+def load_module(path: str | Path) -> Any:
+    """The checkpoint's module in evaluation mode, on the CPU, without starting Ray."""
+    import torch
+
+    try:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+    except ImportError as err:
+        raise ImportError(f"the rllib agent needs Ray ({err}): pip install -e '.[rllib]'") from None
+    quiet = logging.getLogger("ray.rllib")  # RLlib warns about its own internal config object on every load
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        module = RLModule.from_checkpoint(str(module_dir(path).resolve()))
+    finally:
+        quiet.setLevel(level)
+    module.eval()
+    torch.set_num_threads(1)  # evaluate runs one process (or Ray task) per core
+    return module
+
+
+class RLlibPolicy:
+    """Plays the legal action an RLlib-trained ``NumberDropRLModule`` scores highest."""
+
+    name = "rllib"
+
+    def __init__(self, path: str | None = None) -> None:
+        if path is None:
+            raise ValueError("the rllib agent needs a checkpoint: "
+                             "--option rllib.path=runs/<experiment>/best_checkpoint")
+        self.path = str(path)
+        self.module = load_module(self.path)
+        config = dict(self.module.model_config)
+        self.interface = config["interface"]
+        self.auto_forced = bool(config.get("auto_forced", True))
+        if self.interface == "turn":
+            from numberdrop_env.turns import TurnPlanner
+
+            self.planner = TurnPlanner(width=int(config["width"]))
+            self.slots = int(self.module.action_space.n)
+        self._follow = PlanFollower()
+
+    def reset(self, seed: int) -> None:
+        self._follow = PlanFollower()
+
+    def _choose(self, observation: dict[str, Any], mask: np.ndarray) -> int:
+        import torch
+
+        from .rllib_env import MASK_KEY, OBS_KEY
+
+        batch = {MASK_KEY: torch.as_tensor(np.asarray(mask, np.float32)[None]),
+                 OBS_KEY: {k: torch.as_tensor(np.asarray(v)[None]) for k, v in observation.items()}}
+        return int(self.module.masked_argmax(batch)[0])
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action: the game is over")
+        if self.interface == "turn":
+            return self._act_turn(game, mask)
+        if len(legal) == 1 and self.auto_forced:
+            return int(legal[0])
+        from numberdrop_env.env import observe
+
+        action = self._choose(observe(game), mask)
+        if not mask[action]:  # cannot happen with masked logits; never play an illegal move
+            raise RuntimeError(f"module chose masked action {action}")
+        return action
+
+    def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
+        from numberdrop_env.turns import TURN_PHASES
+
+        from .ppo import offer_turns
+
+        planned = self._follow.next(game, mask)
+        if planned is not None:
+            return planned
+        if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
+            return GreedyPolicy().finish_turn(game, mask)
+        (offered,), batch, masks = offer_turns(self.planner, self.slots, [game])
+        choice = self._choose({k: v[0] for k, v in batch.items()}, masks[0])
+        return self._follow.begin(offered[choice], game)

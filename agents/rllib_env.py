@@ -1,0 +1,65 @@
+"""The environments as RLlib sees them: the action mask moved into the observation.
+
+RLlib's env runners pass only observations to the RL module, so the exact mask that
+``NumberDrop-v0`` and ``NumberDropTurn-v0`` give in ``info["action_mask"]`` travels as
+``obs["action_mask"]`` next to the environment's own observation (``obs["observations"]``).
+Nothing else changes: a masked action still raises the environment's ``ValueError``.
+No Ray import here: the wrapper is plain Gymnasium, so it is tested and used without Ray.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+MASK_KEY = "action_mask"
+OBS_KEY = "observations"
+
+
+class MaskInObservation(gym.ObservationWrapper):
+    """``{"action_mask": float mask, "observations": the env's observation}``.
+
+    ``lose_mask=True`` offers every action (a broken mask). It exists only to check that a
+    training run fails at the first illegal action instead of stalling or hiding it.
+    """
+
+    def __init__(self, env: gym.Env, lose_mask: bool = False) -> None:
+        super().__init__(env)
+        n = int(env.action_space.n)
+        self.lose_mask = bool(lose_mask)
+        self.observation_space = spaces.Dict({
+            MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32),
+            OBS_KEY: env.observation_space,
+        })
+
+    def observation(self, observation: Any) -> dict[str, Any]:
+        mask = self.env.unwrapped.action_masks()
+        if self.lose_mask:
+            mask = np.ones_like(mask)
+        return {MASK_KEY: np.asarray(mask, np.float32), OBS_KEY: observation}
+
+
+def make_env(env_config: dict[str, Any]) -> gym.Env:
+    """Build one training environment from RLlib's ``env_config``.
+
+    Keys: ``interface`` (``decision`` | ``turn``), ``auto_forced`` (decision), ``candidates``
+    and ``width`` (turn), ``lose_mask`` (see :class:`MaskInObservation`). Top-level so that
+    env runners on other machines can import it.
+    """
+    config = dict(env_config)
+    interface = config.get("interface", "decision")
+    if interface == "turn":
+        from numberdrop_env.turn_env import NumberDropTurnEnv
+
+        env: gym.Env = NumberDropTurnEnv(candidates=int(config.get("candidates", 32)),
+                                         width=int(config.get("width", 12)))
+    elif interface == "decision":
+        from numberdrop_env.env import NumberDropEnv
+
+        env = NumberDropEnv(auto_forced=bool(config.get("auto_forced", True)))
+    else:
+        raise ValueError(f"env interface must be 'decision' or 'turn', got {interface!r}")
+    return MaskInObservation(env, lose_mask=bool(config.get("lose_mask", False)))

@@ -1,0 +1,132 @@
+"""The project's networks as an RLlib RL module, with exact action masking.
+
+``NumberDropRLModule`` is a ``TorchRLModule`` implementing RLlib's ``ValueFunctionAPI``,
+which is all PPO needs from a module on RLlib's new API stack (no catalog, no deprecated
+PPO module base class). It reads the masked observation of :mod:`agents.rllib_env` and
+builds one of two bodies from ``model_config["interface"]``:
+
+- ``decision`` (``NumberDrop-v0``): the SB3 runs' network, the CNN + vector extractor of
+  :mod:`agents.features` followed by SB3's separate policy and value MLPs, with SB3's
+  orthogonal initialisation (small policy output, so the first policy is near uniform);
+- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of :mod:`agents.candidate_policy`
+  (same encoder and heads; the untrained policy is a softmax over the planner's values).
+
+Masked actions get a logit of ``-1e8``, so they are never sampled, never the argmax, and
+carry no probability in the PPO loss (a finite value keeps the KL and entropy finite).
+The model config is plain data, so a checkpoint's module is rebuilt from its class path
+and that dict alone (see :mod:`agents.rllib_agent`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from torch import nn
+
+from .rllib_env import MASK_KEY, OBS_KEY
+
+MASKED_LOGIT = -1e8
+
+
+class GridVectorNet(nn.Module):
+    """``NumberDrop-v0``: CNN + vectors, then separate policy and value MLPs (as the SB3 policy)."""
+
+    def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
+        super().__init__()
+        from stable_baselines3.common.policies import ActorCriticPolicy
+        from stable_baselines3.common.torch_layers import MlpExtractor
+
+        from .features import GridVectorExtractor
+
+        act = {"relu": nn.ReLU, "tanh": nn.Tanh}[config["activation"]]
+        self.features = GridVectorExtractor(observation_space, cnn_channels=config["cnn_channels"],
+                                            cnn_hidden=config["cnn_hidden"], vector_hidden=config["vector_hidden"],
+                                            activation=config["activation"])
+        self.mlp = MlpExtractor(self.features.features_dim, dict(pi=list(config["pi"]), vf=list(config["vf"])), act)
+        self.action_net = nn.Linear(self.mlp.latent_dim_pi, n_actions)
+        self.value_net = nn.Linear(self.mlp.latent_dim_vf, 1)
+        init = ActorCriticPolicy.init_weights  # SB3's gains: features and MLPs sqrt(2), policy 0.01, value 1
+        for module, gain in ((self.features, 2 ** 0.5), (self.mlp, 2 ** 0.5), (self.action_net, 0.01),
+                             (self.value_net, 1.0)):
+            module.apply(partial(init, gain=gain))
+
+    def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits (B, A), value embedding (B, E))."""
+        features = self.features(obs)
+        return self.action_net(self.mlp.forward_actor(features)), self.mlp.forward_critic(features)
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.value_net(embedding).squeeze(-1)
+
+
+class CandidateNet(nn.Module):
+    """``NumberDropTurn-v0``: the candidate scorer (shared encoder, planner terms, residual)."""
+
+    def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
+        super().__init__()
+        from .candidate_policy import CandidateEncoder, build_heads
+
+        self.encoder = CandidateEncoder(observation_space, candidate_hidden=config["candidate_hidden"],
+                                        state_hidden=config["state_hidden"], activation=config["activation"])
+        self.scorer, self.term_weights, self.value_head = build_heads(
+            self.encoder, config["scorer_hidden"], config["value_hidden"], config["planner_scale"],
+            config["activation"])
+        self.freeze_actor = False  # ppo.actor_warmup_steps: only the value head learns for a while
+
+    def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        from .candidate_policy import score_candidates
+
+        logits, embedding = score_candidates(*self.encoder(obs), self.term_weights, self.scorer)
+        return (logits.detach() if self.freeze_actor else logits), embedding
+
+    def value(self, embedding: torch.Tensor) -> torch.Tensor:
+        return self.value_head(embedding).squeeze(-1)
+
+
+BODIES = {"decision": GridVectorNet, "turn": CandidateNet}
+
+
+class NumberDropRLModule(TorchRLModule, ValueFunctionAPI):
+    """Masked policy and value for PPO on RLlib; ``model_config`` holds ``interface`` and the
+    ``network`` section of the training config."""
+
+    def setup(self) -> None:
+        config = dict(self.model_config or {})
+        interface = config.get("interface")
+        if interface not in BODIES:
+            raise ValueError(f"model_config['interface'] must be one of {sorted(BODIES)}, got {interface!r}")
+        spaces = getattr(self.observation_space, "spaces", {})
+        if MASK_KEY not in spaces or OBS_KEY not in spaces:
+            raise ValueError(f"NumberDropRLModule needs the masked observation of agents.rllib_env "
+                             f"({MASK_KEY!r}, {OBS_KEY!r}), got {self.observation_space}")
+        self.body = BODIES[interface](spaces[OBS_KEY], int(self.action_space.n), config)
+
+    @staticmethod
+    def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return torch.where(mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        logits, _ = self.body(obs[OBS_KEY])
+        return {Columns.ACTION_DIST_INPUTS: self.masked(logits, obs[MASK_KEY])}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        logits, embedding = self.body(obs[OBS_KEY])
+        return {Columns.ACTION_DIST_INPUTS: self.masked(logits, obs[MASK_KEY]), Columns.EMBEDDINGS: embedding}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        if embeddings is None:
+            embeddings = self.body(batch[Columns.OBS][OBS_KEY])[1]
+        return self.body.value(embeddings)
+
+    def masked_argmax(self, obs: dict[str, Any]) -> torch.Tensor:
+        """The highest-scoring legal action per row, from a batch of masked observations."""
+        with torch.no_grad():
+            logits, _ = self.body(obs[OBS_KEY])
+            return self.masked(logits, obs[MASK_KEY]).argmax(dim=-1)

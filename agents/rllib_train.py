@@ -1,0 +1,404 @@
+"""PPO on RLlib from one YAML config (``backend: rllib``), run by ``train.py``.
+
+    python train.py --config configs/rllib_smoke.yaml
+    python train.py --config configs/rllib_ppo.yaml --resume runs/rllib_ppo/checkpoints/rllib_40960_steps
+
+Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster. Env runners
+step the environments (:mod:`agents.rllib_env`), the learner updates
+:class:`agents.rllib_module.NumberDropRLModule` with RLlib's PPO. Fault tolerance is off on
+purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
+with the environment's message instead of restarting the env runner (RLlib's default,
+which waits a minute and then reports an iteration without env-runner results). Every
+iteration checks that no env step failed and every env runner is alive.
+
+The run directory receives what an SB3 run's does, in RLlib's forms: TensorBoard events
+(``game/*`` per-episode metrics, ``rllib/*`` losses and throughput, ``eval/*`` on fixed
+seeds next to the greedy), the resolved ``config.yaml``, ``checkpoints/rllib_<steps>_steps/``,
+``best_checkpoint/``, ``final_checkpoint/``, ``evals.jsonl``, ``learning_curve.png`` and
+``final_eval.json`` with the closing table (played by Ray tasks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+from .rllib_config import RLlibTrainConfig
+
+ENV_NAME = "numberdrop_rllib"
+PROGRESS_FILE = "numberdrop_progress.json"
+"""Written into every checkpoint: the env steps it was taken at (resume reseeds from there)."""
+GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
+
+
+# ---------------------------------------------------------------- env runner side
+class GameMetrics(RLlibCallback):
+    """Per-episode game metrics, summed per iteration (the driver divides by ``game/episodes``)."""
+
+    def on_episode_end(self, *, episode: Any, prev_episode_chunks: Any = None, metrics_logger: Any = None,
+                       **kwargs: Any) -> None:
+        info = episode.get_infos(-1)
+        b = info.get("score_breakdown") if isinstance(info, dict) else None
+        if b is None or metrics_logger is None:
+            return
+        from numberdrop_env.rules import DEFAULT_RULES as r
+
+        length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
+        values = {"score": b["total"], "lines": b["lines"] / r.line_points,
+                  "penalty_rows": -b["penalties"] / r.penalty_points, "column_bonuses": b["column_bonuses"],
+                  "box_points": b["identical"] + b["consecutive"] + b["bonus"], "turns": info.get("turn", 0),
+                  "length": length}
+        if "boxes" in info:  # NumberDropTurn-v0
+            values["boxes"] = info["boxes"]
+        else:  # NumberDrop-v0: the identical, consecutive and bonus boxes of the last observation
+            track = episode.get_observations(-1)["observations"]["track"]
+            values["boxes"] = float(np.sum(track[:2 * len(r.box_sizes) + 1]))
+        for key, value in values.items():
+            metrics_logger.log_value(("game", f"{key}_sum"), float(value), reduce="sum")
+            metrics_logger.log_value(("game", f"{key}_count"), 1, reduce="sum")
+
+
+class FailFastEnvRunner(SingleAgentEnvRunner):
+    """An env runner whose errors reach the driver as exceptions, with the environment's message.
+
+    RLlib's own runner exits its process on any error (so that Ray may restart it), and the
+    driver only learns that an actor died. With restarts off, the error itself is worth
+    more: it is raised in ``algo.train()`` with the remote traceback.
+    """
+
+    def apply(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        return func(self, *args, **kwargs)
+
+
+# ---------------------------------------------------------------- Ray and the algorithm
+def start_ray(cfg: RLlibTrainConfig) -> bool:
+    """Join ``ray.address`` / ``RAY_ADDRESS``, or start a local Ray; True when this call started
+    or joined it (and the run should disconnect at the end)."""
+    import logging
+
+    import ray
+
+    if ray.is_initialized():  # e.g. a test or a notebook that started Ray itself
+        return False
+    address = cfg.ray.address or os.environ.get("RAY_ADDRESS")
+    if address:
+        print(f"joining the Ray cluster at {address}", file=sys.stderr)
+        ray.init(address=address, logging_level=logging.WARNING)
+    else:
+        ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=False, logging_level=logging.WARNING)
+    return True
+
+
+def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
+    """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    from .rllib_env import make_env
+    from .rllib_module import NumberDropRLModule
+
+    register_env(ENV_NAME, make_env)
+    p, r, e = cfg.ppo, cfg.ray, cfg.env
+    lr: Any = p.learning_rate
+    if p.lr_schedule == "linear":
+        lr = [[0, p.learning_rate], [cfg.total_timesteps, 0.0]]
+    env_config = {"interface": e.interface, "auto_forced": e.auto_forced, "candidates": e.candidates,
+                  "width": e.width, "lose_mask": lose_mask}
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config=env_config)
+        .env_runners(env_runner_cls=FailFastEnvRunner, num_env_runners=r.env_runners,
+                     num_envs_per_env_runner=cfg.n_envs, num_cpus_per_env_runner=r.cpus_per_env_runner,
+                     rollout_fragment_length=p.n_steps, sample_timeout_s=r.sample_timeout_s,
+                     gym_env_vectorize_mode="sync")
+        .learners(num_learners=r.learners, num_cpus_per_learner=r.cpus_per_learner if r.learners else 1)
+        .training(lr=lr, gamma=p.gamma, lambda_=p.gae_lambda, clip_param=p.clip_range, entropy_coeff=p.ent_coef,
+                  vf_loss_coeff=p.vf_coef, grad_clip=p.max_grad_norm, grad_clip_by="global_norm",
+                  use_kl_loss=False, vf_clip_param=1e9,  # as SB3: no KL penalty, no value clipping
+                  train_batch_size_per_learner=cfg.train_batch_size // max(1, r.learners),
+                  minibatch_size=p.batch_size, num_epochs=p.n_epochs, shuffle_batch_per_epoch=True)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=NumberDropRLModule, model_config=cfg.model_config()))
+        .fault_tolerance(restart_failed_env_runners=False, ignore_env_runner_failures=False,
+                         restart_failed_sub_environments=False, max_num_env_runner_restarts=0)
+        .callbacks(GameMetrics)
+        .debugging(seed=cfg.seed, log_level="ERROR")
+    )
+
+
+def train_iteration(algo: Any) -> dict[str, Any]:
+    """``algo.train()``, with an env runner's error raised as the environment's own message."""
+    from ray.exceptions import RayTaskError
+
+    try:
+        return algo.train()
+    except RayTaskError as err:
+        causes = re.findall(r"^(\w+(?:Error|Exception): .+)$", str(err), flags=re.MULTILINE)
+        raise RuntimeError("an env runner failed, training stopped: "
+                           + (causes[0] if causes else str(err).splitlines()[-1])) from err
+
+
+def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibTrainConfig) -> None:
+    """Fail loudly where RLlib would carry on: a result without env-runner metrics, a failed env
+    step, or an env runner lost."""
+    runners = result.get("env_runners")
+    if not runners:
+        raise RuntimeError("RLlib returned an iteration without env-runner results (an env runner failed)")
+    failures = runners.get("num_env_step_failures", 0)
+    if failures:
+        raise RuntimeError(f"{failures} env step(s) failed in this iteration")
+    healthy = algo.env_runner_group.num_healthy_remote_workers()
+    if healthy != cfg.ray.env_runners:
+        raise RuntimeError(f"{cfg.ray.env_runners - healthy} of {cfg.ray.env_runners} env runners were lost")
+
+
+def set_actor_frozen(frozen: bool, learner: Any) -> None:
+    """Detach the candidate scorer's logits on a learner (``ppo.actor_warmup_steps``)."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    body = learner.module[DEFAULT_MODULE_ID].body
+    if hasattr(body, "freeze_actor"):
+        body.freeze_actor = frozen
+
+
+# ---------------------------------------------------------------- metrics
+def game_means(runners: dict[str, Any]) -> dict[str, float]:
+    """This iteration's per-episode means from :class:`GameMetrics`' sums and counts."""
+    game = runners.get("game", {})
+    out: dict[str, float] = {}
+    for key in GAME_KEYS:
+        count = float(game.get(f"{key}_count", 0) or 0)
+        if count:
+            out[key] = float(game[f"{key}_sum"]) / count
+    if out:
+        out["episodes"] = float(game.get("score_count", 0))
+    return out
+
+
+def scalars(result: dict[str, Any]) -> dict[str, float]:
+    """The RLlib numbers worth a TensorBoard curve (losses, entropy, KL, throughput)."""
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    out: dict[str, float] = {}
+    learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
+    for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var", "curr_lr",
+                "gradients_default_optimizer_global_norm"):
+        if isinstance(learner.get(key), (int, float)):
+            out[f"rllib/{key}"] = float(learner[key])
+    runners = result.get("env_runners", {})
+    for key in ("episode_return_mean", "episode_len_mean", "num_episodes"):
+        if isinstance(runners.get(key), (int, float)):
+            out[f"rllib/{key}"] = float(runners[key])
+    return out
+
+
+# ---------------------------------------------------------------- evaluation and checkpoints
+class Evaluator:
+    """Fixed-seed evaluation of the current module (``eval/*``, ``best_checkpoint/``)."""
+
+    def __init__(self, cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None) -> None:
+        self.cfg, self.run_dir, self.greedy = cfg, run_dir, greedy
+        self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
+        state = run_dir / "best.json"
+        self.best = json.loads(state.read_text())["score"] if state.is_file() else -float("inf")
+        self.latest: float | None = None
+
+    def __call__(self, algo: Any, steps: int, writer: Any) -> float:
+        from .evaluate import play_game
+        from .rllib_agent import RLlibPolicy
+
+        start = time.perf_counter()
+        latest = save_checkpoint(algo, self.run_dir / "latest_checkpoint", steps)
+        policy = RLlibPolicy(str(latest))  # what a user of the checkpoint gets
+        results = [play_game(policy, s) for s in self.seeds]
+        scores = np.array([r.score for r in results], float)
+        mean = float(scores.mean())
+        rec = partial(_record, writer, steps=steps)
+        rec("eval/score_mean", mean)
+        rec("eval/score_std", float(scores.std()))
+        rec("eval/score_median", float(np.median(scores)))
+        rec("eval/lines", float(np.mean([r.lines for r in results])))
+        rec("eval/turns", float(np.mean([r.turns for r in results])))
+        rec("eval/seconds", time.perf_counter() - start)
+        entry: dict[str, Any] = {"step": steps, "score_mean": mean, "score_std": float(scores.std())}
+        if self.greedy is not None:
+            greedy = np.array(self.greedy["scores"], float)
+            rec("eval/greedy_score_mean", float(greedy.mean()))
+            entry["diff_vs_greedy"] = float((scores - greedy).mean())
+            rec("eval/diff_vs_greedy", entry["diff_vs_greedy"])
+        self.latest = mean
+        if mean > self.best:
+            self.best = mean
+            best = self.run_dir / "best_checkpoint"
+            if best.exists():
+                shutil.rmtree(best)
+            shutil.copytree(latest, best)
+            (self.run_dir / "best.json").write_text(json.dumps({"score": mean, "step": steps}))
+        rec("eval/best_score_mean", self.best)
+        with (self.run_dir / "evals.jsonl").open("a") as fh:
+            fh.write(json.dumps(entry) + "\n")
+        return mean
+
+
+def _record(writer: Any, key: str, value: float, steps: int) -> None:
+    writer.add_scalar(key, value, steps)
+
+
+def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
+    """An algorithm checkpoint (replacing any at ``path``) with the step count beside it."""
+    if path.exists():
+        shutil.rmtree(path)
+    algo.save_to_path(str(path.resolve()))
+    (path / PROGRESS_FILE).write_text(json.dumps({"env_steps": steps}))
+    return path
+
+
+def checkpoint_steps(path: Path) -> int:
+    progress = Path(path) / PROGRESS_FILE
+    if not progress.is_file():
+        raise FileNotFoundError(f"{str(path)!r} is not a checkpoint of this trainer (no {PROGRESS_FILE})")
+    return int(json.loads(progress.read_text())["env_steps"])
+
+
+def final_evaluation(cfg: RLlibTrainConfig, checkpoint: Path, run_dir: Path, progress: bool) -> dict[str, Any] | None:
+    """The SB3 runs' closing table, the games played by Ray tasks."""
+    from .evaluate import format_table, summarise
+    from .ray_eval import run_on_ray
+
+    f = cfg.final_eval
+    if f.games == 0:
+        return None
+    agents = list(f.agents)
+    if "greedy" in agents:
+        from train import greedy_available
+
+        ok, why = greedy_available()
+        if not ok:
+            print(f"note: greedy left out of the final table ({why})", file=sys.stderr)
+            agents.remove("greedy")
+    results = run_on_ray(agents, f.games, f.seed, options={"rllib": {"path": str(checkpoint)}}, progress=progress)
+    summary = summarise(results, f.games, f.seed)
+    summary["model"] = str(checkpoint)
+    print(format_table(summary))
+    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+# ---------------------------------------------------------------- the loop
+def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
+    """Train, evaluate and checkpoint as the config says; returns what ``train.train`` returns."""
+    import torch
+
+    from train import greedy_baseline
+
+    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
+    resume: Path | None = getattr(args, "resume", None)
+    start_steps = checkpoint_steps(resume) if resume is not None else 0
+    torch.set_num_threads(cfg.network.torch_threads)
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    greedy = greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
+
+    started = start_ray(cfg)
+    try:
+        return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask)
+    finally:
+        if started:
+            import ray
+
+            ray.shutdown()
+
+
+def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, resume: Path | None,
+           start_steps: int, progress: bool, lose_mask: bool) -> dict[str, Any]:
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from train import write_learning_curve
+
+    algo = None
+    writer = SummaryWriter(str(run_dir))
+    try:
+        config = algorithm_config(cfg, lose_mask=lose_mask)
+        if resume is not None:  # new games: the env seeds move on with the step count
+            config = config.debugging(seed=cfg.seed + start_steps)
+        algo = config.build_algo()
+        if resume is not None:
+            algo.restore_from_path(str(Path(resume).resolve()))
+            print(f"resuming from {resume} at step {start_steps}", file=sys.stderr)
+        evaluate = Evaluator(cfg, run_dir, greedy)
+        steps, last_eval, last_ckpt = start_steps, start_steps, start_steps
+        if cfg.eval.every_steps:
+            last_eval -= start_steps % cfg.eval.every_steps
+        if cfg.checkpoint.every_steps:
+            last_ckpt -= start_steps % cfg.checkpoint.every_steps
+        bar = tqdm(total=cfg.total_timesteps, initial=steps, unit="step", unit_scale=True, desc="train",
+                   dynamic_ncols=True, disable=not (progress and sys.stderr.isatty()))
+        start = last_line = time.perf_counter()
+        evaluated_at = -1
+        while steps < cfg.total_timesteps:
+            if cfg.ppo.actor_warmup_steps:
+                algo.learner_group.foreach_learner(partial(set_actor_frozen, steps < cfg.ppo.actor_warmup_steps))
+            result = train_iteration(algo)
+            check_iteration(result, algo, cfg)
+            sampled = int(result["env_runners"].get("num_env_steps_sampled", 0))
+            steps += sampled
+            bar.update(sampled)
+            games = game_means(result["env_runners"])
+            for key, value in {**{f"game/{k}": v for k, v in games.items()}, **scalars(result)}.items():
+                writer.add_scalar(key, value, steps)
+            fps = (steps - start_steps) / max(time.perf_counter() - start, 1e-9)
+            writer.add_scalar("time/fps", fps, steps)
+            every = cfg.checkpoint.every_steps
+            if every and steps - last_ckpt >= every:
+                last_ckpt = steps - steps % every
+                save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{steps}_steps", steps)
+            every = cfg.eval.every_steps
+            if every and steps - last_eval >= every:
+                last_eval = steps - steps % every
+                evaluate(algo, steps, writer)
+                evaluated_at = steps
+            post = {"fps": f"{fps:.0f}"}
+            if "score" in games:
+                post["score"] = f"{games['score']:.1f}"
+            if evaluate.latest is not None:
+                post["eval"] = f"{evaluate.latest:.1f}"
+            bar.set_postfix(post, refresh=False)
+            now = time.perf_counter()
+            if progress and bar.disable and (now - last_line >= 30 or steps >= cfg.total_timesteps):
+                last_line = now
+                print(f"train: {steps}/{cfg.total_timesteps} steps, "
+                      + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
+        bar.close()
+        seconds = time.perf_counter() - start
+        if steps != evaluated_at or not (run_dir / "best_checkpoint").is_dir():
+            evaluate(algo, steps, writer)
+        save_checkpoint(algo, run_dir / "final_checkpoint", steps)
+    finally:
+        writer.close()
+        if algo is not None:
+            algo.stop()
+    best = run_dir / "best_checkpoint"
+    if not best.is_dir():
+        shutil.copytree(run_dir / "final_checkpoint", best)
+    trained = steps - start_steps
+    fps = trained / seconds if seconds > 0 else float("nan")
+    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean {evaluate.best:.2f}; "
+          f"run dir {run_dir}", file=sys.stderr)
+    write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
+    summary = final_evaluation(cfg, best, run_dir, progress)
+    return {"run_dir": str(run_dir), "best_model": str(best), "steps": steps, "seconds": seconds, "fps": fps,
+            "best_eval": evaluate.best, "final_eval": summary}
