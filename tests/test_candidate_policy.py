@@ -124,3 +124,45 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
 
     # handed a game mid-turn (any phase), the turn-level agent still finishes it legally
     finish_legally(policy, mid_turn_game(7))
+
+
+def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypatch):
+    from agents.ppo import offer_turns
+    from numberdrop_env.solo import SoloGame
+
+    policy = PPOPolicy(lookahead=3, samples=2)
+    policy.reset(0)
+    game = SoloGame(seed=11)
+    (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
+    with torch.no_grad():
+        obs, _ = policy.model.policy.obs_to_tensor(batch)
+        logits = policy.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].numpy()
+    top3 = list(np.argsort(-np.where(masks[0], logits, -np.inf))[:3])
+    seen = []
+
+    def fake_lookahead(g, plans, seeds):
+        seen.append([offered.index(p) for p in plans])
+        assert len(seeds) == 2
+        return [0.0, 0.0, 1.0]  # the third most likely is valued best
+
+    monkeypatch.setattr(policy.search, "lookahead", fake_lookahead)
+    assert policy._look_ahead(game, offered, batch, masks) == top3[2]
+    assert seen == [top3]
+
+
+def test_lookahead_plays_legal_games_deterministically_per_seed():
+    first = play_game(PPOPolicy(lookahead=2, samples=2), 4)
+    again = play_game(PPOPolicy(lookahead=2, samples=2), 4)
+    assert (first.score, first.turns) == (again.score, again.turns)
+    assert play_game(PPOPolicy(lookahead=1), 4).score == play_game(PPOPolicy(), 4).score
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"lookahead": -1}, "lookahead must be"),
+    ({"samples": 0}, "samples >= 1"),
+    ({"lookahead": 2, "deterministic": False}, "deterministic=True"),
+    ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
+])
+def test_lookahead_refuses_bad_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PPOPolicy(**kwargs)
