@@ -15,7 +15,7 @@ the shipped model ``agents/models/ppo_turn.zip``. Both kinds of model play:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -116,16 +116,14 @@ class PPOPolicy:
         return action
 
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        planned = self._follow.next(game, mask)
-        if planned is not None:
-            return planned
-        if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
-            return GreedyPolicy().finish_turn(game, mask)
-        (offered,), batch, masks = offer_turns(self.planner, self.slots, [game])
+        return turn_decision(self._follow, self.planner, self.slots, game, mask, self._choose_candidate)
+
+    def _choose_candidate(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray],
+                          masks: np.ndarray) -> int:
         if self.search is not None:
-            return self._follow.begin(offered[self._look_ahead(game, offered, batch, masks)], game)
+            return self._look_ahead(game, offered, batch, masks)
         choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
-        return self._follow.begin(offered[int(np.asarray(choice).reshape(-1)[0])], game)
+        return int(np.asarray(choice).reshape(-1)[0])
 
     def _look_ahead(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray],
                     masks: np.ndarray) -> int:
@@ -144,6 +142,19 @@ class PPOPolicy:
         seeds = self.search.rng.integers(0, 2**63 - 1, size=self.samples)
         values = self.search.lookahead(game, [offered[j] for j in top], seeds)
         return int(top[int(np.argmax(values))])
+
+
+def turn_decision(follow: PlanFollower, planner: TurnPlanner, slots: int, game: SoloGame, mask: np.ndarray,
+                  choose: Callable[[SoloGame, list[Candidate], dict[str, np.ndarray], np.ndarray], int]) -> int:
+    """A turn-level agent's action: the next step of its plan, or at a turn's first decision
+    the first step of the candidate ``choose(game, offered, batch, masks)`` picks."""
+    planned = follow.next(game, mask)
+    if planned is not None:
+        return planned
+    if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
+        return GreedyPolicy().finish_turn(game, mask)
+    (offered,), batch, masks = offer_turns(planner, slots, [game])
+    return follow.begin(offered[choose(game, offered, batch, masks)], game)
 
 
 def turn_setup(model: Any) -> tuple[TurnPlanner, int]:

@@ -24,7 +24,7 @@ import numpy as np
 
 from numberdrop_env.solo import SoloGame
 
-from .greedy import GreedyPolicy, PlanFollower
+from .greedy import PlanFollower
 
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
 
@@ -111,15 +111,8 @@ class RLlibPolicy:
         return action
 
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        from numberdrop_env.turns import TURN_PHASES
+        from .ppo import turn_decision
 
-        from .ppo import offer_turns
-
-        planned = self._follow.next(game, mask)
-        if planned is not None:
-            return planned
-        if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
-            return GreedyPolicy().finish_turn(game, mask)
-        (offered,), batch, masks = offer_turns(self.planner, self.slots, [game])
-        choice = self._choose({k: v[0] for k, v in batch.items()}, masks[0])
-        return self._follow.begin(offered[choice], game)
+        return turn_decision(self._follow, self.planner, self.slots, game, mask,
+                             lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()},
+                                                                                masks[0]))
