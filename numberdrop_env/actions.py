@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -42,7 +42,7 @@ PHASES = tuple(p for p in Phase if p is not Phase.WAIT)
 
 @dataclass(frozen=True)
 class ActionLayout:
-    """Offsets of each block of actions in the flat ``Discrete`` space."""
+    """Offsets of each block of actions in the flat ``Discrete`` space (cached: read in hot loops)."""
 
     rows: int
     cols: int
@@ -50,43 +50,43 @@ class ActionLayout:
     placements: int
     wild_values: int
 
-    @property
+    @cached_property
     def start(self) -> int:
         return 0
 
-    @property
+    @cached_property
     def slide(self) -> int:
         return self.start + self.cols
 
-    @property
+    @cached_property
     def block(self) -> int:
         return self.slide + self.tiles
 
-    @property
+    @cached_property
     def place(self) -> int:
         return self.block + self.placements
 
-    @property
+    @cached_property
     def arrange(self) -> int:
         return self.place + self.placements
 
-    @property
+    @cached_property
     def wild(self) -> int:
         return self.arrange + len(PERMUTATIONS)
 
-    @property
+    @cached_property
     def select(self) -> int:
         return self.wild + self.wild_values
 
-    @property
+    @cached_property
     def confirm(self) -> int:
         return self.select + self.rows * self.cols
 
-    @property
+    @cached_property
     def pass_(self) -> int:
         return self.confirm + 1
 
-    @property
+    @cached_property
     def size(self) -> int:
         return self.pass_ + 1
 

@@ -10,8 +10,8 @@ The value of a position after a turn is
 where the potential counts only the ceil(expected remaining turns) largest box credits.
 
 It ranks the candidates of :mod:`numberdrop_env.turns`; the greedy agent plays the best.
-The code here works on flat Python lists (cell ``r * cols + c``): on a 7 x 14 grid that
-is faster than NumPy for the per-candidate work.
+Sheets are flat (cell ``r * cols + c``); the flood fills, paths and box credits run in the
+compiled loops of :mod:`numberdrop_env.kernels`, the row and column terms in NumPy.
 
 Heuristic terms (``Weights``; weights in brackets)
 --------------------------------------------------
@@ -55,11 +55,13 @@ face value. Then:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from .rules import EMPTY, X
+from . import kernels
+from .combos import neighbour_table
+from .rules import EMPTY
 
 
 @dataclass(frozen=True)
@@ -87,94 +89,22 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-@lru_cache(maxsize=4)
-def neighbours(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
-    out = []
-    for i in range(rows * cols):
-        r, c = divmod(i, cols)
-        nb = []
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if 0 <= r + dr < rows and 0 <= c + dc < cols:
-                nb.append((r + dr) * cols + c + dc)
-        out.append(tuple(nb))
-    return tuple(out)
+class Structures(NamedTuple):
+    """Same-valued regions and increasing paths of the unused numbers of a sheet
+    (:func:`numberdrop_env.kernels.structures` says what each array holds)."""
 
+    free: np.ndarray
+    region: np.ndarray
+    start: np.ndarray
+    members: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    up_next: np.ndarray
 
-class Structures:
-    """Same-valued regions and monotone paths of the unused number cells of a sheet."""
-
-    __slots__ = ("free", "region", "regions", "up", "down", "up_next")
-
-    def __init__(self, vals: list[int], used: list[bool], nbrs: tuple[tuple[int, ...], ...], max_number: int = 9):
-        n = len(vals)
-        free = [0 <= v <= max_number and not u for v, u in zip(vals, used)]
-        region = [-1] * n
-        regions: list[list[int]] = []
-        cells = [i for i in range(n) if free[i]]
-        for i in cells:
-            if region[i] >= 0:
-                continue
-            rid = len(regions)
-            v = vals[i]
-            stack = [i]
-            region[i] = rid
-            members = []
-            while stack:
-                j = stack.pop()
-                members.append(j)
-                for k in nbrs[j]:
-                    if region[k] < 0 and free[k] and vals[k] == v:
-                        region[k] = rid
-                        stack.append(k)
-            regions.append(members)
-        up = [0] * n
-        down = [0] * n
-        up_next = [-1] * n
-        order = sorted(cells, key=vals.__getitem__)
-        for i in reversed(order):  # decreasing value: up of value v+1 is known
-            best, nxt, t = 0, -1, vals[i] + 1
-            for k in nbrs[i]:
-                if free[k] and vals[k] == t and up[k] > best:
-                    best, nxt = up[k], k
-            up[i] = best + 1
-            up_next[i] = nxt
-        for i in order:
-            best, t = 0, vals[i] - 1
-            for k in nbrs[i]:
-                if free[k] and vals[k] == t and down[k] > best:
-                    best = down[k]
-            down[i] = best + 1
-        self.free, self.region, self.regions = free, region, regions
-        self.up, self.down, self.up_next = up, down, up_next
-
-    def path(self, start: int, k: int) -> list[int]:
-        out = [start]
-        while len(out) < k:
-            out.append(self.up_next[out[-1]])
-        return out
-
-
-def region_subset(members: list[int], k: int, nbrs, member_set: set[int] | None = None) -> list[int]:
-    """k connected cells of a region, grown from its lowest cell (keeps the top, which can grow)."""
-    if k >= len(members):
-        start = min(members)
-        member_set = set(members)
-    else:
-        start = min(members)
-        member_set = member_set or set(members)
-    order = [start]
-    seen = {start}
-    qi = 0
-    while qi < len(order) and len(order) < k:
-        j = order[qi]
-        qi += 1
-        for m in nbrs[j]:
-            if m in member_set and m not in seen:
-                seen.add(m)
-                order.append(m)
-                if len(order) == k:
-                    break
-    return order[:k]
+    def region_sizes(self) -> np.ndarray:
+        """Size of each cell's region (0 off the free cells)."""
+        sizes = np.append(np.diff(self.start), 0)  # region -1 reads the 0 at the end
+        return sizes[self.region]
 
 
 class Context:
@@ -186,7 +116,7 @@ class Context:
         self.rules = r
         self.rows, self.cols = r.rows, r.cols
         self.reg_rows = r.regular_rows
-        self.nbrs = neighbours(r.rows, r.cols)
+        self.nbrs = neighbour_table(r.rows, r.cols)
         self.w = weights
         self.box_sizes = tuple(r.box_sizes)
         self.bonus_size = r.bonus_size
@@ -206,6 +136,16 @@ class Context:
         # open targets for the potential: (kind, size)
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + ([self.bonus_size] if self.bonus_open else [])
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + ([self.bonus_size] if self.bonus_open else [])
+        self._kernel_weights = np.array([weights.ready, weights.progress, weights.power, weights.buried,
+                                         weights.column * self.full_column, 0.5 * weights.column * self.full_column])
+        self._ident = np.array(self.ident_targets, np.int64)
+        self._cons = np.array(self.cons_targets, np.int64)
+        self._ident_sizes = np.array(sorted(set(self.ident_targets)), np.int64)
+
+    def structures(self, vals: list[int] | np.ndarray, used: list[bool] | np.ndarray) -> Structures:
+        """The regions and paths of the unused numbers of a sheet."""
+        return Structures(*kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs,
+                                              self.max_number))
 
     # ------------------------------------------------------------ geometry
     def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
@@ -269,106 +209,38 @@ class Context:
         return value - (w.bump * bump + w.high * high), line_pts, pen_pts
 
     # ------------------------------------------------------------ potential
-    def potential(self, vals: list[int], st: Structures, heights: list[int],
-                  ident_open=None, cons_open_targets=None, limit: int | None = None) -> float:
-        """Promise of the unused numbers for the boxes still open; with ``limit``, only the
-        ``limit`` best credits count (one combination is scored per remaining turn)."""
-        w = self.w
-        nbrs = self.nbrs
-        cols, reg = self.cols, self.reg_rows
-        ident_targets = self.ident_targets if ident_open is None else ident_open
-        cons_targets = self.cons_targets if cons_open_targets is None else cons_open_targets
-
-        def growable(i: int) -> bool:
-            for k in nbrs[i]:
-                if vals[k] == EMPTY:
-                    r, c = divmod(k, cols)
-                    if r >= heights[c] and r < reg:
-                        return True
-            return False
-
-        credits: list[float] = []
-        kv_i = self._box_values(ident_targets)
-        kv_c = self._box_values(cons_targets)
-        if ident_targets:
-            triples = []
-            for sid, members in enumerate(st.regions):
-                m = len(members)
-                if m < 2:
-                    continue
-                grow = None
-                for k in ident_targets:
-                    if m >= k:
-                        credit = w.ready
-                    else:
-                        if grow is None:
-                            grow = any(growable(i) for i in members)
-                        credit = w.progress * (m / k) ** w.power * (1.0 if grow else w.buried)
-                    triples.append((kv_i[k] * credit, sid, k))
-            credits += _assign(triples)
-        if cons_targets:
-            triples = []
-            up, down, free = st.up, st.down, st.free
-            for i in range(len(vals)):
-                if not free[i] or down[i] != 1 or up[i] < 2:
-                    continue
-                length = up[i]
-                lo = vals[i]
-                hi = lo + length - 1
-                grow = None
-                for k in cons_targets:
-                    if length >= k:
-                        credit = w.ready
-                    else:
-                        room = (hi + (k - length) <= self.max_number) or (lo - (k - length) >= 0)
-                        if not room:
-                            continue
-                        if grow is None:
-                            end = i
-                            while st.up_next[end] >= 0:
-                                end = st.up_next[end]
-                            grow = (lo > 0 and growable(i)) or (hi < self.max_number and growable(end))
-                        credit = w.progress * (length / k) ** w.power * (1.0 if grow else w.buried)
-                    triples.append((kv_c[k] * credit, i, k))
-            credits += _assign(triples)
-        if limit is not None and len(credits) > limit:
-            credits = sorted(credits, reverse=True)[:limit]
-        return sum(credits)
-
-    def _box_values(self, targets: list[int]) -> dict[int, float]:
-        out = {k: float(k) for k in targets}
-        regular = [k for k in targets if k != self.bonus_size]
-        if len(regular) == 1:
-            out[regular[0]] += self.w.column * self.full_column
-        elif len(regular) == 2:
-            for k in regular:
-                out[k] += 0.5 * self.w.column * self.full_column
-        return out
+    def potential(self, vals: list[int] | np.ndarray, st: Structures, heights: list[int] | np.ndarray,
+                  ident_open: list[int] | None = None, cons_open: list[int] | None = None,
+                  limit: int | None = None) -> float:
+        """Promise of the unused numbers for the boxes still open (by default the sheet's; else
+        ``ident_open`` / ``cons_open``); with ``limit``, only the ``limit`` best credits count
+        (one combination is scored per remaining turn)."""
+        ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
+        cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
+        return kernels.potential(np.asarray(vals, np.int64), np.asarray(heights, np.int64), st.free, st.start,
+                                 st.members, st.up, st.down, st.up_next, self.nbrs, ident, cons,
+                                 self._kernel_weights, self.bonus_size, self.cols, self.reg_rows, self.max_number,
+                                 -1 if limit is None else int(limit))
 
     # ------------------------------------------------------------ combos
-    def combo_candidates(self, vals: list[int], st: Structures) -> list[tuple[str, int, list[int]]]:
-        """One canonical combination per open box: (kind, size, ordered cells)."""
-        out = []
-        sizes = sorted({*self.ident_targets})
-        if sizes:
-            by_size = sorted(st.regions, key=len)
-            for k in sizes:
-                for members in by_size:
-                    if len(members) >= k:
-                        out.append(("identical", k, region_subset(members, k, self.nbrs)))
-                        break
-        sizes = self.cons_targets
-        if sizes:
-            up = st.up
-            starts = [i for i in range(len(vals)) if st.free[i] and up[i] >= 3]
-            for k in sizes:
-                best, bi = 99, -1
-                for i in starts:
-                    if k <= up[i] < best:
-                        best, bi = up[i], i
-                if bi >= 0:
-                    out.append(("consecutive", k, st.path(bi, k)))
-        return out
+    def combo_candidates(self, vals: list[int] | np.ndarray, st: Structures) -> list[tuple[str, int, list[int]]]:
+        """One canonical combination per open box: (kind, size, cells in selection order)."""
+        kinds, sizes, cells = kernels.combinations(np.asarray(vals, np.int64), st.free, st.region, st.start,
+                                                   st.members, st.up, st.up_next, self.nbrs, self._ident_sizes,
+                                                   self._cons)
+        return [("identical" if kind == 0 else "consecutive", k, row[:k])
+                for kind, k, row in zip(kinds.tolist(), sizes.tolist(), cells.tolist())]
+
+    def written_sheet(self, vals: list[int], used: list[bool], heights: list[int], limit: int,
+                      with_potential: bool = True) -> tuple[float, list[tuple[str, int, list[int], float]]]:
+        """(potential if the turn passes, [(kind, size, cells, potential after it)] for each
+        canonical combination) of a sheet just written, in one compiled call."""
+        now, kinds, sizes, cells, after = kernels.written_sheet(
+            np.asarray(vals, np.int64), np.asarray(used, np.bool_), np.asarray(heights, np.int64), self.nbrs,
+            self._ident, self._cons, self._ident_sizes, self._kernel_weights, self.bonus_size, self.cols,
+            self.reg_rows, self.max_number, int(limit), with_potential)
+        return now, [("identical" if kind == 0 else "consecutive", k, row[:k], pot)
+                     for kind, k, row, pot in zip(kinds.tolist(), sizes.tolist(), cells.tolist(), after.tolist())]
 
     def combo_points(self, kind: str, k: int) -> tuple[int, float]:
         """(official points, heuristic letter value) of scoring box (kind, k) now."""
@@ -390,19 +262,4 @@ def apply_used(used: list[bool], cells: list[int]) -> list[bool]:
     out = used[:]
     for i in cells:
         out[i] = True
-    return out
-
-
-def _assign(triples: list[tuple[float, int, int]]) -> list[float]:
-    """Greedy matching: each structure credits one box, each box is credited once."""
-    triples.sort(reverse=True)
-    used_s: set[int] = set()
-    used_k: set[int] = set()
-    out = []
-    for v, sid, k in triples:
-        if sid in used_s or k in used_k:
-            continue
-        used_s.add(sid)
-        used_k.add(k)
-        out.append(v)
     return out

@@ -211,7 +211,7 @@ def candidate_features(game: SoloGame, offered: list[Candidate], slots: int) -> 
     notches = np.array([c.notches for c in offered])
     terms = np.array([[c.terms.get(t, 0.0) for t in ("geometry", "potential", "turns", "letter", "letter_half")]
                       for c in offered])
-    t_rem = np.array([remaining_turns(np.array(c.notches), r.last_notch) for c in offered])
+    t_rem = np.array([remaining_turns(c.notches, r.last_notch) for c in offered])
     cols = [
         np.ones(k), np.array([c.value for c in offered]) / VALUE_SCALE,
         np.array([c.points for c in offered]) / VALUE_SCALE, ident, cons, size / r.bonus_size,

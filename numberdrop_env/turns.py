@@ -41,6 +41,7 @@ import numpy as np
 
 from .actions import PERMUTATIONS, Phase
 from .combos import neighbour_table
+from . import kernels
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
 from .rules import EMPTY, WILD
 from .shapes import ShapeTable
@@ -52,13 +53,12 @@ TURN_PHASES = (Phase.START, *PLAN_PHASES)
 """Phases ``TurnPlanner.candidates`` accepts: the starting number's column is a turn of its own."""
 
 
-def remaining_turns(notches: np.ndarray, last: int) -> float:
+def remaining_turns(notches: np.ndarray | tuple[int, ...], last: int) -> float:
     """Expected number of turns after the current one, from the notches left."""
-    left = int((last - notches).clip(min=0).sum())
-    if left == 0:
+    ahead = [last - n for n in (notches.tolist() if isinstance(notches, np.ndarray) else notches) if n < last]
+    if not ahead:
         return 0.0
-    active = int((notches < last).sum())
-    return left / (1.0 + 1.0 / 6.0 + 0.0702 * active)
+    return sum(ahead) / (1.0 + 1.0 / 6.0 + 0.0702 * len(ahead))
 
 
 @dataclass(eq=False)
@@ -181,7 +181,7 @@ class TurnPlanner:
         L = g.layout
         heights0 = g.sheet.heights.tolist()
         vals0 = g.sheet.values.ravel().tolist()
-        st = Structures(vals0, g.sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+        st = ctx.structures(vals0, g.sheet.used.ravel())
         scored = []
         for p in np.flatnonzero(g.legal_mask()[L.block:L.place]):
             vals, h = vals0[:], heights0[:]
@@ -252,10 +252,11 @@ class TurnPlanner:
             placements = np.array([-1])
             flat = np.array([sorted(r * cols + c for r, c in fixed_cells)])
         ks, fills, written, tie = _writings(tuple(g.sorted_dice()), ctx.max_number, ctx.w.wild_default)
-        st = Structures(vals0, sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+        st = ctx.structures(vals0, sheet.used.ravel())
         score = _local_scores(st, vals0, flat, written, tie, neighbour_table(ctx.rows, cols), ctx.max_number)
         top = min(3, score.shape[1])
         best = np.argpartition(-score, top - 1, axis=1)[:, :top]
+        best = np.take_along_axis(best, np.argsort(-np.take_along_axis(score, best, 1), axis=1, kind="stable"), 1)
         ends = t_rem == 0.0
         n_p = len(flat)
         filled = np.broadcast_to(sheet.values.ravel() != EMPTY, (n_p, len(vals0))).copy()
@@ -265,45 +266,37 @@ class TurnPlanner:
             r, c = np.divmod(cell, cols)
             heights[np.arange(n_p), c] = np.maximum(heights[np.arange(n_p), c], r + 1)
         geos, lps, pps = ctx.geometry_batch(filled.reshape(n_p, ctx.rows, cols), heights)
+        base = lps + pps if ends else geos + lps + pps  # last turn: exact points only
+        total = base[:, None] + np.take_along_axis(score, best, 1)
         stage1 = []
-        for row, p in enumerate(placements.tolist()):
+        for flat_index in np.argsort(-total.ravel(), kind="stable")[: self.width].tolist():
+            row, q = divmod(flat_index, top)
+            q = int(best[row, q])
             geo, lp, pp = float(geos[row]), int(lps[row]), int(pps[row])
-            over = ends or pp < 0
-            base = lp + pp if ends else geo + lp + pp  # last turn: exact points only
-            cells, h = flat[row].tolist(), heights[row].tolist()
-            for q in sorted(best[row].tolist(), key=lambda q: -score[row, q]):
-                stage1.append((base + float(score[row, q]), base, over, lp + pp, geo, None if p < 0 else p,
-                               cells, h, ks[q], fills[q], written[q].tolist()))
-        stage1.sort(key=lambda x: -x[0])
-        return stage1[: self.width]
+            row_base = lp + pp if ends else geo + lp + pp
+            p = int(placements[row])
+            stage1.append((row_base + float(score[row, q]), row_base, ends or pp < 0, lp + pp, geo,
+                           None if p < 0 else p, flat[row].tolist(), heights[row].tolist(), ks[q], fills[q],
+                           written[q].tolist()))
+        return stage1
 
     def _combos(self, ctx: Context, vals: list[int], used: list[bool], heights: list[int], base: float,
                 over: bool, turn_value: float, letter_live: list[float], limit: int):
         """(value, ordered cells or None, kind, official points, terms) of the pass and of every
         canonical combination, the pass first."""
-        w = ctx.w
-        st = Structures(vals, used, ctx.nbrs, ctx.max_number)
-        cands = ctx.combo_candidates(vals, st)
+        now, combos = ctx.written_sheet(vals, used, heights, limit, with_potential=not over)
         if over:
             yield base, None, None, 0, {"potential": 0.0, "turns": 0.0, "letter": 0.0}
-            for kind, k, cells in cands:
+            for kind, k, cells, _ in combos:
                 pts, _ = ctx.combo_points(kind, k)
                 yield base + pts, cells, kind, pts, {"potential": 0.0, "turns": 0.0, "letter": 0.0}
             return
-        pot = ctx.potential(vals, st, heights, limit=limit)
-        yield base + turn_value + pot, None, None, 0, {"potential": pot, "turns": turn_value, "letter": 0.0}
-        for kind, k, cells in cands:
+        yield base + turn_value + now, None, None, 0, {"potential": now, "turns": turn_value, "letter": 0.0}
+        for kind, k, cells, pot in combos:
             pts, letter_flag = ctx.combo_points(kind, k)
             letter = 0.0
             if letter_flag and k in ctx.box_sizes:
                 letter = letter_live[ctx.box_sizes.index(k)]
-            st2 = Structures(vals, apply_used(used, cells), ctx.nbrs, ctx.max_number)
-            it, ct = ctx.ident_targets, ctx.cons_targets  # the boxes still open after this combination
-            if kind == "identical" or k == ctx.bonus_size:
-                it = [x for x in it if x != k]
-            if kind != "identical" or k == ctx.bonus_size:
-                ct = [x for x in ct if x != k]
-            pot = ctx.potential(vals, st2, heights, it, ct, limit)
             yield (base + turn_value + pts + letter + pot, cells, kind, pts,
                    {"potential": pot, "turns": turn_value, "letter": letter})
 
@@ -427,21 +420,9 @@ def _local_scores(st: Structures, vals: list[int], flat: np.ndarray, written: np
     path down if nv + 1), and 1 per adjacent pair of new cells differing by at most 1."""
     n = len(vals)
     table = np.zeros((n + 1, max_number + 3))  # columns: value + 1, so nv - 1 and nv + 1 always fit
-    size = np.zeros(n, int)
-    for members in st.regions:
-        size[members] = len(members)
     free = np.flatnonzero(st.free)
     nv = np.array(vals)[free]
-    table[free, nv + 1] = 0.5 + 0.5 * size[free]
-    table[free, nv] = 0.5 + 0.5 * np.array(st.up)[free]
-    table[free, nv + 2] = 0.5 + 0.5 * np.array(st.down)[free]
-    table = table[:, 1 : max_number + 2]
-    around = nbr[flat]  # (P, 4, 4) neighbours of each new cell
-    own = (around[..., None] == flat[:, None, None, :]).any(-1)  # neighbour is itself a new cell
-    contrib = np.where(own[..., None], 0.0, table[np.minimum(around, n)]).sum(axis=2)  # (P, 4, values)
-    score = sum(contrib[:, i, written[:, i]] for i in range(written.shape[1]))
-    adjacent = (around[:, :, :, None] == flat[:, None, None, :]).any(axis=2)  # (P, i, j): j next to i
-    for i, j in itertools.combinations(range(written.shape[1]), 2):
-        close = np.abs(written[:, i] - written[:, j]) <= 1
-        score = score + adjacent[:, i, j, None] * close[None, :]
-    return score - tie[None, :]
+    table[free, nv + 1] = 0.5 + 0.5 * st.region_sizes()[free]
+    table[free, nv] = 0.5 + 0.5 * st.up[free]
+    table[free, nv + 2] = 0.5 + 0.5 * st.down[free]
+    return kernels.local_scores(table[:, 1 : max_number + 2], flat, written, tie, nbr)

@@ -64,7 +64,7 @@ def test_search_rollout_mode_plays_legal():
 
 def test_potential_limit_counts_only_the_best_credits():
     """Near the end only one combination per remaining turn can score: a limit caps the potential."""
-    from numberdrop_env.heuristic import Context, Structures
+    from numberdrop_env.heuristic import Context
 
     game = SoloGame(seed=2)
     policy = GreedyPolicy(width=6)
@@ -73,7 +73,7 @@ def test_potential_limit_counts_only_the_best_credits():
         game.step(policy.act(game, game.legal_mask()))
     ctx = Context(game)
     vals = game.sheet.values.ravel().tolist()
-    st = Structures(vals, game.sheet.used.ravel().tolist(), ctx.nbrs, ctx.max_number)
+    st = ctx.structures(vals, game.sheet.used.ravel())
     heights = game.sheet.heights.tolist()
     full = ctx.potential(vals, st, heights)
     one = ctx.potential(vals, st, heights, limit=1)
