@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.lucky.evaluate import run_tables, summarise
+from agents.lucky.evaluate import play_table, run_tables, summarise
 from agents.lucky.gym_env import LuckyNumbersEnv
 from agents.lucky.registry import make_policy
+from agents.lucky.search import SearchPolicy
 from agents.lucky.train import is_lucky_config, load_lucky_config
+from agents.lucky.value import BoardValue
 from luckynumbers_env import Game, Rules
+from tests.lucky_helpers import board, diagonal, position
 
 
 @pytest.mark.parametrize("rules", [Rules(players=4), Rules(players=3, setup="michael", bruno=True)],
@@ -56,6 +59,69 @@ def test_search_is_reproducible_from_its_seed():
             game.step(out[-1])
         return out
     assert actions(1) == actions(1)
+
+
+def test_a_search_table_replays_the_same_game_from_its_seed():
+    seats = ["search", "greedy", "search", "greedy"]
+    first, again = (play_table(seats, 7, {}) for _ in range(2))
+    first.pop("seconds")
+    again.pop("seconds")
+    assert first == again
+
+
+# Player 1 has one empty cell, (3, 0), which takes 11..17.
+NEARLY_FULL = board([[3, 6, 7, 8], [5, 7, 11, 12], [10, 12, 15, 16], [0, 18, 19, 20]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_keeps_a_tile_that_fills_an_opponents_last_cell_off_the_table(seed):
+    """Player 0 has drawn an 11, which fits its board only as a swap."""
+    mine = board([[1, 0, 5, 9], [0, 4, 10, 13], [4, 9, 13, 14], [14, 16, 17, 19]])
+    game = position(Rules(players=2), [mine, NEARLY_FULL], phase="place", hand=11, drawn=True, pool_size=10)
+    L = game.layout
+    careless, careful = SearchPolicy(deny=0), SearchPolicy()
+    careless.reset(seed)
+    careful.reset(seed)
+    assert careless.act(game, game.legal_mask()) == L.discard  # the best for its own board alone
+    kind, _ = L.decode(careful.act(game, game.legal_mask()))
+    assert kind == "place"
+
+
+def test_search_takes_a_face_up_tile_that_fills_its_board():
+    game = position(Rules(players=2), [NEARLY_FULL, diagonal(2, 9, 13, 17)], table=(1, 13, 20))
+    policy = SearchPolicy()
+    policy.reset(0)
+    assert policy.act(game, game.legal_mask()) == game.layout.take(13)
+    game.step(game.layout.take(13))
+    assert policy.act(game, game.legal_mask()) == game.layout.place(12)
+
+
+def test_search_threat_weighs_opponents_by_their_empty_cells():
+    three_empty = board([[1, 2, 4, 9], [2, 4, 9, 10], [0, 0, 13, 14], [0, 13, 14, 20]])  # they take 3..12
+    game = position(Rules(players=3), [diagonal(1, 15, 17, 19), NEARLY_FULL, three_empty])
+    policy = SearchPolicy(deny=4.0)
+    policy.threats = policy._opponent_threats(game)
+    assert policy._threat(1 << 11) == pytest.approx(4.0 + 4.0 / 9)  # both opponents can use an 11
+    assert policy._threat(1 << 15) == pytest.approx(4.0)  # a 15 fills only the last cell of player 1
+    assert policy._threat(1 << 20 | 1 << 2) == 0.0
+
+
+def test_board_value_counts_only_the_copies_that_can_still_come():
+    """Cell (0, 1) of this board takes 2..4; with every 2, 3 and 4 gone it is as dead as a cell without room."""
+    b = diagonal(1, 5, 9, 13)
+    plain, shares = BoardValue(4, 20), [1.0] * 21
+    assert BoardValue(4, 20, copies=shares).value(b) == pytest.approx(plain.value(b))
+    shares[2] = shares[3] = shares[4] = 0.0
+    gone = BoardValue(4, 20, copies=shares)
+    assert gone.value(b) < plain.value(b)
+    assert gone.empty[1][5] == plain.empty[1][2] == -plain.w.dead
+
+
+@pytest.mark.parametrize("options", [{"samples": 0}, {"width": 0}, {"draws": 0}, {"deny": -1.0},
+                                     {"copies": "yes"}])
+def test_search_options_are_checked(options):
+    with pytest.raises(ValueError):
+        make_policy("search", options)
 
 
 def test_greedy_beats_random_at_a_small_table():

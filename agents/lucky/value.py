@@ -5,13 +5,17 @@ row, above in its column) and the smallest tile after it; its *room* is how many
 is. A cell with no room can only be filled after a swap changes its row or column. The value
 of a board is ``fill`` per tile plus ``room_weight`` * sqrt(room) per empty cell, minus
 ``dead`` per empty cell without room.
+
+Given ``copies`` (per number, the share of its tiles that can still come: unseen or face up),
+room counts each number by that share instead, so a cell waiting for numbers that are
+already on the boards has less room than its bounds say.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from luckynumbers_env.engine import _LINE_CACHES, geometry, line_bounds
 
@@ -23,19 +27,30 @@ class Weights:
     dead: float = 0.6
 
 
-@lru_cache(maxsize=64)
-def room_table(top: int, w: Weights) -> tuple[float, ...]:
-    """Value of an empty cell by its room 0..top."""
-    return tuple(-w.dead if room <= 0 else w.room_weight * math.sqrt(room) for room in range(top + 1))
+def cell_table(top: int, w: Weights, copies: Sequence[float] | None = None) -> list[list[float]]:
+    """Value of an empty cell, ``[lo][hi]``, by the largest tile before it (``lo``) and the smallest
+    after it (``hi``). Its room is ``hi - lo - 1`` numbers, or with ``copies`` (indexed by number)
+    the sum of their shares."""
+    below = [0.0, 0.0]  # below[x]: the room of the numbers 1..x-1
+    for v in range(1, top):
+        below.append(below[-1] + (1.0 if copies is None else copies[v]))
+    return [[_empty_cell(below[hi] - below[lo + 1] if hi > lo + 1 else 0.0, w) for hi in range(top + 1)]
+            for lo in range(top + 1)]
+
+
+def _empty_cell(room: float, w: Weights) -> float:
+    """More room is worth less and less (sqrt); a cell without room needs a swap first."""
+    return w.room_weight * math.sqrt(room) if room > 1e-9 else -w.dead
 
 
 class BoardValue:
     """Board values and the change of value when one tile goes on one cell."""
 
-    def __init__(self, size: int, max_tile: int, weights: Weights = Weights()) -> None:
+    def __init__(self, size: int, max_tile: int, weights: Weights = Weights(),
+                 copies: Sequence[float] | None = None) -> None:
         self.size, self.top = size, max_tile + 1
         self.w = weights
-        self.room = room_table(self.top, weights)
+        self.empty = cell_table(self.top, weights, copies)
         self.cache = _LINE_CACHES.setdefault((size, max_tile), {})
         self.lines = geometry(size)[3]
 
@@ -46,7 +61,7 @@ class BoardValue:
         return found
 
     def cell_values(self, b: list[int], cells) -> float:
-        size, room = self.size, self.room
+        size, empty = self.size, self.empty
         total = 0.0
         rows: dict[int, tuple] = {}
         cols: dict[int, tuple] = {}
@@ -63,7 +78,7 @@ class BoardValue:
                 cb = cols[k] = self._line(tuple(b[k::size]))
             lo = rb[0][k] if rb[0][k] > cb[0][r] else cb[0][r]
             hi = rb[1][k] if rb[1][k] < cb[1][r] else cb[1][r]
-            total += room[hi - lo - 1 if hi - lo > 1 else 0]
+            total += empty[lo][hi]
         return total
 
     def value(self, b: list[int]) -> float:
