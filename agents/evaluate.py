@@ -164,10 +164,17 @@ def format_table(summary: dict[str, Any]) -> str:
 PROG = "numberdrop-evaluate"
 
 
+def _options_help() -> str:
+    from .lucky.registry import AGENTS as LUCKY_AGENTS
+
+    return describe_options() + "\n\n" + describe_options(
+        agents=LUCKY_AGENTS, heading="Lucky Numbers agents (--game luckynumbers), same --option syntax:")
+
+
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=describe_options(),
+    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=_options_help(),
                                      formatter_class=HelpFormatter)
-    parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)}")
+    parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)")
     parser.add_argument("--games", type=int, default=100, help="number of games per agent")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     parser.add_argument("--workers", type=int, default=0,

@@ -67,20 +67,21 @@ def _literal(raw: str) -> Any:
     return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
 
 
-def describe_options(width: int = 79) -> str:
+def describe_options(width: int = 79, agents: dict[str, str] = AGENTS,
+                     heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):") -> str:
     """Every agent's options with their defaults, read off the constructors so --help cannot go stale."""
-    lines = ["agent options (set with --option AGENT.NAME=VALUE; defaults shown):"]
-    pad = max(map(len, AGENTS)) + 4
-    for name in AGENTS:
-        text = textwrap.fill(_option_list(name), width, initial_indent=f"  {name}:".ljust(pad),
+    lines = [heading]
+    pad = max(map(len, agents)) + 4
+    for name in agents:
+        text = textwrap.fill(_option_list(name, agents), width, initial_indent=f"  {name}:".ljust(pad),
                              subsequent_indent=" " * pad, break_long_words=False, break_on_hyphens=False)
         lines.append(text)
     return "\n".join(lines)
 
 
-def _option_list(name: str) -> str:
+def _option_list(name: str, agents: dict[str, str] = AGENTS) -> str:
     try:
-        params = inspect.signature(policy_class(name)).parameters.values()
+        params = inspect.signature(policy_class(name, agents)).parameters.values()
     except ImportError as err:  # an optional dependency missing must not break --help
         return f"(unavailable: {err})"
     shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
