@@ -210,7 +210,6 @@ class TurnPlanner:
         sheet = g.sheet
         vals0 = sheet.values.ravel().tolist()
         used0 = sheet.used.ravel().tolist()
-        last = g.rules.last_notch
         letter_live = letter_values(g, ctx.w)
         turn_value = ctx.w.turn * t_rem
         limit = math.ceil(t_rem)

@@ -6,6 +6,8 @@ kernels can be checked against it on many sheets. Slow; tests only.
 
 from __future__ import annotations
 
+import numpy as np
+
 from numberdrop_env.rules import EMPTY
 
 
@@ -149,10 +151,8 @@ def ctx_neighbours(ctx) -> list[list[int]]:
     return neighbours(ctx.rows, ctx.cols)
 
 
-def local_scores(st, vals, flat, written, tie, max_number: int, nbrs) -> "np.ndarray":
+def local_scores(st, vals, flat, written, tie, max_number: int, nbrs) -> np.ndarray:
     """(P, Q) local score of each writing in each placement, one cell and one pair at a time."""
-    import numpy as np
-
     size = {c: len(m) for m in st["regions"] for c in m}
     score = np.zeros((len(flat), len(written)))
     for p, cells in enumerate(flat.tolist()):
