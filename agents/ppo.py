@@ -59,14 +59,15 @@ class PPOPolicy:
     ``lookahead=k`` (turn-level models, k >= 2) re-ranks the policy's k most likely
     candidates by a one-turn look-ahead valued by the model's own critic: each candidate's
     points plus the critic's mean value of the next turn over ``samples`` sampled rolls
-    (the search agent's look-ahead with ``value="learned"``). Stronger and about
-    k x samples times slower than the network alone; see the README for both.
+    (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
+    best of them on ``samples`` more rolls before choosing. Stronger and about
+    (k + r) x samples times slower than the network alone; see the README for both.
     """
 
     name = "ppo"
 
     def __init__(self, path: str | None = None, deterministic: bool = True, lookahead: int = 0,
-                 samples: int = 8) -> None:
+                 samples: int = 8, refine: int = 0) -> None:
         import torch
 
         torch.set_num_threads(1)  # evaluate runs one process per core
@@ -75,6 +76,8 @@ class PPOPolicy:
         self.lookahead, self.samples = int(lookahead), int(samples)
         if self.lookahead < 0 or self.samples < 1:
             raise ValueError(f"lookahead must be >= 0 and samples >= 1, got {lookahead} and {samples}")
+        if refine and self.lookahead < 2:
+            raise ValueError(f"refine={refine} re-values look-ahead candidates: it needs lookahead >= 2")
         self.model = load_model(self.path)
         self.turn_level = is_turn_model(self.model)
         self.search = None
@@ -88,7 +91,7 @@ class PPOPolicy:
             from .search import SearchPolicy
 
             self.search = SearchPolicy(width=self.lookahead, samples=self.samples, value="learned",
-                                       model=self.path)
+                                       model=self.path, refine=refine)
         self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
@@ -139,8 +142,7 @@ class PPOPolicy:
         top = legal[np.argsort(-logits[legal], kind="stable")][: self.lookahead]
         if len(top) == 1:
             return int(top[0])
-        seeds = self.search.rng.integers(0, 2**63 - 1, size=self.samples)
-        values = self.search.lookahead(game, [offered[j] for j in top], seeds)
+        values = self.search.rank(game, [offered[j] for j in top])
         return int(top[int(np.argmax(values))])
 
 

@@ -13,7 +13,10 @@ re-planning if the game is not in the expected state.
 
 Budget (constructor arguments, all settable from a command line):
 ``width`` plans per turn (4), ``samples`` next rolls per plan (8), ``inner_width``
-stage-2 width of the greedy when it values the next turn (8). Cost grows as
+stage-2 width of the greedy when it values the next turn (8), ``refine`` (off): the
+``refine`` best plans after the first ``samples`` rolls are valued on ``samples`` more
+(their values are then means over twice the rolls), a second round spent where the
+choice is still open. Cost grows as
 width x samples greedy turn plans per turn: about 5 to 7 s per game on one core at the
 defaults (mean 45.3 on seeds 0..99, against 42.8 for the greedy). More plans and samples
 paid more than a wider inner greedy when the budget was tuned. ``rollout=True`` replaces the one-turn
@@ -52,13 +55,17 @@ class SearchPolicy:
     name = "search"
 
     def __init__(self, width: int = 4, samples: int = 8, inner_width: int = 8, rollout: bool = False,
-                 weights: dict[str, Any] | None = None, value: str = "heuristic", model: str | None = None) -> None:
+                 weights: dict[str, Any] | None = None, value: str = "heuristic", model: str | None = None,
+                 refine: int = 0) -> None:
+        if refine < 0 or refine == 1:
+            raise ValueError(f"refine must be 0 (off) or >= 2, got {refine}")
         if value not in ("heuristic", "learned"):
             raise ValueError(f"value must be 'heuristic' or 'learned', got {value!r}")
         if rollout and value == "learned":
             raise ValueError("rollout=True plays sampled games out; it does not combine with value='learned'")
         self.width = int(width)
         self.samples = int(samples)
+        self.refine = int(refine)
         self.rollout = bool(rollout)
         self.critic = LearnedValue(model) if value == "learned" else None
         self.greedy = GreedyPolicy(weights=weights)
@@ -97,9 +104,22 @@ class SearchPolicy:
                 plans.append(plan)
             if len(plans) == self.width:
                 break
-        seeds = self.rng.integers(0, 2**63 - 1, size=self.samples)
-        values = self.lookahead(game, plans, seeds)
-        return plans[int(np.argmax(values))]
+        return plans[int(np.argmax(self.rank(game, plans)))]
+
+    def rank(self, game: SoloGame, plans: list[Candidate]) -> np.ndarray:
+        """Each plan's look-ahead value; with ``refine``, only the refined plans keep a finite one."""
+        values = np.asarray(self.lookahead(game, plans, self._rolls()))
+        if self.refine < 2 or len(plans) <= self.refine:
+            return values
+        keep = np.argsort(-values, kind="stable")[: self.refine]
+        more = np.asarray(self.lookahead(game, [plans[i] for i in keep], self._rolls()))
+        refined = np.full(len(plans), -np.inf)
+        refined[keep] = (values[keep] + more) / 2
+        return refined
+
+    def _rolls(self) -> np.ndarray:
+        """Seeds of the sampled next rolls, the same for every plan valued in one round."""
+        return self.rng.integers(0, 2**63 - 1, size=self.samples)
 
     def lookahead(self, game: SoloGame, plans: list[Candidate], seeds: np.ndarray) -> list[float]:
         """Each plan's points plus the mean value of the next turn over the sampled rolls

@@ -19,6 +19,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from agents.base import Policy
 from agents.greedy import GreedyPolicy
 from agents.registry import HelpFormatter, plain_text
 from agents.search import SearchPolicy
@@ -27,17 +28,18 @@ from numberdrop_env.solo import SoloGame
 from numberdrop_env.turns import TurnPlanner
 
 
-def sample_turns(n: int) -> list[SoloGame]:
-    """The first ``n`` rolled turns of the greedy's games on seeds 0, 1, ..."""
+def sample_turns(n: int, policy: Policy | None = None) -> list[SoloGame]:
+    """The first ``n`` rolled turns of ``policy``'s games (the greedy's by default) on seeds 0, 1, ..."""
+    policy = policy or GreedyPolicy()
     out: list[SoloGame] = []
     seed = 0
     while len(out) < n:
-        game, greedy = SoloGame(seed=seed), GreedyPolicy()
-        greedy.reset(seed)
+        game = SoloGame(seed=seed)
+        policy.reset(seed)
         while not game.is_over and len(out) < n:
             if game.phase is Phase.SLIDE:
                 out.append(game.clone())
-            game.step(greedy.act(game, game.legal_mask()))
+            game.step(policy.act(game, game.legal_mask()))
         seed += 1
     return out
 

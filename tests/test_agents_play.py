@@ -107,3 +107,31 @@ def test_search_options_are_checked():
         SearchPolicy(value="oracle")
     with pytest.raises(ValueError, match="rollout"):
         SearchPolicy(value="learned", rollout=True)
+    for refine in (-1, 1):
+        with pytest.raises(ValueError, match="refine"):
+            SearchPolicy(refine=refine)
+
+
+def test_refine_values_the_best_plans_again_on_new_rolls(monkeypatch):
+    """The refined plans are valued on fresh rolls (the same for each of them) and ranked by
+    their mean over both rounds; the others drop out."""
+    policy = SearchPolicy(samples=3, refine=2)
+    policy.reset(0)
+    plans = ["p0", "p1", "p2", "p3"]
+    rounds = iter([[1.0, 3.0, 2.0, 0.0], [0.0, 4.0]])
+    calls = []
+
+    def fake_lookahead(game, asked, seeds):
+        calls.append((list(asked), tuple(seeds)))
+        return next(rounds)
+
+    monkeypatch.setattr(policy, "lookahead", fake_lookahead)
+    values = policy.rank(None, plans)
+    assert [c[0] for c in calls] == [plans, ["p1", "p2"]]
+    assert len(calls[0][1]) == len(calls[1][1]) == 3 and calls[0][1] != calls[1][1]
+    assert values.tolist() == [-np.inf, 1.5, 3.0, -np.inf]
+
+
+def test_refine_plays_deterministic_legal_games():
+    first = play(SearchPolicy(width=3, samples=1, inner_width=4, refine=2), 5)
+    assert first == play(SearchPolicy(width=3, samples=1, inner_width=4, refine=2), 5)

@@ -161,6 +161,8 @@ def test_lookahead_plays_legal_games_deterministically_per_seed():
     ({"lookahead": -1}, "lookahead must be"),
     ({"samples": 0}, "samples >= 1"),
     ({"lookahead": 2, "deterministic": False}, "deterministic=True"),
+    ({"refine": 2}, "needs lookahead"),
+    ({"lookahead": 3, "refine": 1}, "refine must be"),
     ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
 ])
 def test_lookahead_refuses_bad_options(kwargs, message):
