@@ -44,6 +44,10 @@ def parse_budget(text: str) -> tuple[int, int, int]:
     return k, s, r
 
 
+def budget_name(k: int, s: int, r: int) -> str:
+    return f"{k}x{s}" + (f"r{r}" if r else "")
+
+
 def cost(k: int, s: int, r: int) -> int:
     """Valuations per turn (before the look-ahead's de-duplication)."""
     return k * s + (r * s if 2 <= r < k else 0)
@@ -88,10 +92,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--draws", type=int, default=300, help="replays of each budget per turn (default 300)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
-    budgets = [parse_budget(b) for b in args.budgets.split(",")]
+    if min(args.turns, args.top, args.rolls, args.draws) < 1:
+        parser.error("--turns, --top, --rolls and --draws must be >= 1")
+    try:
+        budgets = [parse_budget(b) for b in args.budgets.split(",")]
+    except ValueError as err:
+        parser.error(str(err))
     for k, s, r in budgets:
-        if k > args.top or (2 if r else 1) * s > args.rolls // 2:
-            raise ValueError(f"budget {k}x{s}r{r} needs --top >= {k} and --rolls >= {2 * (2 if r else 1) * s}")
+        rolls = (2 if r else 1) * s
+        if k > args.top or rolls > args.rolls // 2:
+            parser.error(f"budget {budget_name(k, s, r)} needs --top >= {k} and --rolls >= {2 * rolls}")
     policy = PPOPolicy()
     search = SearchPolicy(value="learned", model=policy.path)
     rng = np.random.default_rng(0)
@@ -103,10 +113,9 @@ def main(argv: list[str] | None = None) -> None:
           f"({time.perf_counter() - start:.0f} s)")
     print(f"{'budget':>8} {'valuations':>10} {'gain/turn':>10} {'changed':>8}")
     for k, s, r in budgets:
-        draws = [replay(t, k, s, r, rng) for t in tables for _ in range(args.draws)]
-        gain, changed = np.mean(draws, axis=0)
-        name = f"{k}x{s}" + (f"r{r}" if r else "")
-        print(f"{name:>8} {cost(k, s, r):>10} {gain:>10.3f} {changed:>8.0%}")
+        rng = np.random.default_rng(1)  # each budget replays the same draws, whatever the others
+        gain, changed = np.mean([replay(t, k, s, r, rng) for t in tables for _ in range(args.draws)], axis=0)
+        print(f"{budget_name(k, s, r):>8} {cost(k, s, r):>10} {gain:>10.3f} {changed:>8.0%}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,13 @@ def test_the_benchmark_runs_and_the_network_alone_gains_nothing(capsys):
     assert rows["4x2r2"][1] == "12"
 
 
-def test_budgets_beyond_the_table_are_refused():
-    with pytest.raises(ValueError, match="--top"):
-        main(["--turns", "1", "--top", "4", "--budgets", "8x4"])
+@pytest.mark.parametrize("argv, message", [
+    (["--top", "4", "--budgets", "8x4"], "needs --top >= 8"),
+    (["--rolls", "8", "--budgets", "4x5"], "--rolls >= 10"),
+    (["--budgets", "8by4"], "is not KxS"),
+    (["--turns", "0"], "must be >= 1"),
+])
+def test_bad_arguments_are_refused_before_any_game(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert message in capsys.readouterr().err
