@@ -132,18 +132,22 @@ class PPOPolicy:
                     masks: np.ndarray) -> int:
         """The slot of the best of the policy's ``lookahead`` most likely candidates by points
         now plus the critic's expected value of the next turn."""
-        import torch
-
-        with torch.no_grad():
-            obs, _ = self.model.policy.obs_to_tensor(batch)
-            dist = self.model.policy.get_distribution(obs, action_masks=masks)
-            logits = dist.distribution.logits[0].cpu().numpy()
-        legal = np.flatnonzero(masks[0])
-        top = legal[np.argsort(-logits[legal], kind="stable")][: self.lookahead]
+        top = self.most_likely(batch, masks, self.lookahead)
         if len(top) == 1:
             return int(top[0])
         values = self.search.rank(game, [offered[j] for j in top])
         return int(top[int(np.argmax(values))])
+
+    def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
+        """The slots of the network's ``k`` most likely legal candidates (one game's batch),
+        most likely first, ties by slot: the candidates its look-ahead weighs."""
+        import torch
+
+        with torch.no_grad():
+            obs, _ = self.model.policy.obs_to_tensor(batch)
+            logits = self.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+        legal = np.flatnonzero(masks[0])
+        return legal[np.argsort(-logits[legal], kind="stable")][:k]
 
 
 def turn_decision(follow: PlanFollower, planner: TurnPlanner, slots: int, game: SoloGame, mask: np.ndarray,

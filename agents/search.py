@@ -17,11 +17,11 @@ stage-2 width of the greedy when it values the next turn (8), ``refine`` (off): 
 ``refine`` best plans after the first ``samples`` rolls are valued on ``samples`` more
 (their values are then means over twice the rolls), a second round spent where the
 choice is still open. Cost grows as (width + refine) x samples greedy turn plans per
-turn: about 5 to 7 s per game on one core at the
-defaults (mean 45.3 on seeds 0..99, against 42.8 for the greedy). More plans and samples
-paid more than a wider inner greedy when the budget was tuned. ``rollout=True`` replaces the one-turn
-look-ahead by Monte Carlo rollouts: after each sampled roll the inner greedy plays the
-cloned game to its end (with the sampled generator) and the plan is valued by the mean
+turn: about 5 to 7 s per game on one core at the defaults (mean 45.3 on seeds 0..99,
+against 42.8 for the greedy). More plans and samples paid more than a wider inner
+greedy when the budget was tuned. ``rollout=True`` replaces the one-turn look-ahead by
+Monte Carlo rollouts: after each sampled roll the inner greedy plays the cloned game to
+its end (with the sampled generator) and the plan is valued by the mean
 final score; much slower (about remaining-turns times the cost).
 
 ``value="learned"`` values each sampled next turn with the critic of a turn-level PPO

@@ -20,7 +20,6 @@ import re
 import time
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from agents.ppo import PPOPolicy, offer_turns
@@ -58,11 +57,7 @@ def value_table(policy: PPOPolicy, search: SearchPolicy, game: SoloGame, top: in
     """(candidates, rolls): the network's ``top`` most likely candidates, most likely first,
     each valued on each roll; a candidate repeating an earlier one's turn is -inf."""
     (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
-    with torch.no_grad():
-        obs, _ = policy.model.policy.obs_to_tensor(batch)
-        logits = policy.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].numpy()
-    legal = np.flatnonzero(masks[0])
-    order = legal[np.argsort(-logits[legal], kind="stable")][:top]
+    order = policy.most_likely(batch, masks, top)
     plans = [offered[j] for j in order]
     return np.array([search.lookahead(game, plans, [s]) for s in seeds]).T
 
