@@ -53,9 +53,12 @@ class Sheet:
 
     def score_combination(self, cells: Sequence[Cell], kind: str) -> None:
         """Circle the cells, tick the box of their size and circle a letter it completes."""
-        size = len(cells)
         for r, c in cells:
             self.used[r, c] = True
+        self.tick_box(kind, len(cells))
+
+    def tick_box(self, kind: str, size: int) -> None:
+        """Tick the box of a combination of ``size`` cells and circle a letter it completes."""
         if size == self.rules.bonus_size:
             self.bonus = True
             return

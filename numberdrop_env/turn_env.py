@@ -6,6 +6,7 @@ candidates of the turn are the actions, each described by the sheet it leaves.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,8 @@ from .env import game_from_options
 from .env_base import LegalDiscrete, SoloEnvBase
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
 from .solo import SoloGame, as_action
-from .turns import Candidate, TurnPlanner, remaining_turns
+from . import turn_engine
+from .turns import COMBO_KINDS, Candidate, TurnCandidates, TurnPlanner
 
 CANDIDATE_FEATURES = (
     "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
@@ -32,6 +34,7 @@ PLANNER_TERMS = tuple(CANDIDATE_FEATURES.index(t) for t in
                       ("points", "geometry", "potential", "turns", "letter", "letter_half"))
 """Columns whose sum is the planner value: the points of the turn and the heuristic's parts."""
 VALUE_SCALE = 10.0
+_NONE = TurnCandidates.from_candidates([])
 """Points are divided by this in the observation (``planner_value`` = value / 10)."""
 
 
@@ -47,8 +50,11 @@ class NumberDropTurnEnv(SoloEnvBase):
     has fewer, the remaining slots are masked. The first step of a game chooses the column
     of the starting number (before the first roll). ``action_masks()`` and
     ``info["action_mask"]`` are exact; a masked action raises ``ValueError`` and changes
-    nothing, or with ``illegal_action="penalize"`` is answered as on ``NumberDrop-v0``. ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
-    ``describe_action(i)`` describes it in the game's words.
+    nothing, or with ``illegal_action="penalize"`` is answered as on ``NumberDrop-v0``.
+    ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
+    ``describe_action(i)`` describes it in the game's words. Playing a candidate jumps to
+    the sheet it leaves; ``replay=True`` steps its micro-actions through the engine's checks
+    instead (the same games, several times slower).
 
     **Observation** — ``Dict``:
 
@@ -77,7 +83,7 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
                  width: int = 12, block_width: int = 3, illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, max_illegal: int = 10) -> None:
+                 illegal_reward: float = -1.0, max_illegal: int = 10, replay: bool = False) -> None:
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
@@ -86,7 +92,8 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.slots = int(candidates)
         self.planner = TurnPlanner(width=width, block_width=block_width)
         self.game = SoloGame(rules, seed=0)
-        self.offered: list[Candidate] = []
+        self.replay = bool(replay)
+        self.offered = _NONE
         self._mask = np.zeros(self.slots, bool)
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = spaces.Dict({
@@ -106,8 +113,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         penalized = self._penalize(action, self._mask)
         if penalized is not None:
             return penalized
-        cand = self._candidate(action)
-        reward = sum(self.game.step(a) for a in cand.actions)
+        reward = self._play(as_action(action, self.slots))
         self._offer()
         return self._observation(), float(reward), self.game.is_over, False, self._info()
 
@@ -129,6 +135,18 @@ class NumberDropTurnEnv(SoloEnvBase):
             raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
         super()._start(game)
 
+    def _play(self, i: int) -> int:
+        """Play candidate ``i``: jump to its afterstate, or with ``replay`` step its decisions."""
+        if not self._mask[i]:
+            raise ValueError(f"action {i} is not legal: this turn has {len(self.offered)} candidates")
+        if self.replay or self.game.phase is Phase.START:
+            return sum(self.game.step(a) for a in self.offered[i].actions)
+        a = self.offered.arrays
+        kind = int(a.combo_kind[i])
+        combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i]))
+        return self.game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo,
+                                         piece_lost=not a.has_terms[i])
+
     def _candidate(self, action: Any) -> Candidate:
         action = as_action(action, self.slots)
         if not self._mask[action]:
@@ -136,7 +154,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         return self.offered[int(action)]
 
     def _offer(self) -> None:
-        self.offered = [] if self.game.is_over else self.planner.candidates(self.game, limit=self.slots)
+        self.offered = _NONE if self.game.is_over else self.planner.candidates(self.game, limit=self.slots)
         self._mask = np.zeros(self.slots, bool)
         self._mask[: len(self.offered)] = True
 
@@ -159,7 +177,7 @@ def state_size(rules: Rules) -> int:
     return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
 
 
-def observe_turn(game: SoloGame, offered: list[Candidate], slots: int) -> dict[str, np.ndarray]:
+def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int) -> dict[str, np.ndarray]:
     """The ``NumberDropTurn-v0`` observation of a game and its offered candidates."""
     return {"state": _state(game, len(offered) / slots),
             "candidates": candidate_features(game, offered, slots)}
@@ -183,43 +201,18 @@ def _state(game: SoloGame, share: float) -> np.ndarray:
                            s.penalties, board.ravel(), s.heights / r.rows, extra]).astype(np.float32)
 
 
-def candidate_features(game: SoloGame, offered: list[Candidate], slots: int) -> np.ndarray:
-    """(slots, len(CANDIDATE_FEATURES)) float32, vectorised over the candidates."""
-    out = np.zeros((slots, len(CANDIDATE_FEATURES)), np.float32)
-    k = len(offered)
-    if k == 0:
-        return out
-    r, s = game.rules, game.sheet
-    reg = r.regular_rows
-    values = np.array([c.values for c in offered]).reshape(k, r.rows, r.cols)
-    heights = np.array([c.heights for c in offered])
-    filled = values != EMPTY
-    below = np.arange(r.rows)[None, :, None] < heights[:, None, :]
-    holes = ~filled & below
-    used = np.array([c.used for c in offered]).reshape(k, r.rows, r.cols)
-    numbers = filled & (values <= r.max_number)
-    combo = [c.combo for c in offered]
-    size = np.array([0 if c is None else c[1] for c in combo])
-    ident = np.array([c is not None and c[0] == "identical" for c in combo])
-    cons = np.array([c is not None and c[0] != "identical" for c in combo])
-    boxes = np.tile(np.concatenate([s.identical, s.consecutive, [s.bonus]]).astype(np.float32), (k, 1))
-    nb = len(r.box_sizes)
-    for i, (c, z) in enumerate(zip(combo, size)):
-        if c is not None:
-            boxes[i, 2 * nb if z == r.bonus_size else (0 if c[0] == "identical" else nb) + r.box_sizes.index(z)] = 1
-    circled = s.circled[None, :] | ((boxes[:, :nb] > 0) & (boxes[:, nb:2 * nb] > 0) & ~s.crossed[None, :])
-    notches = np.array([c.notches for c in offered])
-    terms = np.array([[c.terms.get(t, 0.0) for t in ("geometry", "potential", "turns", "letter", "letter_half")]
-                      for c in offered])
-    t_rem = np.array([remaining_turns(c.notches, r.last_notch) for c in offered])
-    cols = [
-        np.ones(k), np.array([c.value for c in offered]) / VALUE_SCALE,
-        np.array([c.points for c in offered]) / VALUE_SCALE, ident, cons, size / r.bonus_size,
-        np.array([c.ends_game for c in offered]), *(terms.T / VALUE_SCALE), t_rem / 10,
-        holes.sum(axis=(1, 2)) / 10, holes[:, :reg].any(axis=2).sum(axis=1) / reg,
-        filled[:, :reg].all(axis=2).sum(axis=1) / reg, filled[:, reg:].any(axis=2).sum(axis=1) / (r.rows - reg),
-        filled.sum(axis=(1, 2)) / filled[0].size, (numbers & ~used).sum(axis=(1, 2)) / 20,
-        heights.max(axis=1) / r.rows, np.abs(np.diff(heights, axis=1)).sum(axis=1) / 20,
-    ]
-    out[:k] = np.column_stack(cols + [heights / r.rows, boxes, circled, notches / r.last_notch])
-    return out
+def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> np.ndarray:
+    """(slots, len(CANDIDATE_FEATURES)) float32, one compiled pass over the candidates' arrays."""
+    a, s = offered.arrays, game.sheet
+    ints, box = _feature_constants(game.rules)
+    return turn_engine.candidate_features(a.value, a.points, a.values, a.used, a.heights, a.notches, a.combo_kind,
+                                          a.combo_size, a.ends_game, a.terms, s.identical, s.consecutive, s.bonus,
+                                          s.circled, s.crossed, box, ints, slots, len(CANDIDATE_FEATURES))
+
+
+@lru_cache(maxsize=8)
+def _feature_constants(r: Rules) -> tuple[np.ndarray, np.ndarray]:
+    ints = np.zeros(turn_engine.N_INTS, np.int64)
+    ints[turn_engine.I_ROWS], ints[turn_engine.I_COLS], ints[turn_engine.I_REG] = r.rows, r.cols, r.regular_rows
+    ints[turn_engine.I_LAST], ints[turn_engine.I_MAXN], ints[turn_engine.I_BONUS] = r.last_notch, r.max_number, r.bonus_size
+    return ints, np.asarray(r.box_sizes, np.int64)

@@ -9,7 +9,7 @@ from numberdrop_env import kernels
 from numberdrop_env.combos import neighbour_table
 from numberdrop_env.heuristic import Context
 from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns import _landed_cells, _local_scores, _writings
+from numberdrop_env.turns_reference import _landed_cells, _local_scores, _writings
 from numberdrop_env.actions import Phase
 from tests import heuristic_reference as ref
 

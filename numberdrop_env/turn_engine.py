@@ -1,0 +1,939 @@
+"""The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out.
+
+It computes exactly what :mod:`numberdrop_env.turns_reference` computes (the module
+docstring of :mod:`numberdrop_env.turns` says what a candidate is and how they are
+pruned and ranked), as one numba function over flat arrays, so that a turn costs no
+Python objects: the slides and block drops are a small explicit tree, the tetromino
+search of each distinct sheet is memoised, the tails of every leaf are merged by value
+(ties: leaf order, then tail order, as ``heapq.merge`` does) and deduplicated by their
+afterstate. The result is a structure of arrays (:class:`TurnArrays`).
+
+Floating-point sums follow the reference operation by operation (NumPy's pairwise sum
+included), so values are bitwise equal and the order of candidates is the same; the
+differential tests check it over thousands of turns.
+
+Conventions as in :mod:`numberdrop_env.kernels`: flat sheets (``row * cols + column``),
+the neighbour table padded with the number of cells.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .actions import PERMUTATIONS
+from .kernels import potential, structures, written_sheet
+from .rules import EMPTY, WILD
+
+MAX_ACTIONS = 20
+"""Micro-actions of one candidate at most: 2 slides, 2 blocks, place, arrange, 3 wild, 8 selects, confirm."""
+MAX_TAIL_ACTIONS = 14
+
+# phase codes of the micro-actions (the order of ``PHASE_CODES`` in turns.py)
+SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO = 0, 1, 2, 3, 4, 5, 6
+LOST = 7  # a leaf whose tetromino has no legal placement: the turn and the game end
+
+# integer parameters, by index into ``ints``
+(I_ROWS, I_COLS, I_REG, I_LAST, I_MAXN, I_BONUS, I_LINE_PTS, I_PEN_PTS, I_FULL_COL, I_WILD_DEFAULT, I_WIDTH,
+ I_BLOCK_WIDTH, I_LIMIT, I_A_SLIDE, I_A_BLOCK, I_A_PLACE, I_A_ARRANGE, I_A_WILD, I_A_SELECT, I_A_CONFIRM,
+ I_A_PASS) = range(21)
+N_INTS = 21
+# float weights, by index into ``floats``
+(F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
+N_FLOATS = 10
+
+
+class TurnArrays(NamedTuple):
+    """The candidates of a turn, one row each, best first."""
+
+    actions: np.ndarray  # (n, MAX_ACTIONS) int64, padded with -1
+    phases: np.ndarray  # (n, MAX_ACTIONS) int64 phase codes
+    n_actions: np.ndarray  # (n,)
+    value: np.ndarray  # (n,) float64 planner value
+    points: np.ndarray  # (n,) int64 official points of the turn
+    values: np.ndarray  # (n, cells) int64 afterstate grid
+    used: np.ndarray  # (n, cells) bool
+    heights: np.ndarray  # (n, cols) int64
+    notches: np.ndarray  # (n, letters) int64
+    combo_kind: np.ndarray  # (n,) -1 none, 0 identical, 1 consecutive
+    combo_size: np.ndarray  # (n,)
+    ends_game: np.ndarray  # (n,) bool
+    terms: np.ndarray  # (n, 5) geometry, potential, turns, letter, letter_half
+    has_terms: np.ndarray  # (n,) bool: False for a lost piece (its value is its points)
+
+
+# ---------------------------------------------------------------------------- small pieces
+@njit(cache=True)
+def remaining_turns(notches, last):
+    """Expected turns after the current one (``turns.remaining_turns``, same operations)."""
+    total = 0
+    count = 0
+    for n in notches:
+        if n < last:
+            total += last - n
+            count += 1
+    if count == 0:
+        return 0.0
+    return total / (1.0 + 1.0 / 6.0 + 0.0702 * count)
+
+
+@njit(cache=True)
+def _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, out):
+    """Fill ``out`` with the legal placements of the allowed shapes; returns how many, and
+    each one's landing row in ``out[:, 1]``."""
+    n = 0
+    for p in range(dr.shape[0]):
+        if not fits[p] or not allowed[owner[p]]:
+            continue
+        r0 = -(1 << 30)
+        for i in range(dr.shape[1]):
+            r = heights[cc[p, i]] - bottom[p, i]
+            if r > r0:
+                r0 = r
+        if r0 + top[p] < rows:
+            out[n, 0] = p
+            out[n, 1] = r0
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _any_legal(heights, dr, cc, bottom, top, fits, owner, allowed, rows):
+    for p in range(dr.shape[0]):
+        if not fits[p] or not allowed[owner[p]]:
+            continue
+        r0 = -(1 << 30)
+        for i in range(dr.shape[1]):
+            r = heights[cc[p, i]] - bottom[p, i]
+            if r > r0:
+                r0 = r
+        if r0 + top[p] < rows:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _pairwise_sum(x):
+    """NumPy's sum of a short contiguous float64 row (pairwise: eight partial sums first)."""
+    n = x.shape[0]
+    if n < 8:
+        s = 0.0
+        for v in x:
+            s += v
+        return s
+    r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+    i = 8
+    while i + 8 <= n:
+        r0 += x[i]
+        r1 += x[i + 1]
+        r2 += x[i + 2]
+        r3 += x[i + 3]
+        r4 += x[i + 4]
+        r5 += x[i + 5]
+        r6 += x[i + 6]
+        r7 += x[i + 7]
+        i += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        s += x[i]
+        i += 1
+    return s
+
+
+@njit(cache=True)
+def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
+    """(geometry value, line points, penalty points) of a sheet; ``pairwise`` sums the rows
+    as NumPy does (stage 1), else one after the other (block drops)."""
+    rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
+    row_value = np.zeros(reg)
+    seq = 0.0
+    line_pts = 0
+    for r in range(reg):
+        filled = 0
+        hole = 0
+        for c in range(cols):
+            if vals[r * cols + c] != EMPTY:
+                filled += 1
+            elif r < heights[c]:
+                hole += 1
+        if filled == cols:
+            if not lines0[r]:
+                line_pts += ints[I_LINE_PTS]
+            continue
+        if hole:
+            v = -(floats[F_HOLE_ROW] + floats[F_HOLE] * hole)
+            row_value[r] = v
+            seq -= floats[F_HOLE_ROW] + floats[F_HOLE] * hole
+        else:
+            f = filled / cols
+            v = floats[F_ROW_FILL] * f * f
+            row_value[r] = floats[F_ROW_FILL] * (f * f) if pairwise else v
+            seq += v
+    pen_pts = 0
+    for i in range(rows - reg):
+        if not penalties0[i]:
+            for c in range(cols):
+                if vals[(reg + i) * cols + c] != EMPTY:
+                    pen_pts -= ints[I_PEN_PTS]
+                    break
+    bump = 0
+    high = 0
+    for c in range(cols):
+        h = heights[c]
+        if c:
+            bump += abs(h - heights[c - 1])
+        if h > 8:
+            high += (h - 8) * (h - 8)
+    total = _pairwise_sum(row_value) if pairwise else seq
+    return total - (floats[F_BUMP] * bump + floats[F_HIGH] * float(high)), line_pts, pen_pts
+
+
+@njit(cache=True)
+def _writings(dice, max_number, default):
+    """Every distinct way of writing the sorted dice into 4 cells (``turns_reference._writings``):
+    arrangement index, wild values (padded), values written, tie-break."""
+    n_perm = PERMUTATIONS_C.shape[0]
+    distinct = np.empty((n_perm, 4), np.int64)
+    first = np.empty(n_perm, np.int64)
+    n_distinct = 0
+    for k in range(n_perm):
+        tup = np.empty(4, np.int64)
+        for i in range(4):
+            tup[i] = dice[PERMUTATIONS_C[k, i]]
+        dup = False
+        for d in range(n_distinct):
+            same = True
+            for i in range(4):
+                if distinct[d, i] != tup[i]:
+                    same = False
+                    break
+            if same:
+                dup = True
+                break
+        if not dup:
+            distinct[n_distinct] = tup
+            first[n_distinct] = k
+            n_distinct += 1
+    n_wild = 0
+    for v in dice:
+        if v == WILD:
+            n_wild += 1
+    base = max_number + 1
+    per = base ** n_wild
+    q_total = n_distinct * per
+    ks = np.empty(q_total, np.int64)
+    fills = np.zeros((q_total, 4), np.int64)
+    written = np.empty((q_total, 4), np.int64)
+    tie = np.empty(q_total)
+    q = 0
+    for d in range(n_distinct):
+        for f in range(per):
+            rest = f
+            digits = np.empty(max(n_wild, 1), np.int64)
+            for w in range(n_wild - 1, -1, -1):  # the first wild cell varies slowest
+                digits[w] = rest % base
+                rest //= base
+            w = 0
+            far = 0
+            for i in range(4):
+                v = distinct[d, i]
+                if v == WILD:
+                    v = digits[w]
+                    fills[q, w] = v
+                    far += abs(v - default)
+                    w += 1
+                written[q, i] = v
+            ks[q] = first[d]
+            tie[q] = 1e-3 * float(far) + 1e-7 * q
+            q += 1
+    return ks, fills, n_wild, written, tie, distinct[:n_distinct], per
+
+
+PERMUTATIONS_C = np.ascontiguousarray(PERMUTATIONS)
+
+
+@njit(cache=True)
+def _value_table(vals, free, start, region, up, down, max_number):
+    """Score of writing value v next to each cell (``turns_reference._local_scores``'s table)."""
+    n = vals.shape[0]
+    table = np.zeros((n + 1, max_number + 3))
+    for c in range(n):
+        if free[c]:
+            nv = vals[c]
+            rid = region[c]
+            size = start[rid + 1] - start[rid]
+            table[c, nv + 1] = 0.5 + 0.5 * size
+            table[c, nv] = 0.5 + 0.5 * up[c]
+            table[c, nv + 2] = 0.5 + 0.5 * down[c]
+    return table[:, 1: max_number + 2]
+
+
+# ---------------------------------------------------------------------------- the tetromino
+@njit(cache=True)
+def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem, letter_live, ks, fills, n_wild,
+               written, tie, distinct, per, nbrs, tables, box, ident_targets, cons_targets, ident_sizes, kweights, ident_done,
+               cons_done, ident_open, cons_open, ints, floats):
+    """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) or of
+    arranging the pending cells ``fixed``, best first: value, actions, points, afterstate,
+    combination and terms of each."""
+    dr, cc = tables[0], tables[1]
+    rows, cols, maxn = ints[I_ROWS], ints[I_COLS], ints[I_MAXN]
+    n = vals0.shape[0]
+    fixed_mode = fixed[0] >= 0
+    n_p = 1 if fixed_mode else placed.shape[0]
+    flat = np.empty((n_p, 4), np.int64)
+    for p in range(n_p):
+        if fixed_mode:
+            for i in range(4):
+                flat[p, i] = fixed[i]
+        else:
+            pl = placed[p, 0]
+            for i in range(4):
+                flat[p, i] = (placed[p, 1] + dr[pl, i]) * cols + cc[pl, i]
+        flat[p] = np.sort(flat[p])
+    free, region, start, members, up, down, up_next = structures(vals0, used0, nbrs, maxn)
+    table = _value_table(vals0, free, start, region, up, down, maxn)
+    top = min(3, written.shape[0])
+    best = np.empty((n_p, top), np.int64)
+    score = np.empty((n_p, top))
+    for p in range(n_p):
+        _best_writings(table, flat[p], distinct, per, n_wild, tie, nbrs, best[p], score[p])
+    ends = t_rem == 0.0
+    heights = np.empty((n_p, cols), np.int64)
+    geos = np.empty(n_p)
+    lps = np.empty(n_p, np.int64)
+    pps = np.empty(n_p, np.int64)
+    sheet = vals0.copy()
+    for p in range(n_p):
+        heights[p] = heights0
+        for i in range(4):
+            r, c = flat[p, i] // cols, flat[p, i] % cols
+            if r + 1 > heights[p, c]:
+                heights[p, c] = r + 1
+            sheet[flat[p, i]] = 0  # any number: geometry only asks filled or not
+        geos[p], lps[p], pps[p] = _geometry(sheet, heights[p], lines0, penalties0, ints, floats, True)
+        for i in range(4):
+            sheet[flat[p, i]] = vals0[flat[p, i]]
+    total = np.empty(n_p * top)
+    for p in range(n_p):
+        for j in range(top):
+            base = float(lps[p] + pps[p]) if ends else geos[p] + lps[p] + pps[p]
+            total[p * top + j] = base + score[p, j]
+    order = np.argsort(-total, kind="mergesort")[: ints[I_WIDTH]]
+    # stage 2: write each kept row and try every canonical combination
+    cap = len(order) * (1 + len(ident_sizes) + len(cons_targets))
+    t_value = np.empty(cap)
+    t_actions = np.full((cap, MAX_TAIL_ACTIONS), -1, np.int64)
+    t_phases = np.full((cap, MAX_TAIL_ACTIONS), -1, np.int64)
+    t_nact = np.zeros(cap, np.int64)
+    t_points = np.empty(cap, np.int64)
+    t_row = np.empty(cap, np.int64)  # the stage-1 row whose sheet the tail writes
+    t_kind = np.full(cap, -1, np.int64)
+    t_size = np.zeros(cap, np.int64)
+    t_cells = np.full((cap, 8), -1, np.int64)
+    t_ends = np.zeros(cap, np.bool_)
+    t_terms = np.zeros((cap, 4))
+    r_vals = np.empty((len(order), n), np.int64)
+    r_heights = np.empty((len(order), cols), np.int64)
+    count = 0
+    limit = int(np.ceil(t_rem))
+    turn_value = floats[F_TURN] * t_rem
+    for row_i in range(len(order)):
+        fi = order[row_i]
+        p, j = fi // top, fi % top
+        q = best[p, j]
+        geo, lp, pp = geos[p], lps[p], pps[p]
+        over = ends or pp < 0
+        vals = vals0.copy()
+        for i in range(4):
+            vals[flat[p, i]] = written[q, i]
+        r_vals[row_i] = vals
+        r_heights[row_i] = heights[p]
+        now, kinds, sizes, cells, after = written_sheet(vals, used0, heights[p], nbrs, ident_targets, cons_targets,
+                                                        ident_sizes, kweights, ints[I_BONUS], cols, ints[I_REG],
+                                                        maxn, limit, not over)
+        head = np.empty(5, np.int64)
+        head_ph = np.empty(5, np.int64)
+        nh = 0
+        if not fixed_mode:
+            head[0], head_ph[0] = ints[I_A_PLACE] + placed[p, 0], PLACE
+            nh = 1
+        head[nh], head_ph[nh] = ints[I_A_ARRANGE] + ks[q], ARRANGE
+        nh += 1
+        for w in range(n_wild):
+            head[nh], head_ph[nh] = ints[I_A_WILD] + fills[q, w], WILD_PHASE
+            nh += 1
+        geometry_term = 0.0 if t_rem == 0.0 else geo
+        for c in range(-1, len(kinds)):
+            t = count
+            count += 1
+            t_row[t] = row_i
+            t_ends[t] = over
+            t_terms[t, 0] = geometry_term
+            for a in range(nh):
+                t_actions[t, a], t_phases[t, a] = head[a], head_ph[a]
+            if c < 0:  # the pass
+                t_actions[t, nh], t_phases[t, nh] = ints[I_A_PASS], COMBO
+                t_nact[t] = nh + 1
+                t_points[t] = lp + pp
+                if over:
+                    t_value[t] = float(lp + pp) if ends else geo + lp + pp
+                else:
+                    t_value[t] = ((geo + lp + pp) + turn_value) + now
+                    t_terms[t, 1], t_terms[t, 2] = now, turn_value
+                continue
+            kind, k = kinds[c], sizes[c]
+            for a in range(k):
+                t_actions[t, nh + a], t_phases[t, nh + a] = ints[I_A_SELECT] + cells[c, a], COMBO
+                t_cells[t, a] = cells[c, a]
+            t_actions[t, nh + k], t_phases[t, nh + k] = ints[I_A_CONFIRM], COMBO
+            t_nact[t] = nh + k + 1
+            t_kind[t], t_size[t] = kind, k
+            pts = k
+            letter_flag = False
+            if k != ints[I_BONUS]:
+                if kind == 0:
+                    if ident_done == len(box) - 1:
+                        pts += ints[I_FULL_COL]
+                    letter_flag = not _open(cons_open, box, k)
+                else:
+                    if cons_done == len(box) - 1:
+                        pts += ints[I_FULL_COL]
+                    letter_flag = not _open(ident_open, box, k)
+            t_points[t] = pts + lp + pp
+            base = float(lp + pp) if ends else geo + lp + pp
+            if over:
+                t_value[t] = base + pts
+                continue
+            letter = 0.0
+            if letter_flag:
+                for b in range(len(box)):
+                    if box[b] == k:
+                        letter = letter_live[b]
+            t_value[t] = (((base + turn_value) + pts) + letter) + after[c]
+            t_terms[t, 1], t_terms[t, 2], t_terms[t, 3] = after[c], turn_value, letter
+    order2 = np.argsort(-t_value[:count], kind="mergesort")
+    return (t_value[order2], t_actions[order2], t_phases[order2], t_nact[order2], t_points[order2], t_row[order2],
+            t_kind[order2], t_size[order2], t_cells[order2], t_ends[order2], t_terms[order2], r_vals, r_heights)
+
+
+@njit(cache=True)
+def _best_writings(table, cells, distinct, per, n_wild, tie, nbrs, best, score):
+    """The ``len(best)`` best writings of the dice into the landed ``cells`` by local score
+    (``kernels.local_scores`` for one placement, fused with the choice of the best): their
+    indices into the writings and their scores, best first.
+
+    A local score is a sum of halves, exact in any order, so each arrangement's fixed cells
+    are summed once and only the wild cells' terms per wild value; an arrangement whose
+    best case cannot pass the third best so far is skipped (``tie`` only lowers scores).
+    """
+    n_v = table.shape[1]
+    contrib = np.zeros((4, n_v))
+    adjacent = np.zeros((4, 4), np.bool_)
+    for i in range(4):
+        for q in range(4):
+            c = nbrs[cells[i], q]
+            own = -1
+            for j in range(4):
+                if cells[j] == c:
+                    own = j
+            if own < 0:
+                for v in range(n_v):
+                    contrib[i, v] += table[c, v]
+            else:
+                adjacent[i, own] = True
+    top = len(best)
+    for j in range(top):
+        best[j], score[j] = -1, -np.inf
+    wild = np.empty(3, np.int64)
+    gain = np.zeros((3, n_v))  # a wild cell's contribution and its matches with the fixed cells, per value
+    for d in range(distinct.shape[0]):
+        base = 0.0
+        k = 0
+        for i in range(4):
+            if distinct[d, i] == WILD:
+                wild[k] = i
+                k += 1
+                continue
+            base += contrib[i, distinct[d, i]]
+            for j in range(i + 1, 4):
+                if adjacent[i, j] and distinct[d, j] != WILD and abs(distinct[d, i] - distinct[d, j]) <= 1:
+                    base += 1.0
+        bound = base
+        for a in range(k):
+            i = wild[a]
+            top_gain = -np.inf
+            for v in range(n_v):
+                g = contrib[i, v]
+                for j in range(4):
+                    if adjacent[i, j] and distinct[d, j] != WILD and abs(v - distinct[d, j]) <= 1:
+                        g += 1.0
+                gain[a, v] = g
+                top_gain = max(top_gain, g)
+            bound += top_gain
+            for b in range(a + 1, k):
+                if adjacent[i, wild[b]]:
+                    bound += 1.0
+        q0 = d * per
+        if bound - 1e-7 * q0 <= score[top - 1]:
+            continue
+        for f in range(per):
+            s = base
+            if k == 1:
+                s += gain[0, f]
+            elif k == 2:
+                v0, v1 = f // n_v, f % n_v
+                s += gain[0, v0] + gain[1, v1]
+                if adjacent[wild[0], wild[1]] and abs(v0 - v1) <= 1:
+                    s += 1.0
+            elif k == 3:
+                v0, v1, v2 = f // (n_v * n_v), (f // n_v) % n_v, f % n_v
+                s += gain[0, v0] + gain[1, v1] + gain[2, v2]
+                if adjacent[wild[0], wild[1]] and abs(v0 - v1) <= 1:
+                    s += 1.0
+                if adjacent[wild[0], wild[2]] and abs(v0 - v2) <= 1:
+                    s += 1.0
+                if adjacent[wild[1], wild[2]] and abs(v1 - v2) <= 1:
+                    s += 1.0
+            s -= tie[q0 + f]
+            if s > score[top - 1]:
+                j = top - 1
+                while j > 0 and s > score[j - 1]:
+                    best[j], score[j] = best[j - 1], score[j - 1]
+                    j -= 1
+                best[j], score[j] = q0 + f, s
+
+
+@njit(cache=True)
+def _open(open_flags, box, k):
+    for b in range(len(box)):
+        if box[b] == k:
+            return open_flags[b]
+    return False
+
+
+# ---------------------------------------------------------------------------- slides and blocks
+@njit(cache=True)
+def _advance(notches, vals, heights, state, slid, tiles, circled, face, tables, ints):
+    """Resolve what follows a slide of tile ``slid`` (or, with -1, a block drop), as
+    ``SoloGame._slide`` / ``_after_slides`` do; ``state`` = [phase, star owed, block tile]."""
+    dr, cc, bottom, top, fits, owner = tables
+    rows, last = ints[I_ROWS], ints[I_LAST]
+    n_shapes = owner.max() + 1
+    allowed = np.zeros(n_shapes, np.bool_)
+    t = slid
+    while True:
+        if t >= 0 and notches[t] == last and not circled[t]:
+            allowed[:] = False
+            allowed[tiles[t]] = True
+            if _any_legal(heights, dr, cc, bottom, top, fits, owner, allowed, rows):
+                state[0], state[2] = BLOCK, t
+                return
+        state[2] = -1
+        if state[1]:
+            state[1] = 0
+            if face < 0:
+                for n in notches:
+                    if n < last:
+                        state[0] = STAR_SLIDE
+                        return
+            else:
+                tile = 0
+                for i in range(len(tiles)):
+                    if tiles[i] == face:
+                        tile = i
+                if notches[tile] < last:
+                    notches[tile] += 1
+                    t = tile
+                    continue
+        if face < 0:
+            allowed[:] = True
+        else:
+            allowed[:] = False
+            allowed[face] = True
+        state[0] = PLACE if _any_legal(heights, dr, cc, bottom, top, fits, owner, allowed, rows) else LOST
+        return
+
+
+@njit(cache=True)
+def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penalties0, ident_targets, cons_targets,
+                 kweights, ints, floats):
+    """The ``block_width`` best block placements (placement, landing row) by geometry + potential."""
+    dr, cc, bottom, top, fits, owner = tables
+    rows, cols = ints[I_ROWS], ints[I_COLS]
+    allowed = np.zeros(owner.max() + 1, np.bool_)
+    allowed[tile_shape] = True
+    placed = np.empty((dr.shape[0], 2), np.int64)
+    n = _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, placed)
+    free, region, start, members, up, down, up_next = structures(vals, used, nbrs, ints[I_MAXN])
+    scores = np.empty(n)
+    for j in range(n):
+        v = vals.copy()
+        h = heights.copy()
+        p, r0 = placed[j, 0], placed[j, 1]
+        for i in range(dr.shape[1]):
+            r, c = r0 + dr[p, i], cc[p, i]
+            v[r * cols + c] = 10
+            if r + 1 > h[c]:
+                h[c] = r + 1
+        geo, lp, pp = _geometry(v, h, lines0, penalties0, ints, floats, False)
+        pot = potential(v, h, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets, kweights,
+                        ints[I_BONUS], cols, ints[I_REG], ints[I_MAXN], -1)
+        scores[j] = ((geo + lp) + pp) + pot
+    order = np.argsort(-scores, kind="mergesort")[: ints[I_BLOCK_WIDTH]]
+    return placed[order]
+
+
+@njit(cache=True)
+def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase0, block0, tables, nbrs, lines0,
+            penalties0, ident_targets, cons_targets, kweights, ints, floats):
+    """Every way through the slides and block drops, depth first in action order (the
+    reference's recursion): each leaf's notches, sheet, actions and phase (PLACE or LOST)."""
+    dr, cc = tables[0], tables[1]
+    n, cols, last = vals0.shape[0], ints[I_COLS], ints[I_LAST]
+    n_t = notches0.shape[0]
+    cap_stack, cap_leaves = 64, 512
+    s_notch = np.empty((cap_stack, n_t), np.int64)
+    s_vals = np.empty((cap_stack, n), np.int64)
+    s_h = np.empty((cap_stack, cols), np.int64)
+    s_state = np.empty((cap_stack, 3), np.int64)
+    s_acts = np.empty((cap_stack, 6), np.int64)
+    s_phs = np.empty((cap_stack, 6), np.int64)
+    s_nact = np.empty(cap_stack, np.int64)
+    l_notch = np.empty((cap_leaves, n_t), np.int64)
+    l_vals = np.empty((cap_leaves, n), np.int64)
+    l_h = np.empty((cap_leaves, cols), np.int64)
+    l_acts = np.empty((cap_leaves, 6), np.int64)
+    l_phs = np.empty((cap_leaves, 6), np.int64)
+    l_nact = np.empty(cap_leaves, np.int64)
+    l_lost = np.empty(cap_leaves, np.bool_)
+    s_notch[0], s_vals[0], s_h[0] = notches0, vals0, heights0
+    s_state[0, 0], s_state[0, 1], s_state[0, 2] = phase0, star0, block0
+    s_nact[0] = 0
+    top_i = 1
+    n_leaves = 0
+    while top_i > 0:
+        top_i -= 1
+        i = cap_stack - 1  # the popped entry is copied aside: its children are written over it
+        s_notch[i], s_vals[i], s_h[i], s_state[i] = s_notch[top_i], s_vals[top_i], s_h[top_i], s_state[top_i]
+        s_acts[i], s_phs[i], s_nact[i] = s_acts[top_i], s_phs[top_i], s_nact[top_i]
+        phase = s_state[i, 0]
+        if phase == SLIDE or phase == STAR_SLIDE:
+            kids = 0
+            for t in range(n_t - 1, -1, -1):  # pushed last to first: the first tile is expanded first
+                if s_notch[i, t] >= last:
+                    continue
+                j = top_i + kids
+                kids += 1
+                s_notch[j], s_vals[j], s_h[j], s_state[j] = s_notch[i], s_vals[i], s_h[i], s_state[i]
+                s_acts[j], s_phs[j], s_nact[j] = s_acts[i], s_phs[i], s_nact[i] + 1
+                s_acts[j, s_nact[i]], s_phs[j, s_nact[i]] = ints[I_A_SLIDE] + t, phase
+                s_notch[j, t] += 1
+                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], t, tiles, circled, face, tables, ints)
+            top_i += kids
+        elif phase == BLOCK:
+            best = _best_blocks(s_vals[i], used0, s_h[i], tiles[s_state[i, 2]], tables, nbrs, lines0, penalties0,
+                                ident_targets, cons_targets, kweights, ints, floats)
+            kids = 0
+            for b in range(len(best) - 1, -1, -1):
+                j = top_i + kids
+                kids += 1
+                s_notch[j], s_vals[j], s_h[j], s_state[j] = s_notch[i], s_vals[i], s_h[i], s_state[i]
+                s_acts[j], s_phs[j], s_nact[j] = s_acts[i], s_phs[i], s_nact[i] + 1
+                s_acts[j, s_nact[i]], s_phs[j, s_nact[i]] = ints[I_A_BLOCK] + best[b, 0], BLOCK
+                p, r0 = best[b, 0], best[b, 1]
+                for k in range(dr.shape[1]):
+                    r, c = r0 + dr[p, k], cc[p, k]
+                    s_vals[j, r * cols + c] = 10
+                    if r + 1 > s_h[j, c]:
+                        s_h[j, c] = r + 1
+                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], -1, tiles, circled, face, tables, ints)
+            top_i += kids
+        else:
+            l_notch[n_leaves], l_vals[n_leaves], l_h[n_leaves] = s_notch[i], s_vals[i], s_h[i]
+            l_acts[n_leaves], l_phs[n_leaves], l_nact[n_leaves] = s_acts[i], s_phs[i], s_nact[i]
+            l_lost[n_leaves] = phase == LOST
+            n_leaves += 1
+    return (l_notch[:n_leaves], l_vals[:n_leaves], l_h[:n_leaves], l_acts[:n_leaves], l_phs[:n_leaves],
+            l_nact[:n_leaves], l_lost[:n_leaves])
+
+
+
+# ---------------------------------------------------------------------------- the turn
+@njit(cache=True)
+def _letter_values(notches, circled, rivals, has_rivals, floats, last):
+    """``turns.letter_values``: what circling each letter is worth now."""
+    out = np.zeros(notches.shape[0])
+    for i in range(notches.shape[0]):
+        if notches[i] < last and not circled[i]:
+            if has_rivals:
+                c, h = rivals[0, i], rivals[1, i]
+                out[i] = floats[F_LETTER] + floats[F_HURT] * (1.0 - c) + floats[F_THREAT] * max(c, h)
+            else:
+                out[i] = floats[F_LETTER]
+    return out
+
+
+@njit(cache=True)
+def _letter_half(notches, circled, identical, consecutive, floats, last):
+    v = 0.0
+    for i in range(notches.shape[0]):
+        if not circled[i] and notches[i] < last and identical[i] != consecutive[i]:
+            v += floats[F_LETTER_HALF] * (last - notches[i])
+    return v
+
+
+@njit(cache=True)
+def _mix(h, x):
+    """One step of an unsigned 64-bit hash (boost's ``hash_combine``)."""
+    return h ^ (np.uint64(x) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2)))
+
+
+@njit(cache=True)
+def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, consecutive, lines0, penalties0,
+                   dice, face, star0, phase0, block0, fixed, rivals, has_rivals, tables, nbrs, box, ident_targets,
+                   cons_targets, ident_sizes, kweights, ints, floats):
+    """The distinct candidates of the rest of a turn, best first (see the module docstring).
+
+    ``phase0`` is SLIDE, STAR_SLIDE, BLOCK or PLACE (with ``fixed[0] < 0``), or ARRANGE with
+    the pending cells in ``fixed``; ``face`` is the shape die (-1 for a star).
+    """
+    n, cols, last = vals0.shape[0], ints[I_COLS], ints[I_LAST]
+    n_t = notches0.shape[0]
+    if phase0 == ARRANGE:
+        l_notch, l_vals, l_h = notches0.reshape(1, n_t).copy(), vals0.reshape(1, n).copy(), heights0.reshape(1, cols).copy()
+        l_acts, l_phs = np.zeros((1, 6), np.int64), np.zeros((1, 6), np.int64)
+        l_nact, l_lost = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    else:
+        l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost = _leaves(
+            vals0, heights0, used0, notches0, tiles, circled, face, star0, phase0, block0, tables, nbrs, lines0,
+            penalties0, ident_targets, cons_targets, kweights, ints, floats)
+    n_leaves = l_notch.shape[0]
+    ks, fills, n_wild, written, tie, distinct, per = _writings(dice, ints[I_MAXN], ints[I_WILD_DEFAULT])
+    dr, cc, bottom, top, fits, owner = tables
+    allowed = np.zeros(owner.max() + 1, np.bool_)
+    if face < 0:
+        allowed[:] = True
+    else:
+        allowed[face] = True
+    ident_done, cons_done = 0, 0
+    for b in range(len(box)):
+        ident_done += identical[b]
+        cons_done += consecutive[b]
+    ident_open, cons_open = ~identical, ~consecutive
+    # one tetromino search per distinct (sheet, remaining turns, tiles at the last notch)
+    search_of = np.full(n_leaves, -1, np.int64)
+    offset = np.zeros(n_leaves)
+    t_rems = np.zeros(n_leaves)
+    searches = []
+    owners = np.empty(n_leaves, np.int64)  # the leaf each search was made for
+    n_search = 0
+    for li in range(n_leaves):
+        if l_lost[li]:
+            continue
+        t_rem = remaining_turns(l_notch[li], last)
+        t_rems[li] = t_rem
+        if t_rem != 0.0 and phase0 != ARRANGE:
+            offset[li] = _letter_half(l_notch[li], circled, identical, consecutive, floats, last)
+        for s in range(n_search):
+            o = owners[s]
+            if t_rems[o] == t_rem and np.array_equal(l_vals[o], l_vals[li]) and \
+                    np.array_equal(l_notch[o] >= last, l_notch[li] >= last):
+                search_of[li] = s
+                break
+        if search_of[li] >= 0:
+            continue
+        live = _letter_values(l_notch[li], circled, rivals, has_rivals, floats, last)
+        placed = np.empty((dr.shape[0], 2), np.int64)
+        if phase0 == ARRANGE:
+            n_placed = 0
+        else:
+            n_placed = _legal_placements(l_h[li], dr, cc, bottom, top, fits, owner, allowed, ints[I_ROWS], placed)
+        searches.append(_tetromino(l_vals[li], used0, l_h[li], placed[:n_placed], fixed, lines0, penalties0, t_rem,
+                                   live, ks, fills, n_wild, written, tie, distinct, per, nbrs, tables, box, ident_targets,
+                                   cons_targets, ident_sizes, kweights, ident_done, cons_done, ident_open, cons_open,
+                                   ints, floats))
+        owners[n_search] = li
+        search_of[li] = n_search
+        n_search += 1
+    return _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offset, searches, used0, lines0,
+                  penalties0, ints, floats)
+
+
+@njit(cache=True)
+def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offset, searches, used0, lines0,
+           penalties0, ints, floats):
+    """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep the
+    first candidate of each afterstate, up to ``ints[I_LIMIT]`` (all when negative)."""
+    n_leaves, n_t = l_notch.shape
+    n, cols = l_vals.shape[1], l_h.shape[1]
+    length = np.ones(n_leaves, np.int64)
+    lost_points = np.zeros(n_leaves, np.int64)
+    for li in range(n_leaves):
+        if l_lost[li]:
+            _, lp, pp = _geometry(l_vals[li], l_h[li], lines0, penalties0, ints, floats, True)
+            lost_points[li] = lp + pp
+        else:
+            length[li] = searches[search_of[li]][0].shape[0]
+    total = length.sum()
+    cap = total if ints[I_LIMIT] < 0 else min(total, ints[I_LIMIT])
+    out = TurnArrays(np.full((cap, MAX_ACTIONS), -1, np.int64), np.full((cap, MAX_ACTIONS), -1, np.int64),
+                     np.zeros(cap, np.int64), np.zeros(cap), np.zeros(cap, np.int64), np.empty((cap, n), np.int64),
+                     np.empty((cap, n), np.bool_), np.empty((cap, cols), np.int64), np.empty((cap, n_t), np.int64),
+                     np.full(cap, -1, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.bool_),
+                     np.zeros((cap, 5)), np.zeros(cap, np.bool_))
+    slots = 1
+    while slots < 2 * total:
+        slots *= 2
+    table = np.full(slots, -1, np.int64)
+    keys = np.empty(cap, np.uint64)
+    ptr = np.zeros(n_leaves, np.int64)
+    count = 0
+    while count < cap:
+        li, best = -1, 0.0
+        for j in range(n_leaves):
+            if ptr[j] < length[j]:
+                v = float(lost_points[j]) if l_lost[j] else offset[j] + searches[search_of[j]][0][ptr[j]]
+                if li < 0 or v > best:
+                    li, best = j, v
+        if li < 0:
+            break
+        ti = ptr[li]
+        ptr[li] += 1
+        _fill(out, count, li, ti, best, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
+              offset, searches, used0)
+        h = np.uint64(1469598103934665603)
+        for c in range(n):
+            h = _mix(h, out.values[count, c] * 2 + 2 + out.used[count, c])
+        for t in range(n_t):
+            h = _mix(h, out.notches[count, t])
+        slot = np.int64(h & np.uint64(slots - 1))
+        duplicate = False
+        while table[slot] >= 0:
+            other = table[slot]
+            if keys[other] == h and np.array_equal(out.values[other], out.values[count]) and \
+                    np.array_equal(out.used[other], out.used[count]) and \
+                    np.array_equal(out.notches[other], out.notches[count]):
+                duplicate = True
+                break
+            slot = (slot + 1) & (slots - 1)
+        if duplicate:
+            continue
+        table[slot] = count
+        keys[count] = h
+        count += 1
+    return TurnArrays(out.actions[:count], out.phases[:count], out.n_actions[:count], out.value[:count],
+                      out.points[:count], out.values[:count], out.used[:count], out.heights[:count],
+                      out.notches[:count], out.combo_kind[:count], out.combo_size[:count], out.ends_game[:count],
+                      out.terms[:count], out.has_terms[:count])
+
+
+@njit(cache=True)
+def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
+          offset, searches, used0):
+    """Write candidate ``i``: leaf ``li``'s slides and blocks, then its tail ``ti``."""
+    na = l_nact[li]
+    out.actions[i, :na] = l_acts[li, :na]
+    out.phases[i, :na] = l_phs[li, :na]
+    out.value[i] = value
+    out.notches[i] = l_notch[li]
+    if l_lost[li]:
+        out.n_actions[i] = na
+        out.points[i] = lost_points[li]
+        out.values[i] = l_vals[li]
+        out.used[i] = used0
+        out.heights[i] = l_h[li]
+        out.ends_game[i] = True
+        return
+    (_, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends, t_terms, r_vals,
+     r_heights) = searches[search_of[li]]
+    k = t_nact[ti]
+    out.actions[i, na: na + k] = t_actions[ti, :k]
+    out.phases[i, na: na + k] = t_phases[ti, :k]
+    out.n_actions[i] = na + k
+    out.points[i] = t_points[ti]
+    out.values[i] = r_vals[t_row[ti]]
+    out.used[i] = used0
+    for a in range(t_size[ti]):
+        out.used[i, t_cells[ti, a]] = True
+    out.heights[i] = r_heights[t_row[ti]]
+    out.combo_kind[i], out.combo_size[i] = t_kind[ti], t_size[ti]
+    out.ends_game[i] = t_ends[ti]
+    out.terms[i, :4] = t_terms[ti]
+    out.terms[i, 4] = offset[li]
+    out.has_terms[i] = True
+
+
+# ---------------------------------------------------------------------------- feature rows
+@njit(cache=True)
+def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches, a_kind, a_size, a_ends, a_terms,
+                       identical, consecutive, bonus, circled, crossed, box, ints, slots, n_features):
+    """``NumberDropTurn-v0``'s ``candidates`` rows (see ``turn_env.CANDIDATE_FEATURES``), each
+    computed in float64 as the NumPy reference does, then stored as float32."""
+    rows, cols, reg, last = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LAST]
+    maxn, bonus_size = ints[I_MAXN], ints[I_BONUS]
+    nb = len(box)
+    out = np.zeros((slots, n_features), np.float32)
+    for k in range(min(len(a_value), slots)):
+        row = out[k]
+        h = a_heights[k]
+        holes = hole_rows = full_rows = penalty_rows = filled_cells = free_numbers = 0
+        for r in range(rows):
+            filled_row = 0
+            holes_row = 0
+            for c in range(cols):
+                v = a_values[k, r * cols + c]
+                if v != EMPTY:
+                    filled_row += 1
+                    if v <= maxn and not a_used[k, r * cols + c]:
+                        free_numbers += 1
+                elif r < h[c]:
+                    holes_row += 1
+            holes += holes_row
+            filled_cells += filled_row
+            if r < reg:
+                hole_rows += holes_row > 0
+                full_rows += filled_row == cols
+            elif filled_row > 0:
+                penalty_rows += 1
+        bump = 0
+        top = h[0]
+        for c in range(1, cols):
+            bump += abs(h[c] - h[c - 1])
+            top = max(top, h[c])
+        kind, size = a_kind[k], a_size[k]
+        row[0] = 1.0
+        row[1] = a_value[k] / 10.0
+        row[2] = a_points[k] / 10.0
+        row[3] = kind == 0
+        row[4] = kind == 1
+        row[5] = size / bonus_size
+        row[6] = a_ends[k]
+        for t in range(5):
+            row[7 + t] = a_terms[k, t] / 10.0
+        row[12] = remaining_turns(a_notches[k], last) / 10
+        row[13] = holes / 10
+        row[14] = hole_rows / reg
+        row[15] = full_rows / reg
+        row[16] = penalty_rows / (rows - reg)
+        row[17] = filled_cells / (rows * cols)
+        row[18] = free_numbers / 20
+        row[19] = top / rows
+        row[20] = bump / 20
+        j = 21
+        for c in range(cols):
+            row[j + c] = h[c] / rows
+        j += cols
+        for b in range(nb):
+            row[j + b] = identical[b] or (kind == 0 and size == box[b])
+            row[j + nb + b] = consecutive[b] or (kind == 1 and size == box[b])
+        row[j + 2 * nb] = bonus or (kind >= 0 and size == bonus_size)
+        j += 2 * nb + 1
+        for b in range(nb):
+            row[j + b] = circled[b] or (row[21 + cols + b] > 0 and row[21 + cols + nb + b] > 0 and not crossed[b])
+        j += nb
+        for t in range(a_notches.shape[1]):
+            row[j + t] = a_notches[k, t] / last
+    return out
