@@ -1,0 +1,171 @@
+"""The compiled turn engine offers exactly the reference planner's candidates.
+
+Differential: thousands of turns from random, greedy and look-ahead games (messy and
+crowded sheets, block drops, star slides, last turns, turns entered mid-way from the
+decision-level game, multiplayer seats), each enumerated by both implementations and
+compared field by field: actions, phases, points, afterstates, order, and values and
+their parts within 1e-9. Playing a candidate by its afterstate must reach the state
+that replaying its decisions reaches.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from agents.greedy import GreedyPolicy
+from agents.search import SearchPolicy
+from numberdrop_env.actions import Phase
+from numberdrop_env.multi import Table
+from numberdrop_env.solo import SoloGame
+from numberdrop_env.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
+
+FAST, REFERENCE = TurnPlanner(), TurnPlanner(reference=True)
+NARROW, NARROW_REFERENCE = TurnPlanner(width=4, block_width=1), TurnPlanner(width=4, block_width=1, reference=True)
+
+
+def assert_same(fast: TurnCandidates, ref: TurnCandidates) -> None:
+    assert len(fast) == len(ref)
+    for i, (a, b) in enumerate(zip(fast, ref)):
+        where = f"candidate {i}"
+        assert a.actions == b.actions, where
+        assert a.phases == b.phases, where
+        assert (a.points, a.combo, a.ends_game, a.notches) == (b.points, b.combo, b.ends_game, b.notches), where
+        assert (a.values, a.used, a.heights) == (b.values, b.used, b.heights), where
+        assert abs(a.value - b.value) <= 1e-9, where
+        assert a.terms.keys() == b.terms.keys(), where
+        assert all(abs(a.terms[t] - b.terms[t]) <= 1e-9 for t in a.terms), where
+
+
+def compare(game: SoloGame, seen: Counter, limit: int | None = 32) -> TurnCandidates:
+    fast = FAST.candidates(game, limit=limit)
+    assert_same(fast, REFERENCE.candidates(game, limit=limit))
+    seen["turns"] += 1
+    seen[game.phase.value] += 1
+    for c in fast:
+        seen["block"] += Phase.BLOCK in c.phases
+        seen["star_slide"] += Phase.STAR_SLIDE in c.phases
+        seen["last_turn"] += c.ends_game and c.terms.get("turns", 1.0) == 0.0 and c.points >= 0
+        seen["lost_piece"] += not c.terms
+        seen["crowded"] += max(c.heights) >= game.rules.regular_rows
+    return fast
+
+
+def random_decision_games(seeds: range) -> Iterator[SoloGame]:
+    """Random legal decisions, one at a time: every phase a turn can be entered from."""
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = SoloGame(seed=seed)
+        while not game.is_over:
+            if game.phase in PLAN_PHASES:
+                yield game
+            legal = np.flatnonzero(game.legal_mask())
+            game.step(int(legal[rng.integers(len(legal))]))
+
+
+def turn_games(seeds: range, choose) -> Iterator[tuple[SoloGame, TurnCandidates]]:
+    """Whole turns; ``choose(game, candidates, rng)`` picks the candidate played."""
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = SoloGame(seed=seed)
+        game.step(game.layout.start + int(rng.integers(game.rules.cols)))
+        while not game.is_over:
+            offered = yield game
+            for a in choose(game, offered, rng).actions:
+                game.step(a)
+
+
+def drive(gen, seen: Counter, limit: int | None = 32) -> None:
+    try:
+        game = next(gen)
+        while True:
+            game = gen.send(compare(game, seen, limit))
+    except StopIteration:
+        pass
+
+
+def test_random_turns_and_mid_turn_entries_match_the_reference():
+    seen: Counter = Counter()
+    for game in random_decision_games(range(0, 50)):
+        compare(game, seen)
+    assert seen["turns"] >= 1000
+    assert min(seen[p.value] for p in PLAN_PHASES) > 0, seen  # every entry phase was tried
+
+
+def test_greedy_and_random_turn_games_match_the_reference():
+    seen: Counter = Counter()
+    drive(turn_games(range(100, 120), lambda g, c, rng: c[0]), seen)  # the greedy
+    drive(turn_games(range(200, 240), lambda g, c, rng: c[int(rng.integers(len(c)))]), seen)  # messy sheets
+    # choosing the highest stack fills the sheet up to the Game Over line
+    drive(turn_games(range(300, 340), lambda g, c, rng: max(c, key=lambda x: (max(x.heights), -x.value))), seen)
+    assert seen["turns"] >= 1000
+    for feature in ("block", "star_slide", "last_turn", "crowded"):
+        assert seen[feature] > 0, (feature, seen)
+
+
+def test_unlimited_and_narrow_enumerations_match_the_reference():
+    seen: Counter = Counter()
+    drive(turn_games(range(400, 406), lambda g, c, rng: c[int(rng.integers(len(c)))]), seen, limit=None)
+    for game in random_decision_games(range(500, 504)):
+        assert_same(NARROW.candidates(game, limit=5), NARROW_REFERENCE.candidates(game, limit=5))
+    assert seen["turns"] >= 60
+
+
+def test_look_ahead_games_match_the_reference():
+    seen: Counter = Counter()
+    policy = SearchPolicy(width=3, samples=2)
+    for seed in range(600, 603):
+        policy.reset(seed)
+        game = SoloGame(seed=seed)
+        while not game.is_over:
+            if game.phase in PLAN_PHASES:
+                compare(game, seen)
+            game.step(policy.act(game, game.legal_mask()))
+    assert seen["turns"] >= 40
+
+
+def test_multiplayer_seats_with_rivals_match_the_reference():
+    """A seat's tetromino turn values circling letters with its rivals' sheets in mind."""
+    seen: Counter = Counter()
+    greedy = GreedyPolicy()
+    for seed in range(8):
+        table = Table(3, seed=seed)
+        while not table.over:
+            p = table.to_act()[0]
+            seat = table.seats[p]
+            if seat.phase in (Phase.PLACE, Phase.BLOCK):
+                compare(seat, seen)
+            table.step(p, greedy.act(seat, table.legal_mask(p)))
+    assert seen["place"] >= 100
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_playing_the_afterstate_equals_replaying_the_decisions(seed):
+    rng = np.random.default_rng(seed)
+    game = SoloGame(seed=seed)
+    game.step(3)
+    while not game.is_over:
+        offered = FAST.candidates(game, limit=32)
+        i = int(rng.integers(len(offered)))
+        replayed = game.clone()
+        points = sum(replayed.step(a) for a in offered[i].actions)
+        a = offered.arrays
+        kind = int(a.combo_kind[i])
+        combo = None if kind < 0 else (("identical", "consecutive")[kind], int(a.combo_size[i]))
+        assert game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo,
+                                    piece_lost=not a.has_terms[i]) == points == offered[i].points
+        assert game.to_dict() == replayed.to_dict()
+
+
+def test_candidates_read_as_a_sequence():
+    game = SoloGame(seed=1)
+    game.step(2)
+    offered = FAST.candidates(game, limit=6)
+    assert len(offered) == 6 and offered[-1] is offered[5] and offered[1:3] == [offered[1], offered[2]]
+    with pytest.raises(IndexError):
+        offered[6]
+    with pytest.raises(ValueError, match="limit"):
+        FAST.candidates(game, limit=0)
