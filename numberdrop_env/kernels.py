@@ -59,28 +59,42 @@ def structures(vals, used, nbrs, max_number):
                     top += 1
         n_regions += 1
         start[n_regions] = pos
+    # free cells by value (counting sort): a path steps from value v to v + 1, so the paths
+    # up are known value by value from the top, the paths down from the bottom
+    first = np.zeros(max_number + 2, np.int64)
+    for i in range(n):
+        if free[i]:
+            first[vals[i] + 1] += 1
+    for v in range(max_number + 1):
+        first[v + 1] += first[v]
+    by_value = np.empty(first[max_number + 1], np.int64)
+    fill = first[: max_number + 1].copy()
+    for i in range(n):
+        if free[i]:
+            by_value[fill[vals[i]]] = i
+            fill[vals[i]] += 1
     up = np.zeros(n, np.int64)
     down = np.zeros(n, np.int64)
     up_next = np.full(n, -1, np.int64)
-    for v in range(max_number, -1, -1):  # decreasing value: the paths up from v + 1 are known
-        for i in range(n):
-            if free[i] and vals[i] == v:
-                best, nxt = 0, -1
-                for q in range(4):
-                    k = nbrs[i, q]
-                    if k < n and free[k] and vals[k] == v + 1 and up[k] > best:
-                        best, nxt = up[k], k
-                up[i] = best + 1
-                up_next[i] = nxt
-    for v in range(max_number + 1):
-        for i in range(n):
-            if free[i] and vals[i] == v:
-                best = 0
-                for q in range(4):
-                    k = nbrs[i, q]
-                    if k < n and free[k] and vals[k] == v - 1 and down[k] > best:
-                        best = down[k]
-                down[i] = best + 1
+    for a in range(len(by_value) - 1, -1, -1):
+        i = by_value[a]
+        v = vals[i]
+        best, nxt = 0, -1
+        for q in range(4):
+            k = nbrs[i, q]
+            if k < n and free[k] and vals[k] == v + 1 and up[k] > best:
+                best, nxt = up[k], k
+        up[i] = best + 1
+        up_next[i] = nxt
+    for a in range(len(by_value)):
+        i = by_value[a]
+        v = vals[i]
+        best = 0
+        for q in range(4):
+            k = nbrs[i, q]
+            if k < n and free[k] and vals[k] == v - 1 and down[k] > best:
+                best = down[k]
+        down[i] = best + 1
     return free, region, start[: n_regions + 1], members, up, down, up_next
 
 

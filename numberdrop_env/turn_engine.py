@@ -38,8 +38,12 @@ LOST = 7  # a leaf whose tetromino has no legal placement: the turn and the game
 # integer parameters, by index into ``ints``
 (I_ROWS, I_COLS, I_REG, I_LAST, I_MAXN, I_BONUS, I_LINE_PTS, I_PEN_PTS, I_FULL_COL, I_WILD_DEFAULT, I_WIDTH,
  I_BLOCK_WIDTH, I_LIMIT, I_A_SLIDE, I_A_BLOCK, I_A_PLACE, I_A_ARRANGE, I_A_WILD, I_A_SELECT, I_A_CONFIRM,
- I_A_PASS) = range(21)
-N_INTS = 21
+ I_A_PASS, I_LETTERS) = range(22)
+N_INTS = 22
+"""``ints`` holds these, then the box sizes."""
+# fields of a packed game (``pack`` in turns.py), in this order; the sizes come from the rules
+STATE_FIELDS = ("values", "used", "heights", "notches", "tiles", "circled", "identical", "consecutive", "crossed",
+                "lines", "penalties", "bonus", "dice", "face", "star", "phase", "block", "fixed", "limit")
 # float weights, by index into ``floats``
 (F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
 N_FLOATS = 10
@@ -144,40 +148,45 @@ def _pairwise_sum(x):
 
 @njit(cache=True)
 def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
-    """(geometry value, line points, penalty points) of a sheet; ``pairwise`` sums the rows
-    as NumPy does (stage 1), else one after the other (block drops)."""
+    """(geometry value, line points, penalty points) of a sheet (see :func:`_row_geometry`)."""
+    rows, cols = ints[I_ROWS], ints[I_COLS]
+    filled = np.zeros(rows, np.int64)
+    holes = np.zeros(rows, np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            if vals[r * cols + c] != EMPTY:
+                filled[r] += 1
+            elif r < heights[c]:
+                holes[r] += 1
+    return _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise)
+
+
+@njit(cache=True)
+def _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise):
+    """(geometry value, line points, penalty points) from each row's filled cells and holes
+    (``heuristic.Context.geometry``); ``pairwise`` sums the rows as NumPy's
+    ``geometry_batch`` does (stage 1), else one after the other (block drops)."""
     rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
     row_value = np.zeros(reg)
     seq = 0.0
     line_pts = 0
     for r in range(reg):
-        filled = 0
-        hole = 0
-        for c in range(cols):
-            if vals[r * cols + c] != EMPTY:
-                filled += 1
-            elif r < heights[c]:
-                hole += 1
-        if filled == cols:
+        if filled[r] == cols:
             if not lines0[r]:
                 line_pts += ints[I_LINE_PTS]
             continue
-        if hole:
-            v = -(floats[F_HOLE_ROW] + floats[F_HOLE] * hole)
+        if holes[r]:
+            v = -(floats[F_HOLE_ROW] + floats[F_HOLE] * holes[r])
             row_value[r] = v
-            seq -= floats[F_HOLE_ROW] + floats[F_HOLE] * hole
-        else:
-            f = filled / cols
-            v = floats[F_ROW_FILL] * f * f
-            row_value[r] = floats[F_ROW_FILL] * (f * f) if pairwise else v
             seq += v
+        else:
+            f = filled[r] / cols
+            row_value[r] = floats[F_ROW_FILL] * (f * f)
+            seq += floats[F_ROW_FILL] * f * f
     pen_pts = 0
     for i in range(rows - reg):
-        if not penalties0[i]:
-            for c in range(cols):
-                if vals[(reg + i) * cols + c] != EMPTY:
-                    pen_pts -= ints[I_PEN_PTS]
-                    break
+        if not penalties0[i] and filled[reg + i] > 0:
+            pen_pts -= ints[I_PEN_PTS]
     bump = 0
     high = 0
     for c in range(cols):
@@ -188,6 +197,40 @@ def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
             high += (h - 8) * (h - 8)
     total = _pairwise_sum(row_value) if pairwise else seq
     return total - (floats[F_BUMP] * bump + floats[F_HIGH] * float(high)), line_pts, pen_pts
+
+
+@njit(cache=True)
+def _placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats, heights, geos, lps, pps):
+    """Stage 1's geometry of every placement (``heuristic.Context.geometry_batch``): the
+    sheet's rows counted once, then each placement's four cells and the holes under them."""
+    rows, cols = ints[I_ROWS], ints[I_COLS]
+    filled0 = np.zeros(rows, np.int64)
+    holes0 = np.zeros(rows, np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            if vals0[r * cols + c] != EMPTY:
+                filled0[r] += 1
+            elif r < heights0[c]:
+                holes0[r] += 1
+    filled = np.empty(rows, np.int64)
+    holes = np.empty(rows, np.int64)
+    for p in range(flat.shape[0]):
+        heights[p] = heights0
+        filled[:] = filled0
+        holes[:] = holes0
+        for i in range(4):
+            r, c = flat[p, i] // cols, flat[p, i] % cols
+            filled[r] += 1
+            if r + 1 > heights[p, c]:
+                heights[p, c] = r + 1
+        for c in range(cols):  # the cells the piece covers below its lowest cell in a column become holes
+            low = rows
+            for i in range(4):
+                if flat[p, i] % cols == c:
+                    low = min(low, flat[p, i] // cols)
+            for r in range(heights0[c], min(low, heights[p, c])):
+                holes[r] += 1
+        geos[p], lps[p], pps[p] = _row_geometry(filled, holes, heights[p], lines0, penalties0, ints, floats, True)
 
 
 @njit(cache=True)
@@ -258,16 +301,17 @@ PERMUTATIONS_C = np.ascontiguousarray(PERMUTATIONS)
 def _value_table(vals, free, start, region, up, down, max_number):
     """Score of writing value v next to each cell (``turns_reference._local_scores``'s table)."""
     n = vals.shape[0]
-    table = np.zeros((n + 1, max_number + 3))
+    table = np.zeros((n + 1, max_number + 1))  # the last row pads the neighbour table
     for c in range(n):
         if free[c]:
             nv = vals[c]
             rid = region[c]
-            size = start[rid + 1] - start[rid]
-            table[c, nv + 1] = 0.5 + 0.5 * size
-            table[c, nv] = 0.5 + 0.5 * up[c]
-            table[c, nv + 2] = 0.5 + 0.5 * down[c]
-    return table[:, 1: max_number + 2]
+            table[c, nv] = 0.5 + 0.5 * (start[rid + 1] - start[rid])
+            if nv >= 1:
+                table[c, nv - 1] = 0.5 + 0.5 * up[c]
+            if nv < max_number:
+                table[c, nv + 1] = 0.5 + 0.5 * down[c]
+    return table
 
 
 # ---------------------------------------------------------------------------- the tetromino
@@ -296,31 +340,46 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     free, region, start, members, up, down, up_next = structures(vals0, used0, nbrs, maxn)
     table = _value_table(vals0, free, start, region, up, down, maxn)
     top = min(3, written.shape[0])
-    best = np.empty((n_p, top), np.int64)
-    score = np.empty((n_p, top))
-    for p in range(n_p):
-        _best_writings(table, flat[p], distinct, per, n_wild, tie, nbrs, best[p], score[p])
     ends = t_rem == 0.0
     heights = np.empty((n_p, cols), np.int64)
     geos = np.empty(n_p)
     lps = np.empty(n_p, np.int64)
     pps = np.empty(n_p, np.int64)
-    sheet = vals0.copy()
+    _placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats, heights, geos, lps, pps)
+    base = np.empty(n_p)
+    n_v = table.shape[1]
+    contrib = np.empty((n_p, 4, n_v))
+    adjacent = np.empty((n_p, 4, 4), np.bool_)
+    reach = np.empty(n_p)  # the best total a placement can reach
     for p in range(n_p):
-        heights[p] = heights0
-        for i in range(4):
-            r, c = flat[p, i] // cols, flat[p, i] % cols
-            if r + 1 > heights[p, c]:
-                heights[p, c] = r + 1
-            sheet[flat[p, i]] = 0  # any number: geometry only asks filled or not
-        geos[p], lps[p], pps[p] = _geometry(sheet, heights[p], lines0, penalties0, ints, floats, True)
-        for i in range(4):
-            sheet[flat[p, i]] = vals0[flat[p, i]]
-    total = np.empty(n_p * top)
+        base[p] = float(lps[p] + pps[p]) if ends else geos[p] + lps[p] + pps[p]
+        reach[p] = base[p] + _contributions(table, flat[p], nbrs, contrib[p], adjacent[p])
+    # the most promising placements first: once ``width`` totals are known, placements and
+    # arrangements that cannot pass the last of them are skipped (they could not be kept)
+    width = ints[I_WIDTH]
+    kept = np.full(width + 1, -np.inf)  # the best totals so far, descending
+    found = 0
+    best = np.full((n_p, top), -1, np.int64)
+    score = np.full((n_p, top), -np.inf)
+    for p in np.argsort(-reach, kind="mergesort"):
+        threshold = kept[width - 1] if found >= width else -np.inf
+        if reach[p] < threshold:
+            break
+        _best_writings(contrib[p], adjacent[p], distinct, per, tie, base[p], threshold, best[p], score[p])
+        for j in range(top):
+            if best[p, j] >= 0:
+                found += 1
+                t = base[p] + score[p, j]
+                k = width
+                while k > 0 and t > kept[k - 1]:
+                    kept[k] = kept[k - 1]
+                    k -= 1
+                kept[k] = t
+    total = np.full(n_p * top, -np.inf)
     for p in range(n_p):
         for j in range(top):
-            base = float(lps[p] + pps[p]) if ends else geos[p] + lps[p] + pps[p]
-            total[p * top + j] = base + score[p, j]
+            if best[p, j] >= 0:
+                total[p * top + j] = base[p] + score[p, j]
     order = np.argsort(-total, kind="mergesort")[: ints[I_WIDTH]]
     # stage 2: write each kept row and try every canonical combination
     cap = len(order) * (1 + len(ident_sizes) + len(cons_targets))
@@ -420,18 +479,12 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
 
 
 @njit(cache=True)
-def _best_writings(table, cells, distinct, per, n_wild, tie, nbrs, best, score):
-    """The ``len(best)`` best writings of the dice into the landed ``cells`` by local score
-    (``kernels.local_scores`` for one placement, fused with the choice of the best): their
-    indices into the writings and their scores, best first.
-
-    A local score is a sum of halves, exact in any order, so each arrangement's fixed cells
-    are summed once and only the wild cells' terms per wild value; an arrangement whose
-    best case cannot pass the third best so far is skipped (``tie`` only lowers scores).
-    """
+def _contributions(table, cells, nbrs, contrib, adjacent):
+    """Each landed cell's local score per value written (its neighbours outside the piece)
+    and which landed cells touch; returns an upper bound of the placement's local score."""
     n_v = table.shape[1]
-    contrib = np.zeros((4, n_v))
-    adjacent = np.zeros((4, 4), np.bool_)
+    contrib[:] = 0.0
+    adjacent[:] = False
     for i in range(4):
         for q in range(4):
             c = nbrs[cells[i], q]
@@ -444,24 +497,46 @@ def _best_writings(table, cells, distinct, per, n_wild, tie, nbrs, best, score):
                     contrib[i, v] += table[c, v]
             else:
                 adjacent[i, own] = True
+    bound = 0.0
+    for i in range(4):
+        bound += contrib[i].max()
+        for j in range(i + 1, 4):
+            if adjacent[i, j]:
+                bound += 1.0
+    return bound
+
+
+@njit(cache=True)
+def _best_writings(contrib, adjacent, distinct, per, tie, base, threshold, best, score):
+    """The ``len(best)`` best writings of the dice into a placement's landed cells by local
+    score (``kernels.local_scores`` for one placement, fused with the choice of the best):
+    their indices into the writings and their scores, best first.
+
+    A local score is a sum of halves, exact in any order, so each arrangement's fixed cells
+    are summed once and only the wild cells' terms per wild value. An arrangement whose
+    best case cannot pass the third best so far, or whose ``base`` + score stays below
+    ``threshold`` (where stage 1 no longer looks), is skipped: ``tie`` only lowers scores.
+    Writings skipped that way keep index -1 and score -inf.
+    """
+    n_v = contrib.shape[1]
     top = len(best)
     for j in range(top):
         best[j], score[j] = -1, -np.inf
     wild = np.empty(3, np.int64)
     gain = np.zeros((3, n_v))  # a wild cell's contribution and its matches with the fixed cells, per value
     for d in range(distinct.shape[0]):
-        base = 0.0
+        fixed_sum = 0.0
         k = 0
         for i in range(4):
             if distinct[d, i] == WILD:
                 wild[k] = i
                 k += 1
                 continue
-            base += contrib[i, distinct[d, i]]
+            fixed_sum += contrib[i, distinct[d, i]]
             for j in range(i + 1, 4):
                 if adjacent[i, j] and distinct[d, j] != WILD and abs(distinct[d, i] - distinct[d, j]) <= 1:
-                    base += 1.0
-        bound = base
+                    fixed_sum += 1.0
+        bound = fixed_sum
         for a in range(k):
             i = wild[a]
             top_gain = -np.inf
@@ -477,10 +552,11 @@ def _best_writings(table, cells, distinct, per, n_wild, tie, nbrs, best, score):
                 if adjacent[i, wild[b]]:
                     bound += 1.0
         q0 = d * per
-        if bound - 1e-7 * q0 <= score[top - 1]:
+        bound -= 1e-7 * q0
+        if bound <= score[top - 1] or base + bound < threshold:
             continue
         for f in range(per):
-            s = base
+            s = fixed_sum
             if k == 1:
                 s += gain[0, f]
             elif k == 2:
@@ -663,6 +739,58 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
 
 # ---------------------------------------------------------------------------- the turn
 @njit(cache=True)
+def state_offsets(ints):
+    """Start of each field of ``STATE_FIELDS`` in a packed game, and the total length."""
+    rows, cols, reg, letters = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LETTERS]
+    n = rows * cols
+    sizes = np.array([n, n, cols, letters, letters, letters, letters, letters, letters, reg, rows - reg, 1, 4, 1, 1,
+                      1, 1, 4, 1])
+    out = np.zeros(len(sizes) + 1, np.int64)
+    for i in range(len(sizes)):
+        out[i + 1] = out[i] + sizes[i]
+    return out
+
+
+@njit(cache=True)
+def _targets(done, box, bonus, bonus_size):
+    """Open boxes of one kind, ascending, then the bonus box if it is open."""
+    out = np.empty(len(box) + 1, np.int64)
+    k = 0
+    for b in range(len(box)):
+        if not done[b]:
+            out[k] = box[b]
+            k += 1
+    if not bonus:
+        out[k] = bonus_size
+        k += 1
+    return out[:k]
+
+
+@njit(cache=True)
+def enumerate_packed(state, rivals, table, nbrs, kweights, ints, floats):
+    """:func:`enumerate_turn` of a packed game (one int64 vector, see ``STATE_FIELDS``) with
+    the placement table packed as (placements, 3 x cells + 3): row offsets, columns, lowest offsets,
+    top, fits the columns, shape. ``rivals`` is (2, letters), or (0, 0) at a solo game."""
+    o = state_offsets(ints)
+    box = ints[N_INTS:]
+    w = (table.shape[1] - 3) // 3  # cells per shape
+    tables = (np.ascontiguousarray(table[:, :w]), np.ascontiguousarray(table[:, w: 2 * w]),
+              np.ascontiguousarray(table[:, 2 * w: 3 * w]), np.ascontiguousarray(table[:, 3 * w]),
+              table[:, 3 * w + 1] != 0, np.ascontiguousarray(table[:, 3 * w + 2]))
+    identical, consecutive = state[o[6]: o[7]] != 0, state[o[7]: o[8]] != 0
+    bonus = state[o[11]] != 0
+    ident_targets = _targets(identical, box, bonus, ints[I_BONUS])
+    cons_targets = _targets(consecutive, box, bonus, ints[I_BONUS])
+    run = ints.copy()
+    run[I_LIMIT] = state[o[18]]
+    return enumerate_turn(state[o[0]: o[1]], state[o[1]: o[2]] != 0, state[o[2]: o[3]], state[o[3]: o[4]],
+                          state[o[4]: o[5]], state[o[5]: o[6]] != 0, identical, consecutive, state[o[9]: o[10]] != 0,
+                          state[o[10]: o[11]] != 0, state[o[12]: o[13]], state[o[13]], state[o[14]], state[o[15]],
+                          state[o[16]], state[o[17]: o[18]], rivals, rivals.shape[0] > 0, tables, nbrs, box,
+                          ident_targets, cons_targets, np.unique(ident_targets), kweights, run, floats)
+
+
+@njit(cache=True)
 def _letter_values(notches, circled, rivals, has_rivals, floats, last):
     """``turns.letter_values``: what circling each letter is worth now."""
     out = np.zeros(notches.shape[0])
@@ -722,7 +850,7 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
     for b in range(len(box)):
         ident_done += identical[b]
         cons_done += consecutive[b]
-    ident_open, cons_open = ~identical, ~consecutive
+    ident_open, cons_open = identical == 0, consecutive == 0
     # one tetromino search per distinct (sheet, remaining turns, tiles at the last notch)
     search_of = np.full(n_leaves, -1, np.int64)
     offset = np.zeros(n_leaves)

@@ -150,30 +150,11 @@ class TurnPlanner:
             return TurnCandidates.from_candidates(start_candidates(game)[:limit])
         if self.reference or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
-        return TurnCandidates(turn_engine.enumerate_turn(*self.engine_inputs(game, limit)))
-
-    def engine_inputs(self, game: SoloGame, limit: int | None) -> tuple[Any, ...]:
-        """The arguments of :func:`numberdrop_env.turn_engine.enumerate_turn` for a game."""
         fixed = _Static.of(game.rules, self.weights, self.width, self.block_width)
-        s, r = game.sheet, game.rules
-        ints = fixed.ints.copy()
-        ints[turn_engine.I_LIMIT] = -1 if limit is None else int(limit)
-        ident_targets = np.array([k for k, done in zip(r.box_sizes, s.identical.tolist()) if not done]
-                                 + ([] if s.bonus else [r.bonus_size]), np.int64)
-        cons_targets = np.array([k for k, done in zip(r.box_sizes, s.consecutive.tolist()) if not done]
-                                + ([] if s.bonus else [r.bonus_size]), np.int64)
-        fixed_cells = np.full(4, -1, np.int64)
-        if game.phase is Phase.ARRANGE:
-            fixed_cells[:] = sorted(row * r.cols + c for row, c in game.pending_cells)
         rivals = getattr(game, "rivals", None)
-        return (s.values.ravel().astype(np.int64), s.used.ravel(), s.heights.astype(np.int64),
-                game.notches.astype(np.int64), fixed.tile_index(game.tiles), s.circled, s.identical, s.consecutive,
-                s.lines, s.penalties, np.array(game.sorted_dice(), np.int64),
-                -1 if game.shape_face == "*" else r.shape_names.index(game.shape_face), int(game.star_pending),
-                PHASE_CODES.index(game.phase), -1 if game.block_tile is None else int(game.block_tile), fixed_cells,
-                fixed.no_rivals if rivals is None else np.asarray(rivals, float), rivals is not None, fixed.tables,
-                fixed.nbrs, fixed.box, ident_targets, cons_targets, np.unique(ident_targets), fixed.kernel_weights,
-                ints, fixed.floats)
+        return TurnCandidates(turn_engine.enumerate_packed(
+            fixed.pack(game, limit), fixed.no_rivals if rivals is None else np.asarray(rivals, float), fixed.table,
+            fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
 
 
 class _Static:
@@ -182,11 +163,11 @@ class _Static:
     def __init__(self, rules: Rules, w: Weights, width: int, block_width: int) -> None:
         table, L = tetromino_table(rules), layout_for(rules)
         self.names = rules.shape_names
-        owner = np.repeat(table.orientation_shape, rules.cols).astype(np.int64)
-        self.tables = (table.dr, table.cc, table.bottom, table.top, table.fits_columns, owner)
+        owner = np.repeat(table.orientation_shape, rules.cols)
+        self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns,
+                                      owner]).astype(np.int64)
         self.nbrs = neighbour_table(rules.rows, rules.cols)
-        self.box = np.array(rules.box_sizes, np.int64)
-        self.no_rivals = np.zeros((2, len(rules.letters)))
+        self.no_rivals = np.zeros((0, 0))
         self.kernel_weights = np.array([w.ready, w.progress, w.power, w.buried, w.column * rules.full_column_points,
                                         0.5 * w.column * rules.full_column_points])
         ints = np.zeros(turn_engine.N_INTS, np.int64)
@@ -199,12 +180,37 @@ class _Static:
                      (turn_engine.I_A_SLIDE, L.slide), (turn_engine.I_A_BLOCK, L.block),
                      (turn_engine.I_A_PLACE, L.place), (turn_engine.I_A_ARRANGE, L.arrange),
                      (turn_engine.I_A_WILD, L.wild), (turn_engine.I_A_SELECT, L.select),
-                     (turn_engine.I_A_CONFIRM, L.confirm), (turn_engine.I_A_PASS, L.pass_)):
+                     (turn_engine.I_A_CONFIRM, L.confirm), (turn_engine.I_A_PASS, L.pass_),
+                     (turn_engine.I_LETTERS, len(rules.letters))):
             ints[i] = v
-        self.ints = ints
+        self.ints = np.concatenate([ints, rules.box_sizes])
+        self.offsets = turn_engine.state_offsets(self.ints).tolist()
+        self.field = dict(zip(turn_engine.STATE_FIELDS, zip(self.offsets, self.offsets[1:])))
         self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
                                 w.bump, w.high])
         self._tiles: dict[tuple[str, ...], np.ndarray] = {}
+
+    def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
+        """The game as one int64 vector (``turn_engine.STATE_FIELDS``)."""
+        f, s = self.field, game.sheet
+        out = np.empty(self.offsets[-1], np.int64)
+        for name, array in (("values", s.values.ravel()), ("used", s.used.ravel()), ("heights", s.heights),
+                            ("notches", game.notches), ("tiles", self.tile_index(game.tiles)),
+                            ("circled", s.circled), ("identical", s.identical), ("consecutive", s.consecutive),
+                            ("crossed", s.crossed), ("lines", s.lines), ("penalties", s.penalties),
+                            ("dice", game.sorted_dice())):
+            a, b = f[name]
+            out[a:b] = array
+        a, b = f["fixed"]
+        out[a:b] = -1
+        if game.phase is Phase.ARRANGE:
+            out[a:b] = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
+        for name, value in (("bonus", s.bonus), ("face", -1 if game.shape_face == "*" else self.names.index(game.shape_face)),
+                            ("star", game.star_pending), ("phase", PHASE_CODES.index(game.phase)),
+                            ("block", -1 if game.block_tile is None else game.block_tile),
+                            ("limit", -1 if limit is None else limit)):
+            out[f[name][0]] = value
+        return out
 
     def tile_index(self, tiles: tuple[str, ...]) -> np.ndarray:
         if tiles not in self._tiles:
