@@ -7,12 +7,11 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .actions import PHASES, Phase
 from .env_base import LegalDiscrete, SoloEnvBase
-from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
+from .observation import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
+from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame
 
-GRID_PLANES = 19
 _OPTIONS = {"state"}
 
 
@@ -95,20 +94,14 @@ class NumberDropEnv(SoloEnvBase):
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
-        n_letters = len(rules.letters)
-        f32 = np.float32
+        self._breakdown_key: tuple[Any, ...] | None = None
+        self._breakdown_value: dict[str, int] = {}
+        self._observe = Observer(rules)
+        from .warmup import warn_if_not_compiled  # one log line if the first steps will compile (numba)
+        warn_if_not_compiled("NumberDrop-v0")
         self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
-        self.observation_space = spaces.Dict({
-            "grid": spaces.Box(0, 1, (GRID_PLANES, rules.rows, rules.cols), f32),
-            "dice": spaces.Box(0, 1, (len(rules.number_dice) * (rules.max_number + 2),), f32),
-            "shape_die": spaces.Box(0, 1, (len(rules.shape_die),), f32),
-            "track": spaces.Box(0, 1, (3 * n_letters + 1 + rules.rows,), f32),
-            "solo_board": spaces.Box(0, 1, (n_letters * (len(rules.shape_names) + rules.last_notch + 1),), f32),
-            "phase": spaces.Box(0, 1, (len(PHASES),), f32),
-            "pending": spaces.Box(0, 1, (n_letters + 7,), f32),
-            "heights": spaces.Box(0, 1, (rules.cols,), f32),
-            "landing": spaces.Box(0, 1, (self.game.table.size,), f32),
-        })
+        self.observation_space = spaces.Dict(
+            {name: spaces.Box(0, 1, shape, np.float32) for name, shape in observation_shapes(rules).items()})
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -117,14 +110,18 @@ class NumberDropEnv(SoloEnvBase):
         return self._observation(), self._info()
 
     def step(self, action: int):
-        if self.game.is_over:
+        game = self.game
+        if game.is_over:
             raise ValueError("the game is over: call reset() before step()")
-        penalized = self._penalize(action, self.game.legal_mask())
-        if penalized is not None:
-            return penalized
-        reward = self.game.step(action)
-        reward += self._skip_forced()
-        return self._observation(), float(reward), self.game.is_over, False, self._info()
+        if self.illegal_action == "penalize":
+            penalized = self._penalize(action, game.legal_mask())
+            if penalized is not None:
+                return penalized
+        reward = game.step(action)
+        if self.auto_forced:
+            reward += self._skip_forced()
+        breakdown = self._breakdown()
+        return self._observe(game, breakdown["total"]), float(reward), game.is_over, False, self._info(breakdown)
 
     def action_masks(self) -> np.ndarray:
         """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
@@ -141,25 +138,36 @@ class NumberDropEnv(SoloEnvBase):
     def _skip_forced(self) -> int:
         reward = 0
         while self.auto_forced and not self.game.is_over:
-            legal = np.flatnonzero(self.game.legal_mask())
-            if len(legal) != 1:
+            legal = self.game.legal_mask()
+            if np.count_nonzero(legal) != 1:
                 break
-            reward += self.game.step(int(legal[0]))
+            reward += self.game.step(int(legal.argmax()))
         return reward
 
-    def _info(self) -> dict[str, Any]:
-        breakdown = self.game.sheet.score_breakdown()
+    def _info(self, breakdown: dict[str, int] | None = None) -> dict[str, Any]:
+        breakdown = self._breakdown() if breakdown is None else breakdown
         return {
             "action_mask": self.action_masks(),
             "score": breakdown["total"],
-            "score_breakdown": breakdown,
+            "score_breakdown": dict(breakdown),
             "phase": self.game.phase.value,
             "turn": self.game.turn,
             "illegal_action": False,
         }
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return observe(self.game)
+        return self._observe(self.game, self._breakdown()["total"])
+
+    def _breakdown(self) -> dict[str, int]:
+        """The sheet's score breakdown, rebuilt only when a box it counts has changed.
+
+        Most decisions score nothing, and the observation and the info both read it.
+        """
+        s = self.game.sheet
+        key = (s.identical.tobytes(), s.consecutive.tobytes(), s.bonus, s.lines.tobytes(), s.penalties.tobytes())
+        if key != self._breakdown_key:
+            self._breakdown_key, self._breakdown_value = key, s.score_breakdown()
+        return self._breakdown_value
 
 
 def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:
@@ -171,70 +179,3 @@ def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.rand
     if "state" in options:
         return SoloGame.from_dict(options["state"], rules, seed=rng)
     return SoloGame(rules, seed=rng)
-
-
-def _value_planes(max_number: int) -> np.ndarray:
-    """Lookup (value + 1) -> planes [filled, X, number 0..max_number] for grid codes -1..X."""
-    codes = np.arange(-1, X + 1)
-    return np.stack([codes != EMPTY, codes == X] + [codes == v for v in range(max_number + 1)], axis=1).astype(np.float32)
-
-
-_PLANES = _value_planes(DEFAULT_RULES.max_number)
-
-
-def observe(game: SoloGame) -> dict[str, np.ndarray]:
-    """The observation of a solo game, as documented on :class:`NumberDropEnv`."""
-    r, sheet = game.rules, game.sheet
-    planes = _PLANES if r.max_number == DEFAULT_RULES.max_number else _value_planes(r.max_number)
-    values = sheet.values
-    if game.pending_values:
-        values = values.copy()
-        for (row, col), v in zip(game.pending_cells, game.pending_values):
-            values[row, col] = v
-    grid = np.zeros((GRID_PLANES, r.rows, r.cols), np.float32)
-    grid[[0, 1, *range(3, 4 + r.max_number)]] = planes[values + 1].transpose(2, 0, 1)
-    grid[0] = sheet.values != EMPTY
-    grid[2] = sheet.used
-    for row, col in game.pending_cells:
-        grid[13, row, col] = 1
-    if game.phase is Phase.WILD:
-        grid[(14, *game.pending_cells[game.pending_values.index(WILD)])] = 1
-    for row, col in game.selection:
-        grid[15, row, col] = 1
-    combos = game.combo_index
-    if combos is not None:
-        n = r.rows * r.cols
-        grid[16:19] = np.stack([combos.region, combos.up[:n], combos.down[:n]]).reshape(3, r.rows, r.cols) / r.bonus_size
-
-    dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
-    if game.dice is not None:
-        faces = np.array(game.sorted_dice())
-        dice[np.arange(len(faces)), np.where(faces == WILD, r.max_number + 1, faces)] = 1
-    shape_die = np.zeros(len(r.shape_die), np.float32)
-    if game.shape_face is not None:
-        shape_die[r.shape_die.index(game.shape_face)] = 1
-    track = np.concatenate([sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled,
-                            sheet.lines, sheet.penalties]).astype(np.float32)
-    n = len(r.letters)
-    board = np.zeros((n, len(r.shape_names) + r.last_notch + 1), np.float32)
-    board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
-    board[np.arange(n), len(r.shape_names) + game.notches] = 1
-    phase = np.zeros(len(PHASES), np.float32)
-    if game.phase in PHASES:  # a multiplayer seat waiting for the others owes no decision
-        phase[PHASES.index(game.phase)] = 1
-    extra = np.zeros(n + 7, np.float32)
-    if game.block_tile is not None:
-        extra[game.block_tile] = 1
-    extra[n] = game.star_pending
-    extra[n + 1] = len(game.selection) / r.bonus_size
-    if len(game.selection) >= 2:
-        step = int(sheet.values[game.selection[1]]) - int(sheet.values[game.selection[0]])
-        extra[n + 2 + (0 if step == 0 else 1 if step > 0 else 2)] = 1
-    extra[n + 5] = min(game.turn / 20, 1.0)
-    extra[n + 6] = max(game.score(), 0) / r.max_score
-    table = game.table
-    rows = table.landing_rows(sheet.heights)
-    landing = np.where(table.lands_inside(rows), (rows + 1) / r.rows, 0).astype(np.float32)
-    return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
-            "solo_board": board.reshape(-1), "phase": phase, "pending": extra,
-            "heights": (sheet.heights / r.rows).astype(np.float32), "landing": landing}

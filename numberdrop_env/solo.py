@@ -8,6 +8,7 @@ raises ``ValueError`` and changes nothing.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from .actions import PERMUTATIONS, Phase, layout_for, tetromino_table
 from .combos import ComboIndex
+from .placements import write_placements
 from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
 from .shapes import Cell
 from .sheet import CONSECUTIVE, IDENTICAL, Sheet
@@ -103,19 +105,29 @@ class SoloGame:
             legal = self.block_placements()
             mask[L.block : L.block + len(legal)] = legal
         elif p is Phase.PLACE:
-            mask[L.place : L.arrange] = self._placements(self.allowed_shapes())
+            self._write_placements(mask[L.place : L.arrange])
         elif p is Phase.ARRANGE:
-            assignments = np.array(self.sorted_dice())[PERMUTATIONS]
-            _, first = np.unique(assignments, axis=0, return_index=True)
-            mask[L.arrange + first] = True
+            mask[L.arrange + self._distinct_arrangements(tuple(self.sorted_dice()))] = True
         elif p is Phase.WILD:
             mask[L.wild : L.select] = True
         elif p is Phase.COMBO:
-            cells, confirm = self._combos.options(self.selection)
-            mask[L.select : L.confirm] = cells
-            mask[L.confirm] = confirm
+            self._combos.write_options(self.selection, mask[L.select : L.pass_])
             mask[L.pass_] = True
         return mask
+
+    def _write_placements(self, out: np.ndarray) -> None:
+        """``_placements(allowed_shapes())`` written into ``out`` by a compiled kernel."""
+        t = self.table
+        shape = -1 if self.shape_face == "*" else t.names.index(self.shape_face)
+        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows, out)
+
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def _distinct_arrangements(dice: tuple[int, ...]) -> np.ndarray:
+        """First arrangement of each distinct assignment of the sorted dice to the landed cells."""
+        _, first = np.unique(np.array(dice)[PERMUTATIONS], axis=0, return_index=True)
+        first.flags.writeable = False  # shared by every game that rolls these dice
+        return first
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
         return self.table.legal(self.sheet.heights) & self.table.shape_placements(shapes)
@@ -134,10 +146,11 @@ class SoloGame:
         action = as_action(action, self.layout.size)
         if not self.legal_mask()[action]:
             raise ValueError(f"action {action} is not legal in phase {self.phase.value!r}: {self.describe(action)}")
-        before = self.sheet.score()
+        scoring = self._may_score(action)
+        before = self._score() if scoring else 0
         self._mask = None
         self._apply(action)
-        return self.sheet.score() - before
+        return self._score() - before if scoring else 0
 
     def _apply(self, action: int) -> None:
         L, p = self.layout, self.phase
@@ -168,6 +181,23 @@ class SoloGame:
             self._end_turn()
         else:
             self.selection.append(divmod(action - L.select, self.rules.cols))
+
+    def _may_score(self, action: int) -> bool:
+        """Whether an action can change the score: only the end of a turn (a confirmed
+        combination ends it too) can, never placing, writing or selecting, most decisions."""
+        if self.phase is Phase.COMBO:
+            return action >= self.layout.confirm
+        return self.phase not in (Phase.PLACE, Phase.ARRANGE, Phase.WILD)
+
+    _score_memo: tuple[tuple[Any, ...], int] | None = None
+
+    def _score(self) -> int:
+        """``score()``, recomputed only when a box it counts has changed: most turns end scoring nothing."""
+        s = self.sheet
+        key = (s.identical.tobytes(), s.consecutive.tobytes(), s.bonus, s.lines.tobytes(), s.penalties.tobytes())
+        if self._score_memo is None or self._score_memo[0] != key:
+            self._score_memo = (key, s.score())
+        return self._score_memo[1]
 
     def _start_turn(self) -> None:
         r = self.rules
