@@ -91,6 +91,8 @@ class NumberDropTurnEnv(SoloEnvBase):
             raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
         self.slots = int(candidates)
         self.planner = TurnPlanner(width=width, block_width=block_width)
+        from .warmup import warn_if_not_compiled  # one log line if the first steps will compile (numba)
+        warn_if_not_compiled("NumberDropTurn-v0")
         self.game = SoloGame(rules, seed=0)
         self.replay = bool(replay)
         self.offered = _NONE

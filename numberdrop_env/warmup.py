@@ -1,0 +1,397 @@
+"""Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
+
+The hot paths of the engine (the turn planner of :mod:`numberdrop_env.turn_engine`, the
+kernels it calls, the combination search, the placements and the decision-level
+observation) are compiled by numba the first time they are called, and the compiled code
+is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
+it in a fraction of a second. Without this module the first step of ``NumberDropTurn-v0``
+silently spends tens of seconds compiling; :func:`warm_up` pays that cost up front by
+playing a few small deterministic games through the real code paths:
+
+- a ``NumberDrop-v0`` game, decision by decision (every kind of decision, combinations
+  confirmed),
+- a ``NumberDropTurn-v0`` game, one turn per step,
+- ``TurnPlanner`` from every phase it accepts (start, slide, star slide, block, place,
+  arrange), the compiled engine and its reference,
+- a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
+  block turns),
+- the turn engine's batch entry point, when :mod:`numberdrop_env.turn_engine` has one.
+
+**Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
+``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
+editable install, the repository's ``numberdrop_env/__pycache__``. If that folder is not
+writable (a read-only install), numba falls back to a per-user folder
+(``~/.cache/numba/...``); if that is not writable either, ``import numberdrop_env`` fails
+with ``RuntimeError: cannot cache function ...: no locator available``. Setting the
+environment variable ``NUMBA_CACHE_DIR`` to a writable folder puts the cache there (it
+takes precedence over both).
+
+**When it is compiled again.** A file's entries are dropped when its contents change (a
+hash of the source file), when numba's version changes, or on another CPU model. numba
+does *not* notice changes to a compiled function that a cached function *calls* from
+another file: after editing :mod:`numberdrop_env.kernels`, the cached turn engine still
+runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
+--clear`` deletes the package's cache files (stale ones too: their names carry the line
+number of the function, so old ones pile up) and compiles again. ``--check`` compiles
+nothing and lists what is not cached.
+
+:func:`warn_if_not_compiled` is what the environments call when constructed: it looks up
+numba's cache index of the functions their first steps call (a few small files, well under
+a millisecond each) and logs one line pointing here when one of them would be compiled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+__all__ = ["ENTRY_POINTS", "Step", "cache_dirs", "clear_cache", "compiled_functions", "not_compiled", "warm_up",
+           "warn_if_not_compiled"]
+
+log = logging.getLogger(__name__)
+_warned = False  # the hint is logged at most once per process
+
+PACKAGE = "numberdrop_env"
+
+ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    "NumberDropTurn-v0": ("turn_engine.enumerate_packed", "turn_engine.candidate_features", "turn_engine.turn_state",
+                          "turn_engine.state_offsets"),
+    "NumberDrop-v0": ("observation.write_observation", "placements.write_placements", "combos._structures",
+                      "combos._write_options"),
+}
+"""Compiled functions each environment's first steps call from Python (``module.function``
+in ``numberdrop_env``); the ones they call are compiled with them. Only functions that
+every game reaches within its first turn belong here: one that ordinary use never calls
+would stay out of the cache and the hint would be logged by every process. Names that do
+not exist (code being reorganised) are skipped."""
+
+FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "a few seconds"}
+"""What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
+
+BATCH_ENTRY_POINTS = ("enumerate_batch", "enumerate_packed_batch", "enumerate_many", "enumerate_packed_many")
+"""Names under which :mod:`numberdrop_env.turn_engine` may offer a batch entry point."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of :func:`warm_up`: what it ran and how long it took."""
+
+    name: str
+    seconds: float
+    detail: str = ""
+
+
+# ---------------------------------------------------------------------------- warming up
+def warm_up(stream: TextIO | None = None) -> list[Step]:
+    """Compile (or load from numba's cache) every compiled function the environments and
+    agents use, by playing small deterministic games; returns the steps it ran.
+
+    With a ``stream``, prints one line per step (its seconds) and a total; when the stream
+    is a terminal, a ticking line shows the step in progress.
+    """
+    global _warned
+    _warned = True  # the environments built here need no hint that their first steps compile
+    steps: list[Step] = []
+    start = time.perf_counter()
+    for name, run in _STEPS:
+        with _Ticker(name, stream):
+            t = time.perf_counter()
+            detail = run()
+            if detail is None:
+                continue
+            steps.append(Step(name, time.perf_counter() - t, detail))
+        if stream is not None:
+            print(f"{name}: {steps[-1].seconds:.2f} s ({detail})", file=stream, flush=True)
+    if stream is not None:
+        where = ", ".join(cache_dirs()) or "none (numba caching unavailable)"
+        print(f"total: {time.perf_counter() - start:.2f} s; numba cache: {where}", file=stream, flush=True)
+    return steps
+
+
+def _decision_game() -> str:
+    """A ``NumberDrop-v0`` game: random legal decisions, combinations grown and confirmed."""
+    import gymnasium as gym
+
+    from .actions import Phase
+
+    env = gym.make("NumberDrop-v0")
+    layout = env.unwrapped.game.layout
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    phases, steps, combos, terminated = set(), 0, 0, False
+    while not terminated:
+        mask = info["action_mask"]
+        phases.add(env.unwrapped.game.phase)
+        if env.unwrapped.game.phase is Phase.COMBO:
+            select = np.flatnonzero(mask[layout.select:layout.confirm])
+            action = layout.confirm if mask[layout.confirm] else \
+                layout.select + int(select[0]) if len(select) else layout.pass_
+            combos += action == layout.confirm
+        else:
+            action = int(rng.choice(np.flatnonzero(mask)))
+        _, _, terminated, _, info = env.step(action)
+        steps += 1
+    env.close()
+    return f"{steps} decisions, {combos} combination(s) scored, score {info['score']}, phases {_names(phases)}"
+
+
+def _turn_game() -> str:
+    """A ``NumberDropTurn-v0`` game, candidate 0 (the greedy's choice) every turn."""
+    import gymnasium as gym
+
+    env = gym.make("NumberDropTurn-v0")
+    _, info = env.reset(seed=0)
+    steps, terminated = 0, False
+    while not terminated:
+        _, _, terminated, _, info = env.step(0)
+        steps += 1
+    env.close()
+    return f"{steps} turns, score {info['score']}"
+
+
+def _entry_phases() -> str:
+    """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by
+    walking the greedy's turns decision by decision through solo games."""
+    from .solo import SoloGame
+    from .turns import TURN_PHASES, TurnPlanner
+
+    planner, reference = TurnPlanner(), TurnPlanner(reference=True)
+    seen: dict[Any, int] = {}
+    for seed in range(20):
+        game = SoloGame(seed=seed)
+        while not game.is_over and len(seen) < len(TURN_PHASES):
+            best = planner.candidates(game, limit=1)[0]
+            for action in best.actions:
+                if game.phase in TURN_PHASES and game.phase not in seen:
+                    seen[game.phase] = len(planner.candidates(game))
+                    reference.candidates(game, limit=4)
+                game.step(action)
+        if len(seen) == len(TURN_PHASES):
+            break
+    missing = [p for p in TURN_PHASES if p not in seen]
+    return f"phases {_names(seen)}" + (f"; not reached: {_names(missing)}" if missing else "")
+
+
+def _table_game() -> str:
+    """A 2-player ``Table`` game, each seat playing ``TurnPlanner``'s best candidate."""
+    from .actions import Phase
+    from .multi import Table
+    from .turns import TurnPlanner
+
+    planner = TurnPlanner()
+    table, turns, blocks = Table(2, seed=0), 0, 0
+    while not table.over:
+        p = table.to_act()[0]
+        seat = table.seats[p]
+        blocks += seat.phase is Phase.BLOCK
+        for action in planner.candidates(seat, limit=1)[0].actions:
+            table.step(p, action)
+        turns += 1
+    return f"{turns} seat turns ({blocks} block turns), scores {table.scores().tolist()}"
+
+
+def _batch_entry_point() -> str | None:
+    """The turn engine's batch entry point, if it has one, through ``TurnPlanner``."""
+    from . import turn_engine
+
+    name = next((n for n in BATCH_ENTRY_POINTS if hasattr(turn_engine, n)), None)
+    if name is None:
+        return None
+    from .solo import SoloGame
+    from .turns import TurnPlanner
+
+    method = next((m for m in ("candidates_batch", "batch_candidates", "candidates_many") if hasattr(TurnPlanner, m)),
+                  None)
+    games = [SoloGame(seed=s) for s in range(3)]
+    for g in games:
+        g.step(int(np.flatnonzero(g.legal_mask())[0]))  # the starting number: then a rolled turn
+    try:
+        getattr(TurnPlanner(), method)(games, limit=4)
+    except (TypeError, AttributeError):  # no such method, or another signature than this module knows
+        return f"turn_engine.{name} NOT exercised: warm_up does not know how to call it (extend numberdrop_env/warmup.py)"
+    return f"turn_engine.{name} through TurnPlanner.{method}, {len(games)} games"
+
+
+_STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
+    ("NumberDrop-v0 game", _decision_game),
+    ("NumberDropTurn-v0 game", _turn_game),
+    ("TurnPlanner entry phases", _entry_phases),
+    ("multiplayer Table game", _table_game),
+    ("turn engine batch entry point", _batch_entry_point),
+)
+
+
+def _names(phases: Iterable[Any]) -> str:
+    from .actions import Phase
+
+    order = list(Phase)
+    return ",".join(p.value for p in sorted(phases, key=order.index))
+
+
+class _Ticker:
+    """In a terminal, a line ``name ... 12 s`` rewritten while the step runs (numba
+    compiles in Python, so the thread gets its turns), erased when the step ends."""
+
+    def __init__(self, name: str, stream: TextIO | None) -> None:
+        self.name, self.stream = name, stream
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "_Ticker":
+        isatty = getattr(self.stream, "isatty", None)
+        if self.stream is not None and isatty is not None and isatty():
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        return self
+
+    def _tick(self) -> None:
+        start, spin = time.perf_counter(), "|/-\\"
+        i = 0
+        while not self._stop.wait(0.25):
+            self.stream.write(f"\r{spin[i % 4]} {self.name} ... {time.perf_counter() - start:.0f} s")
+            self.stream.flush()
+            i += 1
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# ---------------------------------------------------------------------------- the cache
+def compiled_functions() -> dict[str, Any]:
+    """Every numba function defined in the loaded ``numberdrop_env`` modules, by
+    ``module.function``."""
+    from numba.core.dispatcher import Dispatcher
+
+    out = {}
+    for modname, module in sorted(sys.modules.items()):
+        if module is None or not modname.startswith(PACKAGE + "."):
+            continue
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == modname:
+                out[f"{modname[len(PACKAGE) + 1:]}.{name}"] = value
+    return out
+
+
+def not_compiled(names: Iterable[str] | None = None) -> list[str]:
+    """The functions (``module.function``, default: all of :func:`compiled_functions`)
+    whose first call would compile them: neither compiled in this process nor found in
+    numba's cache for this source, numba version and CPU. Missing names are skipped."""
+    from numba.core.registry import cpu_target
+
+    functions = compiled_functions()
+    if names is not None:
+        functions = {}
+        for name in names:
+            module, _, attr = name.rpartition(".")
+            try:
+                f = getattr(importlib.import_module(f"{PACKAGE}.{module}"), attr, None)
+            except ImportError:
+                continue
+            if f is not None:
+                functions[name] = f
+    codegen = cpu_target.target_context.codegen()
+    return [name for name, f in functions.items() if not _ready(f, codegen)]
+
+
+def _ready(dispatcher: Any, codegen: Any) -> bool:
+    """Compiled in this process, or an entry in numba's cache index that its lookup would
+    accept (the same key: signature, CPU, bytecode) with its code file present."""
+    if dispatcher.signatures:
+        return True
+    cache = dispatcher._cache  # numba.core.caching.FunctionCache, or NullCache without cache=True
+    files = getattr(cache, "_cache_file", None)
+    if files is None:
+        return False
+    index = files._load_index()  # {} when missing, stale (source changed) or from another numba
+    return any(cache._index_key(key[0], codegen) == key and os.path.exists(files._data_path(data))
+               for key, data in index.items())
+
+
+def clear_cache() -> int:
+    """Delete the numba cache files (``*.nbi``, ``*.nbc``) of the ``numberdrop_env``
+    modules, stale ones included; returns how many. Needed after editing a compiled
+    function that a cached one in another file calls, which numba does not notice."""
+    removed = 0
+    for folder in cache_dirs():
+        for name in os.listdir(folder):
+            if name.endswith((".nbi", ".nbc")):
+                try:
+                    os.remove(os.path.join(folder, name))
+                    removed += 1
+                except FileNotFoundError:  # another process got there first
+                    pass
+    return removed
+
+
+def cache_dirs() -> list[str]:
+    """The folders numba's cache of the loaded ``numberdrop_env`` modules is written to."""
+    return sorted({d for d in (getattr(f._cache, "cache_path", None) for f in compiled_functions().values()) if d})
+
+
+def warn_if_not_compiled(env_id: str) -> None:
+    """Log one line (once per process) when ``env_id``'s first steps will compile numba code.
+
+    Any failure to tell (numba internals changed) says nothing: it only ever informs.
+    """
+    global _warned
+    if _warned:
+        return
+    try:
+        from numba import config
+
+        if config.DISABLE_JIT:
+            return
+        missing = not_compiled(ENTRY_POINTS.get(env_id, ()))
+    except Exception:  # noqa: BLE001 - a hint, never an error
+        return
+    if missing:
+        _warned = True
+        log.warning("%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
+                    "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
+                    env_id, FIRST_USE.get(env_id, "a while"))
+
+
+# ---------------------------------------------------------------------------- CLI
+def cli(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m numberdrop_env.warmup",
+        description="Compile numberdrop_env's numba code into numba's on-disk cache by playing a few small games, "
+                    "so that the environments' first steps do not compile (NUMBA_CACHE_DIR sets where it goes).")
+    parser.add_argument("--check", action="store_true",
+                        help="compile nothing: list the compiled functions not in the cache yet (exit 1 if any)")
+    parser.add_argument("--clear", action="store_true",
+                        help="delete numberdrop_env's numba cache files first (numba does not notice edits to a "
+                             "compiled function that a cached one in another file calls)")
+    args = parser.parse_args(argv)
+    if args.clear or args.check:
+        for module in ("turn_env", "env", "multi"):  # every compiled module
+            importlib.import_module(f"{PACKAGE}.{module}")
+    if args.clear:
+        print(f"removed {clear_cache()} numba cache files from {', '.join(cache_dirs()) or 'nowhere'}", flush=True)
+    if args.check:
+        missing = not_compiled()
+        for name in missing:
+            print(f"not cached: {name}")
+        print(f"{len(compiled_functions()) - len(missing)}/{len(compiled_functions())} compiled functions cached; "
+              f"numba cache: {', '.join(cache_dirs()) or 'none'}")
+        return 1 if missing else 0
+    warm_up(sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

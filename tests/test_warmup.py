@@ -1,0 +1,106 @@
+"""``python -m numberdrop_env.warmup``: it runs every compiled path (and so fills numba's
+cache), prints plain lines, and the environments say when their first steps will compile."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import numberdrop_env  # noqa: F401  (registers the environments)
+from numberdrop_env import warmup
+from numberdrop_env.env import NumberDropEnv
+from numberdrop_env.turn_env import NumberDropTurnEnv
+
+STEPS = ["NumberDrop-v0 game", "NumberDropTurn-v0 game", "TurnPlanner entry phases", "multiplayer Table game"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture(scope="module")
+def steps():
+    return warmup.warm_up()
+
+
+def test_warm_up_runs_every_path(steps):
+    from numberdrop_env import turn_engine
+
+    names = [s.name for s in steps]
+    batch = any(hasattr(turn_engine, n) for n in warmup.BATCH_ENTRY_POINTS)
+    assert names == STEPS + (["turn engine batch entry point"] if batch else [])
+    by_name = {s.name: s.detail for s in steps}
+    for phase in ("start", "slide", "star_slide", "block", "place", "arrange", "wild", "combo"):
+        assert phase in by_name["NumberDrop-v0 game"]
+    assert "not reached" not in by_name["TurnPlanner entry phases"]
+    assert "(0 block turns)" not in by_name["multiplayer Table game"]
+    assert all(s.seconds >= 0 for s in steps)
+
+
+def test_every_compiled_function_is_compiled_or_cached_after_warm_up(steps):
+    """A compiled function no path of warm_up reaches would make the first use compile again
+    (and the environments' hint fire forever): extend warm_up when this fails."""
+    assert len(warmup.compiled_functions()) > 20
+    assert warmup.not_compiled() == []
+    for names in warmup.ENTRY_POINTS.values():
+        assert warmup.not_compiled(names) == []
+    assert warmup.not_compiled(["no_such_module.f", "turn_engine.no_such_function"]) == []  # skipped
+
+
+def test_cli_prints_one_plain_line_per_step_and_a_total(steps, capsys):
+    assert warmup.cli([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [s.name for s in steps] + ["total"]
+    assert all(" s (" in line for line in lines[:-1]) and "numba cache:" in lines[-1]
+    assert not any("\r" in line for line in lines)
+    assert warmup.cli(["--check"]) == 0
+    assert "compiled functions cached" in capsys.readouterr().out
+
+
+def test_progress_only_in_a_terminal(steps):
+    plain, terminal = io.StringIO(), _Terminal()
+    warmup.warm_up(plain)
+    warmup.warm_up(terminal)
+    assert "\r" not in plain.getvalue() and "\033" not in plain.getvalue()
+    assert "\r\033[K" in terminal.getvalue()  # the progress line is erased before each step's line
+    assert terminal.getvalue().replace("\r\033[K", "").count("\n") == plain.getvalue().count("\n")
+
+
+def test_environments_log_once_when_their_code_is_not_compiled(monkeypatch, caplog):
+    monkeypatch.setattr(warmup, "_warned", False)
+    monkeypatch.setattr(warmup, "not_compiled", lambda names: list(names))
+    with caplog.at_level(logging.WARNING, logger="numberdrop_env.warmup"):
+        NumberDropTurnEnv()
+        NumberDropEnv()
+    assert len(caplog.records) == 1
+    assert "python -m numberdrop_env.warmup" in caplog.records[0].getMessage()
+
+
+def test_environments_say_nothing_once_compiled(steps, monkeypatch, caplog):
+    monkeypatch.setattr(warmup, "_warned", False)
+    with caplog.at_level(logging.WARNING, logger="numberdrop_env.warmup"):
+        gym.make("NumberDropTurn-v0")
+        gym.make("NumberDrop-v0")
+    assert caplog.records == []
+
+
+def test_a_fresh_process_with_an_empty_cache_is_told_and_a_warm_one_is_not(steps, tmp_path):
+    """End to end, in new processes: constructing an environment compiles nothing, so this is quick."""
+    code = "import gymnasium as gym, numberdrop_env; gym.make('NumberDropTurn-v0'); gym.make('NumberDrop-v0')"
+
+    def stderr(**env: str) -> str:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, **env})
+        assert run.returncode == 0, run.stderr
+        return run.stderr
+
+    cold = stderr(NUMBA_CACHE_DIR=str(tmp_path / "empty"))
+    assert cold.count("python -m numberdrop_env.warmup") == 1
+    assert "numberdrop_env.warmup" not in stderr()  # the cache warm_up just filled
