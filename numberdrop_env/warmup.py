@@ -75,7 +75,7 @@ every game reaches within its first turn belong here: one that ordinary use neve
 would stay out of the cache and the hint would be logged by every process. Names that do
 not exist (code being reorganised) are skipped."""
 
-FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "a few seconds"}
+FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "5 to 10 seconds"}
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
 BATCH_ENTRY_POINTS = ("enumerate_batch", "enumerate_packed_batch", "enumerate_many", "enumerate_packed_many")
