@@ -30,13 +30,17 @@ def structures(vals, used, nbrs, max_number):
     +1 / -1 from each cell, itself included) and ``up_next`` (next cell of the up path).
     """
     n = vals.shape[0]
-    free = np.zeros(n, np.bool_)
+    free = np.empty(n, np.bool_)
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
-    region = np.full(n, -1, np.int64)
-    members = np.empty(n, np.int64)
-    start = np.zeros(n + 1, np.int64)
-    stack = np.empty(n, np.int64)
+    buffer = np.empty(8 * n + max_number + 3, np.int64)  # one allocation, cut into the arrays below
+    region, members, stack, up, down, up_next, by_value = (buffer[:n], buffer[n: 2 * n], buffer[2 * n: 3 * n],
+                                                           buffer[3 * n: 4 * n], buffer[4 * n: 5 * n],
+                                                           buffer[5 * n: 6 * n], buffer[6 * n: 7 * n])
+    start = buffer[7 * n: 8 * n + 1]
+    first = buffer[8 * n + 1:]  # max_number + 2 entries
+    region[:] = -1
+    start[0] = 0
     n_regions = 0
     pos = 0
     for i in range(n):
@@ -61,22 +65,22 @@ def structures(vals, used, nbrs, max_number):
         start[n_regions] = pos
     # free cells by value (counting sort): a path steps from value v to v + 1, so the paths
     # up are known value by value from the top, the paths down from the bottom
-    first = np.zeros(max_number + 2, np.int64)
+    first[:] = 0
     for i in range(n):
         if free[i]:
             first[vals[i] + 1] += 1
     for v in range(max_number + 1):
         first[v + 1] += first[v]
-    by_value = np.empty(first[max_number + 1], np.int64)
-    fill = first[: max_number + 1].copy()
-    for i in range(n):
+    n_free = first[max_number + 1]
+    for i in range(n):  # counting sort: ``first`` moves on to each value's end
         if free[i]:
-            by_value[fill[vals[i]]] = i
-            fill[vals[i]] += 1
-    up = np.zeros(n, np.int64)
-    down = np.zeros(n, np.int64)
-    up_next = np.full(n, -1, np.int64)
-    for a in range(len(by_value) - 1, -1, -1):
+            by_value[first[vals[i]]] = i
+            first[vals[i]] += 1
+    by_value = by_value[:n_free]
+    up[:] = 0
+    down[:] = 0
+    up_next[:] = -1
+    for a in range(n_free - 1, -1, -1):
         i = by_value[a]
         v = vals[i]
         best, nxt = 0, -1
@@ -86,7 +90,7 @@ def structures(vals, used, nbrs, max_number):
                 best, nxt = up[k], k
         up[i] = best + 1
         up_next[i] = nxt
-    for a in range(len(by_value)):
+    for a in range(n_free):
         i = by_value[a]
         v = vals[i]
         best = 0
@@ -111,48 +115,58 @@ def _growable(i, vals, heights, nbrs, cols, reg_rows):
 
 
 @njit(cache=True)
-def _box_values(targets, bonus_size, one_column, two_columns):
-    """Value of each target box: its size, plus a share of the +10 column bonus when one or
-    two regular boxes of the kind are left."""
-    regular = 0
-    for k in targets:
-        if k != bonus_size:
-            regular += 1
-    out = np.empty(len(targets))
-    for j in range(len(targets)):
-        out[j] = float(targets[j])
-        if targets[j] != bonus_size:
-            if regular == 1:
-                out[j] += one_column
-            elif regular == 2:
-                out[j] += two_columns
-    return out
+def _power(x, power):
+    """``x ** power``; a square is a product (the same double for every ratio of a structure
+    size to a box size, checked by the tests), several times cheaper than ``pow``."""
+    return x * x if power == 2.0 else x ** power
 
 
 @njit(cache=True)
-def _assign(values, owners, boxes, count, n_owners, out, n_out):
+def _box_value(targets, j, bonus_size, one_column, two_columns):
+    """Value of target box j: its size, plus a share of the +10 column bonus when one or two
+    regular boxes of the kind are left."""
+    k = targets[j]
+    if k == bonus_size:
+        return float(k)
+    regular = 0
+    for t in targets:
+        if t != bonus_size:
+            regular += 1
+    if regular == 1:
+        return float(k) + one_column
+    if regular == 2:
+        return float(k) + two_columns
+    return float(k)
+
+
+@njit(cache=True)
+def _assign(values, owners, boxes, count, out, n_out):
     """Greedy matching, best credit first (ties: higher owner, then higher box): each
     structure credits one box and each box is credited once. Appends to ``out``.
 
     At most one credit per box is taken, so the best eligible credit is picked again and
-    again (the order a sort of all of them would give, at a fraction of its cost).
+    again (the order a sort of all of them would give, at a fraction of its cost); a
+    picked credit's owner and box are marked taken by negating the owner and box of every
+    credit that shares them.
     """
-    owner_used = np.zeros(n_owners, np.bool_)
-    box_used = np.zeros(boxes[:count].max() + 1 if count else 1, np.bool_)
     while True:
         best = -1
         for t in range(count):
-            if owner_used[owners[t]] or box_used[boxes[t]]:
+            if owners[t] < 0 or boxes[t] < 0:
                 continue
             if best < 0 or (values[t] > values[best] or (values[t] == values[best] and (
                     owners[t] > owners[best] or (owners[t] == owners[best] and boxes[t] > boxes[best])))):
                 best = t
         if best < 0:
             return n_out
-        owner_used[owners[best]] = True
-        box_used[boxes[best]] = True
         out[n_out] = values[best]
         n_out += 1
+        owner, box = owners[best], boxes[best]
+        for t in range(count):
+            if owners[t] == owner:
+                owners[t] = -1
+            if boxes[t] == box:
+                boxes[t] = -1
 
 
 @njit(cache=True)
@@ -166,12 +180,13 @@ def potential(vals, heights, free, start, members, up, down, up_next, nbrs, iden
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
     n_regions = len(start) - 1
+    size = max(n_regions * len(ident_targets), n * len(cons_targets))
     credits = np.empty(n_regions + n + 2)
+    tv = np.empty(size)
+    owner_box = np.empty(2 * size, np.int64)
+    ts, tk = owner_box[:size], owner_box[size:]
     n_credits = 0
     if len(ident_targets) > 0:
-        box_value = _box_values(ident_targets, bonus_size, weights[4], weights[5])
-        size = n_regions * len(ident_targets)
-        tv, ts, tk = np.empty(size), np.empty(size, np.int64), np.empty(size, np.int64)
         count = 0
         for sid in range(n_regions):
             m = start[sid + 1] - start[sid]
@@ -189,14 +204,12 @@ def potential(vals, heights, free, start, members, up, down, up_next, nbrs, iden
                             if _growable(members[a], vals, heights, nbrs, cols, reg_rows):
                                 grow = 1
                                 break
-                    credit = progress * (m / k) ** power * (1.0 if grow == 1 else buried)
-                tv[count], ts[count], tk[count] = box_value[j] * credit, sid, k
+                    credit = progress * _power(m / k, power) * (1.0 if grow == 1 else buried)
+                tv[count] = _box_value(ident_targets, j, bonus_size, weights[4], weights[5]) * credit
+                ts[count], tk[count] = sid, k
                 count += 1
-        n_credits = _assign(tv, ts, tk, count, max(n_regions, 1), credits, n_credits)
+        n_credits = _assign(tv, ts, tk, count, credits, n_credits)
     if len(cons_targets) > 0:
-        box_value = _box_values(cons_targets, bonus_size, weights[4], weights[5])
-        size = n * len(cons_targets)
-        tv, ts, tk = np.empty(size), np.empty(size, np.int64), np.empty(size, np.int64)
         count = 0
         for i in range(n):
             if not free[i] or down[i] != 1 or up[i] < 2:
@@ -218,16 +231,26 @@ def potential(vals, heights, free, start, members, up, down, up_next, nbrs, iden
                             end = up_next[end]
                         grow = 1 if ((lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows)) or
                                      (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))) else 0
-                    credit = progress * (length / k) ** power * (1.0 if grow == 1 else buried)
-                tv[count], ts[count], tk[count] = box_value[j] * credit, i, k
+                    credit = progress * _power(length / k, power) * (1.0 if grow == 1 else buried)
+                tv[count] = _box_value(cons_targets, j, bonus_size, weights[4], weights[5]) * credit
+                ts[count], tk[count] = i, k
                 count += 1
-        n_credits = _assign(tv, ts, tk, count, n, credits, n_credits)
-    kept = credits[:n_credits]
-    if limit >= 0 and n_credits > limit:
-        kept = np.sort(kept)[::-1][:limit]
+        n_credits = _assign(tv, ts, tk, count, credits, n_credits)
+    if limit < 0 or n_credits <= limit:
+        total = 0.0
+        for a in range(n_credits):
+            total += credits[a]
+        return total
+    for a in range(1, n_credits):  # the ``limit`` largest, largest first (insertion sort: a dozen credits)
+        c = credits[a]
+        b = a
+        while b > 0 and credits[b - 1] < c:
+            credits[b] = credits[b - 1]
+            b -= 1
+        credits[b] = c
     total = 0.0
-    for c in kept:
-        total += c
+    for a in range(limit):
+        total += credits[a]
     return total
 
 

@@ -353,6 +353,32 @@ class SoloGame:
 
         return restore_solo(cls, data, rules, seed)
 
+    # ------------------------------------------------------------ whole turns
+    def play_afterstate(self, values: np.ndarray, used: np.ndarray, heights: np.ndarray, notches: np.ndarray,
+                        combo: tuple[str, int] | None, piece_lost: bool) -> None:
+        """Finish the turn by jumping to the sheet a turn candidate leaves (its points are the score change).
+
+        The turn planner's candidates carry their afterstate (grid, used cells, notches and
+        the box they score), so playing one needs none of its decisions replayed: the end of
+        the turn (+2 and -5 boxes, the next roll) then runs as after the last decision.
+        Replaying ``Candidate.actions`` through :meth:`step` reaches the same state; the
+        tests check that it does. The caller vouches that the afterstate is one of this
+        turn's candidates (the turn-level environment offers nothing else).
+        """
+        if self.phase not in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE):
+            raise ValueError(f"no turn to finish in phase {self.phase.value!r}")
+        s = self.sheet
+        s.values[:] = np.asarray(values).reshape(s.values.shape)
+        s.used[:] = np.asarray(used).reshape(s.used.shape)
+        s.heights[:] = heights
+        self.notches[:] = notches
+        if combo is not None:
+            s.tick_box(*combo)
+        self.star_pending, self.block_tile = False, None
+        self.pending_cells, self.pending_values = [], []
+        self._mask = None
+        self._end_turn(piece_lost=piece_lost)
+
 
 def as_action(action: Any, size: int) -> int:
     """An action index checked against the action space (``TypeError``/``ValueError`` otherwise)."""

@@ -158,22 +158,23 @@ def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
                 filled[r] += 1
             elif r < heights[c]:
                 holes[r] += 1
-    return _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise)
+    return _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, np.empty(ints[I_REG]))
 
 
 @njit(cache=True)
-def _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise):
+def _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, row_value):
     """(geometry value, line points, penalty points) from each row's filled cells and holes
     (``heuristic.Context.geometry``); ``pairwise`` sums the rows as NumPy's
-    ``geometry_batch`` does (stage 1), else one after the other (block drops)."""
+    ``geometry_batch`` does (stage 1), else one after the other (block drops). ``row_value``
+    is scratch space for the rows' values."""
     rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
-    row_value = np.zeros(reg)
     seq = 0.0
     line_pts = 0
     for r in range(reg):
         if filled[r] == cols:
             if not lines0[r]:
                 line_pts += ints[I_LINE_PTS]
+            row_value[r] = 0.0
             continue
         if holes[r]:
             v = -(floats[F_HOLE_ROW] + floats[F_HOLE] * holes[r])
@@ -214,23 +215,29 @@ def _placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats,
                 holes0[r] += 1
     filled = np.empty(rows, np.int64)
     holes = np.empty(rows, np.int64)
+    h = np.empty(cols, np.int64)
+    row_value = np.empty(ints[I_REG])
     for p in range(flat.shape[0]):
-        heights[p] = heights0
-        filled[:] = filled0
-        holes[:] = holes0
+        for c in range(cols):
+            h[c] = heights0[c]
+        for r in range(rows):
+            filled[r] = filled0[r]
+            holes[r] = holes0[r]
         for i in range(4):
             r, c = flat[p, i] // cols, flat[p, i] % cols
             filled[r] += 1
-            if r + 1 > heights[p, c]:
-                heights[p, c] = r + 1
+            if r + 1 > h[c]:
+                h[c] = r + 1
         for c in range(cols):  # the cells the piece covers below its lowest cell in a column become holes
             low = rows
             for i in range(4):
                 if flat[p, i] % cols == c:
                     low = min(low, flat[p, i] // cols)
-            for r in range(heights0[c], min(low, heights[p, c])):
+            for r in range(heights0[c], min(low, h[c])):
                 holes[r] += 1
-        geos[p], lps[p], pps[p] = _row_geometry(filled, holes, heights[p], lines0, penalties0, ints, floats, True)
+        for c in range(cols):
+            heights[p, c] = h[c]
+        geos[p], lps[p], pps[p] = _row_geometry(filled, holes, h, lines0, penalties0, ints, floats, True, row_value)
 
 
 @njit(cache=True)
@@ -353,7 +360,7 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     reach = np.empty(n_p)  # the best total a placement can reach
     for p in range(n_p):
         base[p] = float(lps[p] + pps[p]) if ends else geos[p] + lps[p] + pps[p]
-        reach[p] = base[p] + _contributions(table, flat[p], nbrs, contrib[p], adjacent[p])
+        reach[p] = base[p] + _contributions(table, free, flat, p, nbrs, contrib, adjacent)
     # the most promising placements first: once ``width`` totals are known, placements and
     # arrangements that cannot pass the last of them are skipped (they could not be kept)
     width = ints[I_WIDTH]
@@ -361,11 +368,13 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     found = 0
     best = np.full((n_p, top), -1, np.int64)
     score = np.full((n_p, top), -np.inf)
+    wild = np.empty(3, np.int64)
+    gain = np.empty((3, n_v))
     for p in np.argsort(-reach, kind="mergesort"):
         threshold = kept[width - 1] if found >= width else -np.inf
         if reach[p] < threshold:
             break
-        _best_writings(contrib[p], adjacent[p], distinct, per, tie, base[p], threshold, best[p], score[p])
+        _best_writings(contrib, adjacent, p, distinct, per, tie, base[p], threshold, best, score, wild, gain)
         for j in range(top):
             if best[p, j] >= 0:
                 found += 1
@@ -479,35 +488,42 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
 
 
 @njit(cache=True)
-def _contributions(table, cells, nbrs, contrib, adjacent):
-    """Each landed cell's local score per value written (its neighbours outside the piece)
-    and which landed cells touch; returns an upper bound of the placement's local score."""
+def _contributions(table, free, flat, p, nbrs, contrib, adjacent):
+    """Each landed cell of placement ``p`` its local score per value written (its free
+    number neighbours outside the piece) and which landed cells touch; returns an upper
+    bound of the placement's local score."""
     n_v = table.shape[1]
-    contrib[:] = 0.0
-    adjacent[:] = False
-    for i in range(4):
-        for q in range(4):
-            c = nbrs[cells[i], q]
-            own = -1
-            for j in range(4):
-                if cells[j] == c:
-                    own = j
-            if own < 0:
-                for v in range(n_v):
-                    contrib[i, v] += table[c, v]
-            else:
-                adjacent[i, own] = True
+    n = free.shape[0]
     bound = 0.0
     for i in range(4):
-        bound += contrib[i].max()
+        for v in range(n_v):
+            contrib[p, i, v] = 0.0
+        for j in range(4):
+            adjacent[p, i, j] = False
+        for q in range(4):
+            c = nbrs[flat[p, i], q]
+            own = -1
+            for j in range(4):
+                if flat[p, j] == c:
+                    own = j
+            if own >= 0:
+                adjacent[p, i, own] = True
+            elif c < n and free[c]:  # other neighbours have no score
+                for v in range(n_v):
+                    contrib[p, i, v] += table[c, v]
+        top = contrib[p, i, 0]
+        for v in range(1, n_v):
+            top = max(top, contrib[p, i, v])
+        bound += top
+    for i in range(4):
         for j in range(i + 1, 4):
-            if adjacent[i, j]:
+            if adjacent[p, i, j]:
                 bound += 1.0
     return bound
 
 
 @njit(cache=True)
-def _best_writings(contrib, adjacent, distinct, per, tie, base, threshold, best, score):
+def _best_writings(contrib, adjacent, p, distinct, per, tie, base, threshold, best, score, wild, gain):
     """The ``len(best)`` best writings of the dice into a placement's landed cells by local
     score (``kernels.local_scores`` for one placement, fused with the choice of the best):
     their indices into the writings and their scores, best first.
@@ -516,14 +532,13 @@ def _best_writings(contrib, adjacent, distinct, per, tie, base, threshold, best,
     are summed once and only the wild cells' terms per wild value. An arrangement whose
     best case cannot pass the third best so far, or whose ``base`` + score stays below
     ``threshold`` (where stage 1 no longer looks), is skipped: ``tie`` only lowers scores.
-    Writings skipped that way keep index -1 and score -inf.
+    Writings skipped that way keep index -1 and score -inf. ``wild`` and ``gain`` are
+    scratch space: the wild cells, and a wild cell's score with the fixed cells per value.
     """
-    n_v = contrib.shape[1]
-    top = len(best)
+    n_v = contrib.shape[2]
+    top = best.shape[1]
     for j in range(top):
-        best[j], score[j] = -1, -np.inf
-    wild = np.empty(3, np.int64)
-    gain = np.zeros((3, n_v))  # a wild cell's contribution and its matches with the fixed cells, per value
+        best[p, j], score[p, j] = -1, -np.inf
     for d in range(distinct.shape[0]):
         fixed_sum = 0.0
         k = 0
@@ -532,28 +547,28 @@ def _best_writings(contrib, adjacent, distinct, per, tie, base, threshold, best,
                 wild[k] = i
                 k += 1
                 continue
-            fixed_sum += contrib[i, distinct[d, i]]
+            fixed_sum += contrib[p, i, distinct[d, i]]
             for j in range(i + 1, 4):
-                if adjacent[i, j] and distinct[d, j] != WILD and abs(distinct[d, i] - distinct[d, j]) <= 1:
+                if adjacent[p, i, j] and distinct[d, j] != WILD and abs(distinct[d, i] - distinct[d, j]) <= 1:
                     fixed_sum += 1.0
         bound = fixed_sum
         for a in range(k):
             i = wild[a]
             top_gain = -np.inf
             for v in range(n_v):
-                g = contrib[i, v]
+                g = contrib[p, i, v]
                 for j in range(4):
-                    if adjacent[i, j] and distinct[d, j] != WILD and abs(v - distinct[d, j]) <= 1:
+                    if adjacent[p, i, j] and distinct[d, j] != WILD and abs(v - distinct[d, j]) <= 1:
                         g += 1.0
                 gain[a, v] = g
                 top_gain = max(top_gain, g)
             bound += top_gain
             for b in range(a + 1, k):
-                if adjacent[i, wild[b]]:
+                if adjacent[p, i, wild[b]]:
                     bound += 1.0
         q0 = d * per
         bound -= 1e-7 * q0
-        if bound <= score[top - 1] or base + bound < threshold:
+        if bound <= score[p, top - 1] or base + bound < threshold:
             continue
         for f in range(per):
             s = fixed_sum
@@ -562,24 +577,24 @@ def _best_writings(contrib, adjacent, distinct, per, tie, base, threshold, best,
             elif k == 2:
                 v0, v1 = f // n_v, f % n_v
                 s += gain[0, v0] + gain[1, v1]
-                if adjacent[wild[0], wild[1]] and abs(v0 - v1) <= 1:
+                if adjacent[p, wild[0], wild[1]] and abs(v0 - v1) <= 1:
                     s += 1.0
             elif k == 3:
                 v0, v1, v2 = f // (n_v * n_v), (f // n_v) % n_v, f % n_v
                 s += gain[0, v0] + gain[1, v1] + gain[2, v2]
-                if adjacent[wild[0], wild[1]] and abs(v0 - v1) <= 1:
+                if adjacent[p, wild[0], wild[1]] and abs(v0 - v1) <= 1:
                     s += 1.0
-                if adjacent[wild[0], wild[2]] and abs(v0 - v2) <= 1:
+                if adjacent[p, wild[0], wild[2]] and abs(v0 - v2) <= 1:
                     s += 1.0
-                if adjacent[wild[1], wild[2]] and abs(v1 - v2) <= 1:
+                if adjacent[p, wild[1], wild[2]] and abs(v1 - v2) <= 1:
                     s += 1.0
             s -= tie[q0 + f]
-            if s > score[top - 1]:
+            if s > score[p, top - 1]:
                 j = top - 1
-                while j > 0 and s > score[j - 1]:
-                    best[j], score[j] = best[j - 1], score[j - 1]
+                while j > 0 and s > score[p, j - 1]:
+                    best[p, j], score[p, j] = best[p, j - 1], score[p, j - 1]
                     j -= 1
-                best[j], score[j] = q0 + f, s
+                best[p, j], score[p, j] = q0 + f, s
 
 
 @njit(cache=True)
@@ -867,8 +882,7 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
             offset[li] = _letter_half(l_notch[li], circled, identical, consecutive, floats, last)
         for s in range(n_search):
             o = owners[s]
-            if t_rems[o] == t_rem and np.array_equal(l_vals[o], l_vals[li]) and \
-                    np.array_equal(l_notch[o] >= last, l_notch[li] >= last):
+            if t_rems[o] == t_rem and _same_rows(l_vals, o, li) and _same_last(l_notch, o, li, last):
                 search_of[li] = s
                 break
         if search_of[li] >= 0:
@@ -899,12 +913,23 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
     n, cols = l_vals.shape[1], l_h.shape[1]
     length = np.ones(n_leaves, np.int64)
     lost_points = np.zeros(n_leaves, np.int64)
+    n_search = len(searches)
+    search_start = np.zeros(n_search + 1, np.int64)
+    for si in range(n_search):
+        search_start[si + 1] = search_start[si] + searches[si][0].shape[0]
+    tail_value = np.empty(search_start[n_search])  # every search's sorted values, one after the other
+    for si in range(n_search):
+        tail_value[search_start[si]: search_start[si + 1]] = searches[si][0]
+    head = np.empty(n_leaves)  # the value of each leaf's next tail
     for li in range(n_leaves):
         if l_lost[li]:
             _, lp, pp = _geometry(l_vals[li], l_h[li], lines0, penalties0, ints, floats, True)
             lost_points[li] = lp + pp
+            head[li] = float(lp + pp)
         else:
-            length[li] = searches[search_of[li]][0].shape[0]
+            si = search_of[li]
+            length[li] = search_start[si + 1] - search_start[si]
+            head[li] = offset[li] + tail_value[search_start[si]]
     total = length.sum()
     cap = total if ints[I_LIMIT] < 0 else min(total, ints[I_LIMIT])
     out = TurnArrays(np.full((cap, MAX_ACTIONS), -1, np.int64), np.full((cap, MAX_ACTIONS), -1, np.int64),
@@ -912,6 +937,7 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
                      np.empty((cap, n), np.bool_), np.empty((cap, cols), np.int64), np.empty((cap, n_t), np.int64),
                      np.full(cap, -1, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.bool_),
                      np.zeros((cap, 5)), np.zeros(cap, np.bool_))
+    o_values, o_used, o_notches = out.values, out.used, out.notches
     slots = 1
     while slots < 2 * total:
         slots *= 2
@@ -922,28 +948,27 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
     while count < cap:
         li, best = -1, 0.0
         for j in range(n_leaves):
-            if ptr[j] < length[j]:
-                v = float(lost_points[j]) if l_lost[j] else offset[j] + searches[search_of[j]][0][ptr[j]]
-                if li < 0 or v > best:
-                    li, best = j, v
+            if ptr[j] < length[j] and (li < 0 or head[j] > best):
+                li, best = j, head[j]
         if li < 0:
             break
         ti = ptr[li]
         ptr[li] += 1
+        if ptr[li] < length[li]:
+            head[li] = offset[li] + tail_value[search_start[search_of[li]] + ptr[li]]
         _fill(out, count, li, ti, best, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
               offset, searches, used0)
         h = np.uint64(1469598103934665603)
         for c in range(n):
-            h = _mix(h, out.values[count, c] * 2 + 2 + out.used[count, c])
+            h = _mix(h, o_values[count, c] * 2 + 2 + o_used[count, c])
         for t in range(n_t):
-            h = _mix(h, out.notches[count, t])
+            h = _mix(h, o_notches[count, t])
         slot = np.int64(h & np.uint64(slots - 1))
         duplicate = False
         while table[slot] >= 0:
             other = table[slot]
-            if keys[other] == h and np.array_equal(out.values[other], out.values[count]) and \
-                    np.array_equal(out.used[other], out.used[count]) and \
-                    np.array_equal(out.notches[other], out.notches[count]):
+            if keys[other] == h and _same_rows(o_values, other, count) and _same_rows(o_used, other, count) and \
+                    _same_rows(o_notches, other, count):
                 duplicate = True
                 break
             slot = (slot + 1) & (slots - 1)
@@ -956,6 +981,23 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
                       out.points[:count], out.values[:count], out.used[:count], out.heights[:count],
                       out.notches[:count], out.combo_kind[:count], out.combo_size[:count], out.ends_game[:count],
                       out.terms[:count], out.has_terms[:count])
+
+
+@njit(cache=True)
+def _same_rows(a, i, j):
+    for c in range(a.shape[1]):
+        if a[i, c] != a[j, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _same_last(notches, i, j, last):
+    """Whether the same tiles are at the last notch in rows i and j."""
+    for t in range(notches.shape[1]):
+        if (notches[i, t] >= last) != (notches[j, t] >= last):
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -1064,4 +1106,49 @@ def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches
         j += nb
         for t in range(a_notches.shape[1]):
             row[j + t] = a_notches[k, t] / last
+    return out
+
+
+@njit(cache=True)
+def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, penalties, tiles, notches, heights,
+               extra, n_dice, n_faces, n_shape_die, n_shapes, last, rows):
+    """``NumberDropTurn-v0``'s ``state`` vector (see ``turn_env._state_reference``): the sorted
+    number dice one-hot (a star in the last column), the shape die one-hot (``shape_die``
+    its face, -1 for none), the boxes, the board, the heights and ``extra``."""
+    size = n_dice * n_faces + n_shape_die + 3 * len(identical) + 1 + len(lines) + len(penalties) + \
+        len(tiles) * (n_shapes + last + 1) + len(heights) + len(extra)
+    out = np.zeros(size, np.float32)
+    for i in range(len(dice)):
+        out[i * n_faces + (n_faces - 1 if dice[i] == WILD else dice[i])] = 1.0
+    j = n_dice * n_faces
+    if shape_die >= 0:
+        out[j + shape_die] = 1.0
+    j += n_shape_die
+    for b in range(len(identical)):
+        out[j + b] = identical[b]
+    j += len(identical)
+    for b in range(len(consecutive)):
+        out[j + b] = consecutive[b]
+    j += len(consecutive)
+    out[j] = bonus
+    j += 1
+    for b in range(len(circled)):
+        out[j + b] = circled[b]
+    j += len(circled)
+    for r in range(len(lines)):
+        out[j + r] = lines[r]
+    j += len(lines)
+    for r in range(len(penalties)):
+        out[j + r] = penalties[r]
+    j += len(penalties)
+    width = n_shapes + last + 1
+    for t in range(len(tiles)):
+        out[j + t * width + tiles[t]] = 1.0
+        out[j + t * width + n_shapes + notches[t]] = 1.0
+    j += len(tiles) * width
+    for c in range(len(heights)):
+        out[j + c] = heights[c] / rows
+    j += len(heights)
+    for e in range(len(extra)):
+        out[j + e] = extra[e]
     return out

@@ -18,7 +18,7 @@ from .env_base import LegalDiscrete, SoloEnvBase
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
 from .solo import SoloGame, as_action
 from . import turn_engine
-from .turns import COMBO_KINDS, Candidate, TurnCandidates, TurnPlanner
+from .turns import COMBO_KINDS, Candidate, TurnCandidates, TurnPlanner, tile_indices
 
 CANDIDATE_FEATURES = (
     "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
@@ -146,8 +146,9 @@ class NumberDropTurnEnv(SoloEnvBase):
         a = self.offered.arrays
         kind = int(a.combo_kind[i])
         combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i]))
-        return self.game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo,
-                                         piece_lost=not a.has_terms[i])
+        self.game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo,
+                                  piece_lost=not a.has_terms[i])
+        return int(a.points[i])
 
     def _candidate(self, action: Any) -> Candidate:
         action = as_action(action, self.slots)
@@ -187,20 +188,15 @@ def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int) -> dict[st
 
 def _state(game: SoloGame, share: float) -> np.ndarray:
     r, s = game.rules, game.sheet
-    dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
-    if game.dice is not None and game.phase is not Phase.OVER:
-        faces = np.array(game.sorted_dice())
-        dice[np.arange(len(faces)), np.where(faces == WILD, r.max_number + 1, faces)] = 1
-    shape_die = np.zeros(len(r.shape_die), np.float32)
-    if game.shape_face is not None and game.phase is not Phase.OVER:
-        shape_die[r.shape_die.index(game.shape_face)] = 1
-    n = len(r.letters)
-    board = np.zeros((n, len(r.shape_names) + r.last_notch + 1), np.float32)
-    board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
-    board[np.arange(n), len(r.shape_names) + game.notches] = 1
-    extra = [min(game.turn / 20, 1.0), max(game.score(), 0) / r.max_score, float(game.phase is Phase.START), share]
-    return np.concatenate([dice.ravel(), shape_die, s.identical, s.consecutive, [s.bonus], s.circled, s.lines,
-                           s.penalties, board.ravel(), s.heights / r.rows, extra]).astype(np.float32)
+    over = game.phase is Phase.OVER
+    extra = np.array([min(game.turn / 20, 1.0), max(game.score(), 0) / r.max_score, float(game.phase is Phase.START),
+                      share])
+    return turn_engine.turn_state(
+        np.array(game.sorted_dice() if game.dice is not None and not over else (), np.int64),
+        r.shape_die.index(game.shape_face) if game.shape_face is not None and not over else -1,
+        s.identical, s.consecutive, s.bonus, s.circled, s.lines, s.penalties, tile_indices(r.shape_names, game.tiles),
+        game.notches, s.heights, extra, len(r.number_dice), r.max_number + 2, len(r.shape_die), len(r.shape_names),
+        r.last_notch, r.rows)
 
 
 def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> np.ndarray:

@@ -157,6 +157,14 @@ class TurnPlanner:
             fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
 
 
+@lru_cache(maxsize=256)
+def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
+    """The shape index of each letter's tile (read-only: the array is shared)."""
+    out = np.array([names.index(t) for t in tiles], np.int64)
+    out.flags.writeable = False
+    return out
+
+
 class _Static:
     """The engine's arguments that depend only on the rules and the planner's settings."""
 
@@ -188,14 +196,13 @@ class _Static:
         self.field = dict(zip(turn_engine.STATE_FIELDS, zip(self.offsets, self.offsets[1:])))
         self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
                                 w.bump, w.high])
-        self._tiles: dict[tuple[str, ...], np.ndarray] = {}
 
     def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
         """The game as one int64 vector (``turn_engine.STATE_FIELDS``)."""
         f, s = self.field, game.sheet
         out = np.empty(self.offsets[-1], np.int64)
         for name, array in (("values", s.values.ravel()), ("used", s.used.ravel()), ("heights", s.heights),
-                            ("notches", game.notches), ("tiles", self.tile_index(game.tiles)),
+                            ("notches", game.notches), ("tiles", tile_indices(self.names, game.tiles)),
                             ("circled", s.circled), ("identical", s.identical), ("consecutive", s.consecutive),
                             ("crossed", s.crossed), ("lines", s.lines), ("penalties", s.penalties),
                             ("dice", game.sorted_dice())):
@@ -211,11 +218,6 @@ class _Static:
                             ("limit", -1 if limit is None else limit)):
             out[f[name][0]] = value
         return out
-
-    def tile_index(self, tiles: tuple[str, ...]) -> np.ndarray:
-        if tiles not in self._tiles:
-            self._tiles[tiles] = np.array([self.names.index(t) for t in tiles], np.int64)
-        return self._tiles[tiles]
 
     @staticmethod
     @lru_cache(maxsize=32)

@@ -109,3 +109,12 @@ def test_local_scores_equal_the_reference():
 def test_kernels_run_compiled():
     """The hot loops are compiled; a fallback to the Python interpreter would be 50x slower."""
     assert kernels.written_sheet.signatures and kernels.local_scores.signatures
+
+
+def test_a_squared_ratio_is_the_same_double_as_pow():
+    """The potential squares (structure size / box size) by a product, not ``pow``: the same
+    double for every size a sheet can hold, so the heuristic is unchanged."""
+    for m in range(0, 99):
+        for k in range(1, 10):
+            assert kernels._power(m / k, 2.0) == (m / k) ** 2.0
+    assert kernels._power(0.5, 3.0) == 0.125
