@@ -94,8 +94,6 @@ class NumberDropEnv(SoloEnvBase):
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
-        self._breakdown_key: tuple[Any, ...] | None = None
-        self._breakdown_value: dict[str, int] = {}
         self._observe = Observer(rules)
         from .warmup import warn_if_not_compiled  # one log line if the first steps will compile (numba)
         warn_if_not_compiled("NumberDrop-v0")
@@ -120,8 +118,8 @@ class NumberDropEnv(SoloEnvBase):
         reward = game.step(action)
         if self.auto_forced:
             reward += self._skip_forced()
-        breakdown = self._breakdown()
-        return self._observe(game, breakdown["total"]), float(reward), game.is_over, False, self._info(breakdown)
+        obs, breakdown = self._observe(game)
+        return obs, float(reward), game.is_over, False, self._info(breakdown)
 
     def action_masks(self) -> np.ndarray:
         """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
@@ -145,7 +143,7 @@ class NumberDropEnv(SoloEnvBase):
         return reward
 
     def _info(self, breakdown: dict[str, int] | None = None) -> dict[str, Any]:
-        breakdown = self._breakdown() if breakdown is None else breakdown
+        breakdown = self._observe.boxes(self.game.sheet)[0] if breakdown is None else breakdown
         return {
             "action_mask": self.action_masks(),
             "score": breakdown["total"],
@@ -156,18 +154,7 @@ class NumberDropEnv(SoloEnvBase):
         }
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return self._observe(self.game, self._breakdown()["total"])
-
-    def _breakdown(self) -> dict[str, int]:
-        """The sheet's score breakdown, rebuilt only when a box it counts has changed.
-
-        Most decisions score nothing, and the observation and the info both read it.
-        """
-        s = self.game.sheet
-        key = (s.identical.tobytes(), s.consecutive.tobytes(), s.bonus, s.lines.tobytes(), s.penalties.tobytes())
-        if key != self._breakdown_key:
-            self._breakdown_key, self._breakdown_value = key, s.score_breakdown()
-        return self._breakdown_value
+        return self._observe(self.game)[0]
 
 
 def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:

@@ -107,7 +107,7 @@ class SoloGame:
         elif p is Phase.PLACE:
             self._write_placements(mask[L.place : L.arrange])
         elif p is Phase.ARRANGE:
-            mask[L.arrange + self._distinct_arrangements(tuple(self.sorted_dice()))] = True
+            mask[self._distinct_arrangements(tuple(self.sorted_dice()), L.arrange)] = True
         elif p is Phase.WILD:
             mask[L.wild : L.select] = True
         elif p is Phase.COMBO:
@@ -123,11 +123,13 @@ class SoloGame:
 
     @staticmethod
     @lru_cache(maxsize=4096)
-    def _distinct_arrangements(dice: tuple[int, ...]) -> np.ndarray:
-        """First arrangement of each distinct assignment of the sorted dice to the landed cells."""
+    def _distinct_arrangements(dice: tuple[int, ...], arrange: int) -> np.ndarray:
+        """The *arrange* actions (from offset ``arrange``) of the first arrangement of each distinct
+        assignment of the sorted dice to the landed cells."""
         _, first = np.unique(np.array(dice)[PERMUTATIONS], axis=0, return_index=True)
-        first.flags.writeable = False  # shared by every game that rolls these dice
-        return first
+        actions = arrange + first
+        actions.flags.writeable = False  # shared by every game that rolls these dice
+        return actions
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
         return self.table.legal(self.sheet.heights) & self.table.shape_placements(shapes)
