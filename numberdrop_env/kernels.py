@@ -14,6 +14,8 @@ heuristic lists them (open regular boxes ascending, then the bonus box).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -22,7 +24,17 @@ from .rules import EMPTY
 
 @njit(cache=True)
 def structures(vals, used, nbrs, max_number):
-    """Same-valued regions and increasing paths of the unused numbers.
+    """Same-valued regions and increasing paths of the unused numbers (:func:`structures_into`)."""
+    n = vals.shape[0]
+    return structures_into(vals, used, nbrs, max_number, np.empty(n, np.bool_),
+                           np.empty(8 * n + max_number + 3, np.int64))
+
+
+@njit(cache=True)
+def structures_into(vals, used, nbrs, max_number, free, buffer):
+    """Same-valued regions and increasing paths of the unused numbers, written into ``free``
+    (cells) and ``buffer`` (8 x cells + max_number + 3 integers), so a caller that asks
+    again and again allocates nothing.
 
     Returns ``free`` (unused number), ``region`` (region id or -1), ``start`` and
     ``members`` (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order; ids in
@@ -30,10 +42,8 @@ def structures(vals, used, nbrs, max_number):
     +1 / -1 from each cell, itself included) and ``up_next`` (next cell of the up path).
     """
     n = vals.shape[0]
-    free = np.empty(n, np.bool_)
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
-    buffer = np.empty(8 * n + max_number + 3, np.int64)  # one allocation, cut into the arrays below
     region, members, stack, up, down, up_next, by_value = (buffer[:n], buffer[n: 2 * n], buffer[2 * n: 3 * n],
                                                            buffer[3 * n: 4 * n], buffer[4 * n: 5 * n],
                                                            buffer[5 * n: 6 * n], buffer[6 * n: 7 * n])
@@ -172,19 +182,35 @@ def _assign(values, owners, boxes, count, out, n_out):
 @njit(cache=True)
 def potential(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
               weights, bonus_size, cols, reg_rows, max_number, limit):
+    """The promise of the unused numbers for the open boxes (:func:`potential_into`)."""
+    floats, ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
+    return potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                          weights, bonus_size, cols, reg_rows, max_number, limit, floats, ints)
+
+
+@njit(cache=True)
+def potential_work(cells, targets):
+    """Scratch space of :func:`potential_into` for a sheet of ``cells`` and up to ``targets`` open boxes."""
+    size = cells * max(targets, 1)
+    return np.empty(2 * cells + 2 + size), np.empty(2 * size, np.int64)
+
+
+@njit(cache=True)
+def potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                   weights, bonus_size, cols, reg_rows, max_number, limit, work_floats, work_ints):
     """The promise of the unused numbers for the open boxes (see the heuristic's docstring).
 
     ``weights`` = (ready, progress, power, buried, one column share, two columns share);
-    ``limit`` < 0 counts every credit, else only the ``limit`` largest.
+    ``limit`` < 0 counts every credit, else only the ``limit`` largest. ``work_floats`` and
+    ``work_ints`` are scratch space (:func:`potential_work`).
     """
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
     n_regions = len(start) - 1
-    size = max(n_regions * len(ident_targets), n * len(cons_targets))
-    credits = np.empty(n_regions + n + 2)
-    tv = np.empty(size)
-    owner_box = np.empty(2 * size, np.int64)
-    ts, tk = owner_box[:size], owner_box[size:]
+    size = work_ints.shape[0] // 2
+    credits = work_floats[: 2 * n + 2]
+    tv = work_floats[2 * n + 2:]
+    ts, tk = work_ints[:size], work_ints[size:]
     n_credits = 0
     if len(ident_targets) > 0:
         count = 0
@@ -256,17 +282,26 @@ def potential(vals, heights, free, start, members, up, down, up_next, nbrs, iden
 
 @njit(cache=True)
 def combinations(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets):
-    """One canonical combination per open box: ``kinds`` (0 identical, 1 consecutive),
-    ``sizes`` and ``cells`` (one row per combination, in selection order, padded with -1).
+    """One canonical combination per open box (:func:`combinations_into`)."""
+    m = len(ident_sizes) + len(cons_targets)
+    kinds, sizes, cells = np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, 8), np.int64)
+    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
+                              kinds, sizes, cells)
+    return kinds[:count], sizes[:count], cells[:count]
+
+
+@njit(cache=True)
+def combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds,
+                      sizes, cells):
+    """One canonical combination per open box, written into ``kinds`` (0 identical,
+    1 consecutive), ``sizes`` and ``cells`` (one row per combination, in selection order,
+    padded with -1); returns how many.
 
     Identical: the smallest region big enough (ties: lowest id), cut to k cells grown
     breadth-first from its lowest cell. Consecutive: the shortest up path long enough
     (ties: lowest start cell), its first k cells.
     """
-    m = len(ident_sizes) + len(cons_targets)
-    kinds = np.zeros(m, np.int64)
-    sizes = np.zeros(m, np.int64)
-    cells = np.full((m, 8), -1, np.int64)
+    cells[:] = -1
     n = vals.shape[0]
     n_regions = len(start) - 1
     count = 0
@@ -311,7 +346,7 @@ def combinations(vals, free, region, start, members, up, up_next, nbrs, ident_si
         for a in range(1, k):
             cells[count, a] = up_next[cells[count, a - 1]]
         count += 1
-    return kinds[:count], sizes[:count], cells[:count]
+    return count
 
 
 @njit(cache=True)
@@ -351,38 +386,95 @@ def local_scores(table, flat, written, tie, nbrs):
 
 
 @njit(cache=True)
-def _without(targets, k):
+def _without(targets, k, out):
+    """The targets other than k, written into ``out``; returns how many."""
     count = 0
-    out = np.empty(len(targets), np.int64)
     for t in targets:
         if t != k:
             out[count] = t
             count += 1
-    return out[:count]
+    return count
+
+
+@njit(cache=True)
+def _copy_into(targets, out):
+    out[: len(targets)] = targets
+    return len(targets)
+
+
+class SheetWork(NamedTuple):
+    """Scratch space of :func:`written_sheet_into`, reused sheet after sheet."""
+
+    free: np.ndarray
+    buffer: np.ndarray
+    used2: np.ndarray
+    free2: np.ndarray
+    buffer2: np.ndarray
+    potential_floats: np.ndarray
+    potential_ints: np.ndarray
+    ident2: np.ndarray
+    cons2: np.ndarray
+    kinds: np.ndarray
+    sizes: np.ndarray
+    cells: np.ndarray
+    after: np.ndarray
+
+
+@njit(cache=True)
+def sheet_work(cells, max_number, n_ident, n_cons):
+    """A :class:`SheetWork` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
+    m = n_ident + n_cons
+    pf, pi = potential_work(cells, max(n_ident, n_cons))
+    return SheetWork(np.empty(cells, np.bool_), np.empty(8 * cells + max_number + 3, np.int64),
+                     np.empty(cells, np.bool_), np.empty(cells, np.bool_),
+                     np.empty(8 * cells + max_number + 3, np.int64), pf, pi, np.empty(n_ident, np.int64),
+                     np.empty(n_cons, np.int64), np.empty(m, np.int64), np.empty(m, np.int64),
+                     np.empty((m, 8), np.int64), np.empty(m))
 
 
 @njit(cache=True)
 def written_sheet(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size, cols,
                   reg_rows, max_number, limit, with_potential):
+    """Everything the planner asks of a sheet just written (:func:`written_sheet_into`):
+    (potential if the turn passes, kinds, sizes, cells, potential after each combination)."""
+    work = sheet_work(vals.shape[0], max_number, len(ident_targets), len(cons_targets))
+    now, count = written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights,
+                                    bonus_size, cols, reg_rows, max_number, limit, with_potential, work)
+    return now, work.kinds[:count].copy(), work.sizes[:count].copy(), work.cells[:count].copy(), \
+        work.after[:count].copy()
+
+
+@njit(cache=True)
+def written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size,
+                       cols, reg_rows, max_number, limit, with_potential, work):
     """Everything the planner asks of a sheet just written: the potential if the turn passes,
-    and each canonical combination (kinds, sizes, cells) with the potential left after it
-    (its box closed, its cells used). Without ``with_potential`` the potentials are 0."""
-    free, region, start, members, up, down, up_next = structures(vals, used, nbrs, max_number)
-    kinds, sizes, cells = combinations(vals, free, region, start, members, up, up_next, nbrs, ident_sizes,
-                                       cons_targets)
-    after = np.zeros(len(kinds))
+    and each canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential
+    left after it (``work.after``: its box closed, its cells used). Without
+    ``with_potential`` the potentials are 0. Returns (potential now, combinations)."""
+    free, region, start, members, up, down, up_next = structures_into(vals, used, nbrs, max_number, work.free,
+                                                                      work.buffer)
+    kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
+    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
+                              kinds, sizes, cells)
+    after[:count] = 0.0
     if not with_potential:
-        return 0.0, kinds, sizes, cells, after
-    now = potential(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-                    weights, bonus_size, cols, reg_rows, max_number, limit)
-    for c in range(len(kinds)):
+        return 0.0, count
+    pf, pi = work.potential_floats, work.potential_ints
+    now = potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                         weights, bonus_size, cols, reg_rows, max_number, limit, pf, pi)
+    used2, ident2, cons2 = work.used2, work.ident2, work.cons2
+    for c in range(count):
         k = sizes[c]
-        used2 = used.copy()
+        used2[:] = used
         for a in range(k):
             used2[cells[c, a]] = True
-        free2, _, start2, members2, up2, down2, next2 = structures(vals, used2, nbrs, max_number)
-        ident2 = _without(ident_targets, k) if kinds[c] == 0 or k == bonus_size else ident_targets
-        cons2 = _without(cons_targets, k) if kinds[c] != 0 or k == bonus_size else cons_targets
-        after[c] = potential(vals, heights, free2, start2, members2, up2, down2, next2, nbrs, ident2, cons2,
-                             weights, bonus_size, cols, reg_rows, max_number, limit)
-    return now, kinds, sizes, cells, after
+        _, _, start2, members2, up2, down2, next2 = structures_into(vals, used2, nbrs, max_number, work.free2,
+                                                                    work.buffer2)
+        n_ident = _without(ident_targets, k, ident2) if kinds[c] == 0 or k == bonus_size else \
+            _copy_into(ident_targets, ident2)
+        n_cons = _without(cons_targets, k, cons2) if kinds[c] != 0 or k == bonus_size else \
+            _copy_into(cons_targets, cons2)
+        after[c] = potential_into(vals, heights, work.free2, start2, members2, up2, down2, next2, nbrs,
+                                  ident2[:n_ident], cons2[:n_cons], weights, bonus_size, cols, reg_rows, max_number,
+                                  limit, pf, pi)
+    return now, count

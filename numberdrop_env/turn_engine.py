@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .actions import PERMUTATIONS
-from .kernels import potential, structures, written_sheet
+from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
 from .rules import EMPTY, WILD
 
 MAX_ACTIONS = 20
@@ -325,7 +325,7 @@ def _value_table(vals, free, start, region, up, down, max_number):
 @njit(cache=True)
 def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem, letter_live, ks, fills, n_wild,
                written, tie, distinct, per, nbrs, tables, box, ident_targets, cons_targets, ident_sizes, kweights, ident_done,
-               cons_done, ident_open, cons_open, ints, floats):
+               cons_done, ident_open, cons_open, ints, floats, work):
     """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) or of
     arranging the pending cells ``fixed``, best first: value, actions, points, afterstate,
     combination and terms of each."""
@@ -343,7 +343,13 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
             pl = placed[p, 0]
             for i in range(4):
                 flat[p, i] = (placed[p, 1] + dr[pl, i]) * cols + cc[pl, i]
-        flat[p] = np.sort(flat[p])
+        for i in range(1, 4):  # the landed cells in (row, column) order
+            c = flat[p, i]
+            j = i
+            while j > 0 and flat[p, j - 1] > c:
+                flat[p, j] = flat[p, j - 1]
+                j -= 1
+            flat[p, j] = c
     free, region, start, members, up, down, up_next = structures(vals0, used0, nbrs, maxn)
     table = _value_table(vals0, free, start, region, up, down, maxn)
     top = min(3, written.shape[0])
@@ -408,22 +414,24 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     count = 0
     limit = int(np.ceil(t_rem))
     turn_value = floats[F_TURN] * t_rem
+    kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
+    head = np.empty(5, np.int64)
+    head_ph = np.empty(5, np.int64)
     for row_i in range(len(order)):
         fi = order[row_i]
         p, j = fi // top, fi % top
         q = best[p, j]
         geo, lp, pp = geos[p], lps[p], pps[p]
         over = ends or pp < 0
-        vals = vals0.copy()
+        for c in range(n):
+            r_vals[row_i, c] = vals0[c]
         for i in range(4):
-            vals[flat[p, i]] = written[q, i]
-        r_vals[row_i] = vals
-        r_heights[row_i] = heights[p]
-        now, kinds, sizes, cells, after = written_sheet(vals, used0, heights[p], nbrs, ident_targets, cons_targets,
-                                                        ident_sizes, kweights, ints[I_BONUS], cols, ints[I_REG],
-                                                        maxn, limit, not over)
-        head = np.empty(5, np.int64)
-        head_ph = np.empty(5, np.int64)
+            r_vals[row_i, flat[p, i]] = written[q, i]
+        for c in range(cols):
+            r_heights[row_i, c] = heights[p, c]
+        now, n_combos = written_sheet_into(r_vals[row_i], used0, r_heights[row_i], nbrs, ident_targets, cons_targets,
+                                           ident_sizes, kweights, ints[I_BONUS], cols, ints[I_REG], maxn, limit,
+                                           not over, work)
         nh = 0
         if not fixed_mode:
             head[0], head_ph[0] = ints[I_A_PLACE] + placed[p, 0], PLACE
@@ -434,7 +442,7 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
             head[nh], head_ph[nh] = ints[I_A_WILD] + fills[q, w], WILD_PHASE
             nh += 1
         geometry_term = 0.0 if t_rem == 0.0 else geo
-        for c in range(-1, len(kinds)):
+        for c in range(-1, n_combos):
             t = count
             count += 1
             t_row[t] = row_i
@@ -659,10 +667,13 @@ def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penaltie
     placed = np.empty((dr.shape[0], 2), np.int64)
     n = _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, placed)
     free, region, start, members, up, down, up_next = structures(vals, used, nbrs, ints[I_MAXN])
+    work_floats, work_ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
     scores = np.empty(n)
+    v = np.empty_like(vals)
+    h = np.empty_like(heights)
     for j in range(n):
-        v = vals.copy()
-        h = heights.copy()
+        v[:] = vals
+        h[:] = heights
         p, r0 = placed[j, 0], placed[j, 1]
         for i in range(dr.shape[1]):
             r, c = r0 + dr[p, i], cc[p, i]
@@ -670,8 +681,8 @@ def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penaltie
             if r + 1 > h[c]:
                 h[c] = r + 1
         geo, lp, pp = _geometry(v, h, lines0, penalties0, ints, floats, False)
-        pot = potential(v, h, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets, kweights,
-                        ints[I_BONUS], cols, ints[I_REG], ints[I_MAXN], -1)
+        pot = potential_into(v, h, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                             kweights, ints[I_BONUS], cols, ints[I_REG], ints[I_MAXN], -1, work_floats, work_ints)
         scores[j] = ((geo + lp) + pp) + pot
     order = np.argsort(-scores, kind="mergesort")[: ints[I_BLOCK_WIDTH]]
     return placed[order]
@@ -700,6 +711,11 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
     l_phs = np.empty((cap_leaves, 6), np.int64)
     l_nact = np.empty(cap_leaves, np.int64)
     l_lost = np.empty(cap_leaves, np.bool_)
+    memo_tile = np.empty(16, np.int64)  # block drops already chosen: tile, sheet, best placements
+    memo_vals = np.empty((16, n), np.int64)
+    memo_best = np.empty((16, ints[I_BLOCK_WIDTH], 2), np.int64)
+    memo_n = np.empty(16, np.int64)
+    n_memo = 0
     s_notch[0], s_vals[0], s_h[0] = notches0, vals0, heights0
     s_state[0, 0], s_state[0, 1], s_state[0, 2] = phase0, star0, block0
     s_nact[0] = 0
@@ -725,8 +741,19 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
                 _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], t, tiles, circled, face, tables, ints)
             top_i += kids
         elif phase == BLOCK:
-            best = _best_blocks(s_vals[i], used0, s_h[i], tiles[s_state[i, 2]], tables, nbrs, lines0, penalties0,
-                                ident_targets, cons_targets, kweights, ints, floats)
+            tile = s_state[i, 2]
+            m = 0  # slides in another order often reach the same block on the same sheet: choose once
+            while m < n_memo and not (memo_tile[m] == tile and _same_rows_of(memo_vals, m, s_vals, i)):
+                m += 1
+            if m == n_memo:
+                best = _best_blocks(s_vals[i], used0, s_h[i], tiles[tile], tables, nbrs, lines0, penalties0,
+                                    ident_targets, cons_targets, kweights, ints, floats)
+                if n_memo < len(memo_tile):
+                    memo_tile[m], memo_vals[m], memo_n[m] = tile, s_vals[i], len(best)
+                    memo_best[m, : len(best)] = best
+                    n_memo += 1
+            else:
+                best = memo_best[m, : memo_n[m]]
             kids = 0
             for b in range(len(best) - 1, -1, -1):
                 j = top_i + kids
@@ -866,6 +893,7 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
         ident_done += identical[b]
         cons_done += consecutive[b]
     ident_open, cons_open = identical == 0, consecutive == 0
+    work = sheet_work(n, ints[I_MAXN], len(ident_targets), len(cons_targets))
     # one tetromino search per distinct (sheet, remaining turns, tiles at the last notch)
     search_of = np.full(n_leaves, -1, np.int64)
     offset = np.zeros(n_leaves)
@@ -896,7 +924,7 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
         searches.append(_tetromino(l_vals[li], used0, l_h[li], placed[:n_placed], fixed, lines0, penalties0, t_rem,
                                    live, ks, fills, n_wild, written, tie, distinct, per, nbrs, tables, box, ident_targets,
                                    cons_targets, ident_sizes, kweights, ident_done, cons_done, ident_open, cons_open,
-                                   ints, floats))
+                                   ints, floats, work))
         owners[n_search] = li
         search_of[li] = n_search
         n_search += 1
@@ -985,8 +1013,14 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
 
 @njit(cache=True)
 def _same_rows(a, i, j):
+    return _same_rows_of(a, i, a, j)
+
+
+@njit(cache=True)
+def _same_rows_of(a, i, b, j):
+    """Whether row i of ``a`` equals row j of ``b``."""
     for c in range(a.shape[1]):
-        if a[i, c] != a[j, c]:
+        if a[i, c] != b[j, c]:
             return False
     return True
 
