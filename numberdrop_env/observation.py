@@ -172,16 +172,20 @@ def write_observation(buf, constants, values, used, heights, track, pending, wil
 
 @njit(cache=True)
 def _write_grid(grid, values, used, pending, wild, selection, structures, bonus_size):
+    """Planes: filled, X, used, one per value (the tetromino's too), landed tetromino, next wild
+    cell, selection, then region size and ascending / descending path over the bonus size."""
     rows, cols = values.shape
     for r in range(rows):
         for c in range(cols):
             v = values[r, c]
-            grid[0, r, c] = v != EMPTY
-            grid[2, r, c] = used[r, c]
+            if v == EMPTY:
+                continue
+            grid[0, r, c] = 1
             if v == X:
                 grid[1, r, c] = 1
-            elif v >= 0:
-                grid[3 + v, r, c] = 1
+                continue
+            grid[2, r, c] = used[r, c]
+            grid[3 + v, r, c] = 1
             for k in range(len(structures)):  # region size, ascending and descending path
                 grid[16 + k, r, c] = structures[k, r * cols + c] / bonus_size
     for j in range(len(pending)):
@@ -198,14 +202,16 @@ def _write_grid(grid, values, used, pending, wild, selection, structures, bonus_
 @njit(cache=True)
 def _write_dice(out, dice, max_number):
     """One-hot values, stars in the last column, of the dice sorted as ``SoloGame.sorted_dice``."""
-    faces = dice.copy()
-    for a in range(1, len(faces)):  # insertion sort by value, stars last
-        j = a
-        while j > 0 and faces[j] != WILD and (faces[j - 1] == WILD or faces[j - 1] > faces[j]):
-            faces[j - 1], faces[j] = faces[j], faces[j - 1]
-            j -= 1
-    for i in range(len(faces)):
-        out[i * (max_number + 2) + (max_number + 1 if faces[i] == WILD else faces[i])] = 1
+    i = 0
+    for v in range(max_number + 1):  # by value, then the stars
+        for face in dice:
+            if face == v:
+                out[i * (max_number + 2) + v] = 1
+                i += 1
+    for face in dice:
+        if face == WILD:
+            out[i * (max_number + 2) + max_number + 1] = 1
+            i += 1
 
 
 @njit(cache=True)
