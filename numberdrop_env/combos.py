@@ -103,7 +103,8 @@ class ComboIndex:
         filled in place.
         """
         idx = np.array([r * self.cols + c for r, c in selection], np.int64) if selection else _NO_CELLS
-        _write_options(self.values, self.free, self.structures, self.identical_ok, self.consecutive_ok, self.nbr, idx, out)
+        _write_options(self.values, self.free, self.structures, self.identical_ok, self.consecutive_ok, self.nbr, idx,
+                       out)
 
     def kind(self, idx: Sequence[int]) -> str | bool | None:
         """``IDENTICAL``, True (ascending), False (descending) or None for one cell."""

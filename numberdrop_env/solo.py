@@ -119,7 +119,8 @@ class SoloGame:
         """``_placements(allowed_shapes())`` written into ``out`` by a compiled kernel."""
         t = self.table
         shape = -1 if self.shape_face == "*" else t.names.index(self.shape_face)
-        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows, out)
+        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows,
+                         out)
 
     @staticmethod
     @lru_cache(maxsize=4096)

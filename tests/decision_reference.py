@@ -119,7 +119,8 @@ def legal_mask(game: SoloGame) -> np.ndarray:
         legal = game.block_placements()
         mask[L.block : L.block + len(legal)] = legal
     elif p is Phase.PLACE:
-        mask[L.place : L.arrange] = game.table.legal(game.sheet.heights) & game.table.shape_placements(game.allowed_shapes())
+        table = game.table  # SoloGame._placements(allowed_shapes())
+        mask[L.place : L.arrange] = table.legal(game.sheet.heights) & table.shape_placements(game.allowed_shapes())
     elif p is Phase.ARRANGE:
         assignments = np.array(game.sorted_dice())[PERMUTATIONS]
         _, first = np.unique(assignments, axis=0, return_index=True)
