@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .actions import PERMUTATIONS
 from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
@@ -248,8 +248,8 @@ def _writings(dice, max_number, default):
     distinct = np.empty((n_perm, 4), np.int64)
     first = np.empty(n_perm, np.int64)
     n_distinct = 0
+    tup = np.empty(4, np.int64)
     for k in range(n_perm):
-        tup = np.empty(4, np.int64)
         for i in range(4):
             tup[i] = dice[PERMUTATIONS_C[k, i]]
         dup = False
@@ -278,10 +278,10 @@ def _writings(dice, max_number, default):
     written = np.empty((q_total, 4), np.int64)
     tie = np.empty(q_total)
     q = 0
+    digits = np.empty(max(n_wild, 1), np.int64)
     for d in range(n_distinct):
         for f in range(per):
             rest = f
-            digits = np.empty(max(n_wild, 1), np.int64)
             for w in range(n_wild - 1, -1, -1):  # the first wild cell varies slowest
                 digits[w] = rest % base
                 rest //= base
@@ -490,9 +490,9 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
                         letter = letter_live[b]
             t_value[t] = (((base + turn_value) + pts) + letter) + after[c]
             t_terms[t, 1], t_terms[t, 2], t_terms[t, 3] = after[c], turn_value, letter
-    order2 = np.argsort(-t_value[:count], kind="mergesort")
-    return (t_value[order2], t_actions[order2], t_phases[order2], t_nact[order2], t_points[order2], t_row[order2],
-            t_kind[order2], t_size[order2], t_cells[order2], t_ends[order2], t_terms[order2], r_vals, r_heights)
+    rank = np.argsort(-t_value[:count], kind="mergesort")  # the tails best first (the others index through it)
+    return (t_value[rank], rank, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends,
+            t_terms, r_vals, r_heights)
 
 
 @njit(cache=True)
@@ -615,13 +615,12 @@ def _open(open_flags, box, k):
 
 # ---------------------------------------------------------------------------- slides and blocks
 @njit(cache=True)
-def _advance(notches, vals, heights, state, slid, tiles, circled, face, tables, ints):
+def _advance(notches, vals, heights, state, slid, tiles, circled, face, tables, ints, allowed):
     """Resolve what follows a slide of tile ``slid`` (or, with -1, a block drop), as
-    ``SoloGame._slide`` / ``_after_slides`` do; ``state`` = [phase, star owed, block tile]."""
+    ``SoloGame._slide`` / ``_after_slides`` do; ``state`` = [phase, star owed, block tile].
+    ``allowed`` is scratch space (one flag per shape)."""
     dr, cc, bottom, top, fits, owner = tables
     rows, last = ints[I_ROWS], ints[I_LAST]
-    n_shapes = owner.max() + 1
-    allowed = np.zeros(n_shapes, np.bool_)
     t = slid
     while True:
         if t >= 0 and notches[t] == last and not circled[t]:
@@ -711,6 +710,7 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
     l_phs = np.empty((cap_leaves, 6), np.int64)
     l_nact = np.empty(cap_leaves, np.int64)
     l_lost = np.empty(cap_leaves, np.bool_)
+    allowed = np.empty(tables[5].max() + 1, np.bool_)
     memo_tile = np.empty(16, np.int64)  # block drops already chosen: tile, sheet, best placements
     memo_vals = np.empty((16, n), np.int64)
     memo_best = np.empty((16, ints[I_BLOCK_WIDTH], 2), np.int64)
@@ -738,7 +738,7 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
                 s_acts[j], s_phs[j], s_nact[j] = s_acts[i], s_phs[i], s_nact[i] + 1
                 s_acts[j, s_nact[i]], s_phs[j, s_nact[i]] = ints[I_A_SLIDE] + t, phase
                 s_notch[j, t] += 1
-                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], t, tiles, circled, face, tables, ints)
+                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], t, tiles, circled, face, tables, ints, allowed)
             top_i += kids
         elif phase == BLOCK:
             tile = s_state[i, 2]
@@ -767,7 +767,7 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
                     s_vals[j, r * cols + c] = 10
                     if r + 1 > s_h[j, c]:
                         s_h[j, c] = r + 1
-                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], -1, tiles, circled, face, tables, ints)
+                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], -1, tiles, circled, face, tables, ints, allowed)
             top_i += kids
         else:
             l_notch[n_leaves], l_vals[n_leaves], l_h[n_leaves] = s_notch[i], s_vals[i], s_h[i]
@@ -1037,7 +1037,10 @@ def _same_last(notches, i, j, last):
 @njit(cache=True)
 def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
           offset, searches, used0):
-    """Write candidate ``i``: leaf ``li``'s slides and blocks, then its tail ``ti``."""
+    """Write candidate ``i``: leaf ``li``'s slides and blocks, then its tail ``ti`` (over a
+    duplicate that may have been written there before)."""
+    out.actions[i] = -1
+    out.phases[i] = -1
     na = l_nact[li]
     out.actions[i, :na] = l_acts[li, :na]
     out.phases[i, :na] = l_phs[li, :na]
@@ -1050,9 +1053,13 @@ def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_
         out.used[i] = used0
         out.heights[i] = l_h[li]
         out.ends_game[i] = True
+        out.combo_kind[i], out.combo_size[i] = -1, 0
+        out.terms[i] = 0.0
+        out.has_terms[i] = False
         return
-    (_, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends, t_terms, r_vals,
+    (_, rank, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends, t_terms, r_vals,
      r_heights) = searches[search_of[li]]
+    ti = rank[ti]
     k = t_nact[ti]
     out.actions[i, na: na + k] = t_actions[ti, :k]
     out.phases[i, na: na + k] = t_phases[ti, :k]
@@ -1186,3 +1193,63 @@ def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, p
     for e in range(len(extra)):
         out[j + e] = extra[e]
     return out
+
+
+# ---------------------------------------------------------------------------- many games at once
+@njit(cache=True, parallel=True)
+def enumerate_batch(states, table, nbrs, kweights, ints, floats, n_features):
+    """:func:`enumerate_packed` and :func:`candidate_features` of many packed games, on every
+    core (numba threads, without the GIL). Each game's limit (its ``limit`` field) must be
+    at least 1; the results are padded to the largest, and ``count[g]`` says how many rows
+    of game g are candidates."""
+    n_games = states.shape[0]
+    o = state_offsets(ints)
+    slots = 1
+    for g in range(n_games):
+        slots = max(slots, states[g, o[18]])
+    n, cols, letters = ints[I_ROWS] * ints[I_COLS], ints[I_COLS], ints[I_LETTERS]
+    box = ints[N_INTS:]
+    count = np.zeros(n_games, np.int64)
+    actions = np.full((n_games, slots, MAX_ACTIONS), -1, np.int64)
+    phases = np.full((n_games, slots, MAX_ACTIONS), -1, np.int64)
+    n_actions = np.zeros((n_games, slots), np.int64)
+    value = np.zeros((n_games, slots))
+    points = np.zeros((n_games, slots), np.int64)
+    values = np.zeros((n_games, slots, n), np.int64)
+    used = np.zeros((n_games, slots, n), np.bool_)
+    heights = np.zeros((n_games, slots, cols), np.int64)
+    notches = np.zeros((n_games, slots, letters), np.int64)
+    combo_kind = np.full((n_games, slots), -1, np.int64)
+    combo_size = np.zeros((n_games, slots), np.int64)
+    ends_game = np.zeros((n_games, slots), np.bool_)
+    terms = np.zeros((n_games, slots, 5))
+    has_terms = np.zeros((n_games, slots), np.bool_)
+    features = np.zeros((n_games, slots, n_features), np.float32)
+    for g in prange(n_games):  # the games' arrays are written one by one: parallel loops keep no tuples of arrays
+        # each game reads its own copies: threads sharing an array would contend for its reference count
+        state = states[g].copy()
+        r = enumerate_packed(state, np.zeros((0, 0)), table.copy(), nbrs.copy(), kweights.copy(), ints.copy(),
+                             floats.copy())
+        k = len(r.value)
+        count[g] = k
+        actions[g, :k] = r.actions
+        phases[g, :k] = r.phases
+        n_actions[g, :k] = r.n_actions
+        value[g, :k] = r.value
+        points[g, :k] = r.points
+        values[g, :k] = r.values
+        used[g, :k] = r.used
+        heights[g, :k] = r.heights
+        notches[g, :k] = r.notches
+        combo_kind[g, :k] = r.combo_kind
+        combo_size[g, :k] = r.combo_size
+        ends_game[g, :k] = r.ends_game
+        terms[g, :k] = r.terms
+        has_terms[g, :k] = r.has_terms
+        features[g] = candidate_features(r.value, r.points, r.values, r.used, r.heights, r.notches, r.combo_kind,
+                                         r.combo_size, r.ends_game, r.terms, state[o[6]: o[7]] != 0,
+                                         state[o[7]: o[8]] != 0, state[o[11]] != 0, state[o[5]: o[6]] != 0,
+                                         state[o[8]: o[9]] != 0, box, ints, slots, n_features)
+    out = TurnArrays(actions, phases, n_actions, value, points, values, used, heights, notches, combo_kind,
+                     combo_size, ends_game, terms, has_terms)
+    return count, out, features

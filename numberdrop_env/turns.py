@@ -138,6 +138,7 @@ class TurnPlanner:
         self.block_width = int(block_width)
         self.reference = bool(reference)
         self._reference = ReferencePlanner(weights, self.width, self.block_width)
+        self._fixed: _Static | None = None
 
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
         """Distinct candidates of the rest of the turn, best planner value first."""
@@ -150,11 +151,34 @@ class TurnPlanner:
             return TurnCandidates.from_candidates(start_candidates(game)[:limit])
         if self.reference or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
-        fixed = _Static.of(game.rules, self.weights, self.width, self.block_width)
+        fixed = self._static(game.rules)
         rivals = getattr(game, "rivals", None)
         return TurnCandidates(turn_engine.enumerate_packed(
             fixed.pack(game, limit), fixed.no_rivals if rivals is None else np.asarray(rivals, float), fixed.table,
             fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
+
+    def candidates_batch(self, games: Sequence[SoloGame], limit: int,
+                         n_features: int = 0) -> tuple[list[TurnCandidates], np.ndarray]:
+        """:meth:`candidates` of many solo games at once, enumerated on every core, and each
+        game's candidate feature rows (``turn_engine.candidate_features``, ``n_features``
+        columns, padded to ``limit`` rows). Every game must be at a turn's first decision
+        (phase slide) or later in the turn, and of the same rules."""
+        if not games:
+            return [], np.zeros((0, limit, n_features), np.float32)
+        fixed = self._static(games[0].rules)
+        for g in games:
+            if g.phase not in PLAN_PHASES or (g.rules is not games[0].rules and g.rules != games[0].rules) or getattr(g, "rivals", None) is not None:
+                raise ValueError(f"candidates_batch plans solo games of one rule set in {[p.value for p in PLAN_PHASES]}")
+        states = np.stack([fixed.pack(g, limit) for g in games])
+        count, a, features = turn_engine.enumerate_batch(states, fixed.table, fixed.nbrs, fixed.kernel_weights,
+                                                         fixed.ints, fixed.floats, n_features)
+        return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
+                for g, k in enumerate(count.tolist())], features
+
+    def _static(self, rules: Rules) -> "_Static":
+        if self._fixed is None or self._fixed.rules is not rules:
+            self._fixed = _Static.of(rules, self.weights, self.width, self.block_width)
+        return self._fixed
 
 
 @lru_cache(maxsize=256)
@@ -170,6 +194,7 @@ class _Static:
 
     def __init__(self, rules: Rules, w: Weights, width: int, block_width: int) -> None:
         table, L = tetromino_table(rules), layout_for(rules)
+        self.rules = rules
         self.names = rules.shape_names
         owner = np.repeat(table.orientation_shape, rules.cols)
         self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns,
