@@ -204,7 +204,7 @@ class SoloGame:
 
     def _start_turn(self) -> None:
         r = self.rules
-        faces = self.rng.integers(0, [len(d) for d in r.number_dice] + [len(r.shape_die)])
+        faces = self.rng.integers(0, _die_sizes(r))
         self.dice = tuple(int(d[f]) for d, f in zip(r.number_dice, faces[:-1]))
         self.shape_face = r.shape_die[faces[-1]]
         self.star_pending = WILD in self.dice or self.shape_face == "*"
@@ -381,6 +381,14 @@ class SoloGame:
         self.pending_cells, self.pending_values = [], []
         self._mask = None
         self._end_turn(piece_lost=piece_lost)
+
+
+@lru_cache(maxsize=8)
+def _die_sizes(rules: Rules) -> np.ndarray:
+    """Faces of each number die, then of the shape die: the bounds of one roll."""
+    sizes = np.array([len(d) for d in rules.number_dice] + [len(rules.shape_die)], np.int64)
+    sizes.flags.writeable = False
+    return sizes
 
 
 def as_action(action: Any, size: int) -> int:

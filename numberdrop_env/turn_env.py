@@ -160,16 +160,18 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.offered = _NONE if self.game.is_over else self.planner.candidates(self.game, limit=self.slots)
         self._mask = np.zeros(self.slots, bool)
         self._mask[: len(self.offered)] = True
+        self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        breakdown = self.game.sheet.score_breakdown()
+        breakdown = dict(self._breakdown)
         s = self.game.sheet
         return {"action_mask": self.action_masks(), "score": breakdown["total"], "score_breakdown": breakdown,
                 "turn": self.game.turn, "candidates": len(self.offered),
-                "boxes": int(s.identical.sum() + s.consecutive.sum() + s.bonus), "illegal_action": False}
+                "boxes": int(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+                "illegal_action": False}
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return observe_turn(self.game, self.offered, self.slots)
+        return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"])
 
 
 # ---------------------------------------------------------------------------- observation
@@ -180,16 +182,18 @@ def state_size(rules: Rules) -> int:
     return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
 
 
-def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int) -> dict[str, np.ndarray]:
-    """The ``NumberDropTurn-v0`` observation of a game and its offered candidates."""
-    return {"state": _state(game, len(offered) / slots),
+def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int, score: int | None = None) -> dict[str, np.ndarray]:
+    """The ``NumberDropTurn-v0`` observation of a game and its offered candidates (``score``: the
+    game's, when the caller knows it)."""
+    return {"state": _state(game, len(offered) / slots, score),
             "candidates": candidate_features(game, offered, slots)}
 
 
-def _state(game: SoloGame, share: float) -> np.ndarray:
+def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray:
     r, s = game.rules, game.sheet
     over = game.phase is Phase.OVER
-    extra = np.array([min(game.turn / 20, 1.0), max(game.score(), 0) / r.max_score, float(game.phase is Phase.START),
+    score = game.score() if score is None else score
+    extra = np.array([min(game.turn / 20, 1.0), max(score, 0) / r.max_score, float(game.phase is Phase.START),
                       share])
     return turn_engine.turn_state(
         np.array(game.sorted_dice() if game.dice is not None and not over else (), np.int64),
