@@ -1079,6 +1079,14 @@ def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_
 
 # ---------------------------------------------------------------------------- feature rows
 @njit(cache=True)
+def feature_count(ints):
+    """Columns of a candidate's feature row: 21 numbers, the heights, the boxes, the letters
+    circled and the notches (``turn_env.CANDIDATE_FEATURES`` names them)."""
+    n_box = len(ints) - N_INTS
+    return 21 + ints[I_COLS] + 2 * n_box + 1 + n_box + ints[I_LETTERS]
+
+
+@njit(cache=True)
 def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches, a_kind, a_size, a_ends, a_terms,
                        identical, consecutive, bonus, circled, crossed, box, ints, slots, n_features):
     """``NumberDropTurn-v0``'s ``candidates`` rows (see ``turn_env.CANDIDATE_FEATURES``), each
@@ -1086,6 +1094,8 @@ def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches
     rows, cols, reg, last = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LAST]
     maxn, bonus_size = ints[I_MAXN], ints[I_BONUS]
     nb = len(box)
+    if n_features != feature_count(ints):
+        raise ValueError("candidate_features: n_features does not match the rules' feature rows")
     out = np.zeros((slots, n_features), np.float32)
     for k in range(min(len(a_value), slots)):
         row = out[k]
@@ -1197,11 +1207,11 @@ def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, p
 
 # ---------------------------------------------------------------------------- many games at once
 @njit(cache=True, parallel=True)
-def enumerate_batch(states, table, nbrs, kweights, ints, floats, n_features):
-    """:func:`enumerate_packed` and :func:`candidate_features` of many packed games, on every
-    core (numba threads, without the GIL). Each game's limit (its ``limit`` field) must be
-    at least 1; the results are padded to the largest, and ``count[g]`` says how many rows
-    of game g are candidates."""
+def enumerate_batch(states, table, nbrs, kweights, ints, floats, with_features):
+    """:func:`enumerate_packed` and, ``with_features``, :func:`candidate_features` of many packed
+    games, on every core (numba threads, without the GIL). Each game's limit (its ``limit``
+    field) must be at least 1; the results are padded to the largest, and ``count[g]`` says
+    how many rows of game g are candidates."""
     n_games = states.shape[0]
     o = state_offsets(ints)
     slots = 1
@@ -1224,6 +1234,7 @@ def enumerate_batch(states, table, nbrs, kweights, ints, floats, n_features):
     ends_game = np.zeros((n_games, slots), np.bool_)
     terms = np.zeros((n_games, slots, 5))
     has_terms = np.zeros((n_games, slots), np.bool_)
+    n_features = feature_count(ints) if with_features else 0
     features = np.zeros((n_games, slots, n_features), np.float32)
     for g in prange(n_games):  # the games' arrays are written one by one: parallel loops keep no tuples of arrays
         # each game reads its own copies: threads sharing an array would contend for its reference count
@@ -1246,6 +1257,8 @@ def enumerate_batch(states, table, nbrs, kweights, ints, floats, n_features):
         ends_game[g, :k] = r.ends_game
         terms[g, :k] = r.terms
         has_terms[g, :k] = r.has_terms
+        if not with_features:
+            continue
         features[g] = candidate_features(r.value, r.points, r.values, r.used, r.heights, r.notches, r.combo_kind,
                                          r.combo_size, r.ends_game, r.terms, state[o[6]: o[7]] != 0,
                                          state[o[7]: o[8]] != 0, state[o[11]] != 0, state[o[5]: o[6]] != 0,

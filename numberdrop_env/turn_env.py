@@ -217,4 +217,6 @@ def _feature_constants(r: Rules) -> tuple[np.ndarray, np.ndarray]:
     ints = np.zeros(turn_engine.N_INTS, np.int64)
     ints[turn_engine.I_ROWS], ints[turn_engine.I_COLS], ints[turn_engine.I_REG] = r.rows, r.cols, r.regular_rows
     ints[turn_engine.I_LAST], ints[turn_engine.I_MAXN], ints[turn_engine.I_BONUS] = r.last_notch, r.max_number, r.bonus_size
-    return ints, np.asarray(r.box_sizes, np.int64)
+    ints[turn_engine.I_LETTERS] = len(r.letters)
+    box = np.asarray(r.box_sizes, np.int64)
+    return np.concatenate([ints, box]), box

@@ -158,22 +158,24 @@ class TurnPlanner:
             fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
 
     def candidates_batch(self, games: Sequence[SoloGame], limit: int,
-                         n_features: int = 0) -> tuple[list[TurnCandidates], np.ndarray]:
-        """:meth:`candidates` of many solo games at once, enumerated on every core, and each
-        game's candidate feature rows (``turn_engine.candidate_features``, ``n_features``
-        columns, padded to ``limit`` rows). Every game must be at a turn's first decision
-        (phase slide) or later in the turn, and of the same rules."""
+                         features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
+        """:meth:`candidates` of many solo games at once, enumerated on every core, and with
+        ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
+        padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
+        decision (phase slide) or later in the turn, and of the same rules."""
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"limit must be a positive int, got {limit!r}")
         if not games:
-            return [], np.zeros((0, limit, n_features), np.float32)
+            return [], np.zeros((0, limit, 0), np.float32)
         fixed = self._static(games[0].rules)
         for g in games:
             if g.phase not in PLAN_PHASES or (g.rules is not games[0].rules and g.rules != games[0].rules) or getattr(g, "rivals", None) is not None:
                 raise ValueError(f"candidates_batch plans solo games of one rule set in {[p.value for p in PLAN_PHASES]}")
         states = np.stack([fixed.pack(g, limit) for g in games])
-        count, a, features = turn_engine.enumerate_batch(states, fixed.table, fixed.nbrs, fixed.kernel_weights,
-                                                         fixed.ints, fixed.floats, n_features)
+        count, a, rows = turn_engine.enumerate_batch(states, fixed.table, fixed.nbrs, fixed.kernel_weights,
+                                                     fixed.ints, fixed.floats, bool(features))
         return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
-                for g, k in enumerate(count.tolist())], features
+                for g, k in enumerate(count.tolist())], rows
 
     def _static(self, rules: Rules) -> "_Static":
         if self._fixed is None or self._fixed.rules is not rules:

@@ -176,12 +176,21 @@ def test_a_batch_of_games_is_enumerated_as_one_game_at_a_time():
     from numberdrop_env.turn_env import CANDIDATE_FEATURES, candidate_features
 
     games = [g.clone() for g in random_decision_games(range(700, 703))]
-    offered, features = FAST.candidates_batch(games, 32, len(CANDIDATE_FEATURES))
+    offered, features = FAST.candidates_batch(games, 32, features=True)
     assert len(offered) == len(games) > 50 and features.shape == (len(games), 32, len(CANDIDATE_FEATURES))
     for game, batch, rows in zip(games, offered, features):
         alone = FAST.candidates(game, limit=32)
         for name in alone.arrays._fields:
             assert np.array_equal(getattr(batch.arrays, name), getattr(alone.arrays, name)), name
         assert np.array_equal(rows, candidate_features(game, alone, 32))
+    assert FAST.candidates_batch(games[:2], 4)[1].shape == (2, 4, 0)  # no feature rows unless asked
     with pytest.raises(ValueError, match="candidates_batch"):
         FAST.candidates_batch([SoloGame(seed=0)], 32)  # phase start: not a rolled turn
+
+
+def test_the_feature_rows_have_one_column_per_named_feature():
+    from numberdrop_env import turn_engine
+    from numberdrop_env.turn_env import CANDIDATE_FEATURES, _feature_constants
+    from numberdrop_env.rules import DEFAULT_RULES
+
+    assert turn_engine.feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
