@@ -695,7 +695,10 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
     dr, cc = tables[0], tables[1]
     n, cols, last = vals0.shape[0], ints[I_COLS], ints[I_LAST]
     n_t = notches0.shape[0]
-    cap_stack, cap_leaves = 64, 512
+    # two slides, each may drop a block: at most (tiles x block width)^2 leaves; the depth-first
+    # stack holds at most the children of four levels (plus the slot the popped entry is copied to)
+    fan = max(n_t, ints[I_BLOCK_WIDTH])
+    cap_stack, cap_leaves = 4 * fan + 2, (n_t * max(1, ints[I_BLOCK_WIDTH])) ** 2 + n_t
     s_notch = np.empty((cap_stack, n_t), np.int64)
     s_vals = np.empty((cap_stack, n), np.int64)
     s_h = np.empty((cap_stack, cols), np.int64)
