@@ -53,6 +53,15 @@ def make_env(env_cfg: EnvConfig):
 
 
 def build_vec_env(cfg: TrainConfig, seed: int):
+    """The training envs: ``vec_env: native`` steps all the turn-level games in one process
+    (``agents.vec_env``, their turns enumerated together on every core), ``subproc`` one
+    process per env, ``dummy`` one after the other."""
+    if cfg.vec_env == "native":
+        from agents.vec_env import NativeTurnVecEnv
+
+        venv = NativeTurnVecEnv(cfg.n_envs, candidates=cfg.env.candidates, width=cfg.env.width)
+        venv.seed(seed)  # the same games as the other kinds: env i from seed + i, then its own stream
+        return venv
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     fns = [partial(make_env, cfg.env) for _ in range(cfg.n_envs)]

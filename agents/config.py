@@ -135,7 +135,10 @@ class TrainConfig:
     seed: int = 0
     total_timesteps: int = 1_000_000
     n_envs: int = 8
-    vec_env: Literal["dummy", "subproc"] = "dummy"
+    vec_env: Literal["dummy", "subproc", "native"] = "dummy"
+    """How the ``n_envs`` training envs run: ``dummy`` one after the other in this process,
+    ``subproc`` one process each, ``native`` (turn interface, solo) all games in one native
+    vector env (``numberdrop_env.vector_env``) that enumerates their turns together on every core."""
     output_dir: str | None = None
     """Run directory; default ``runs/<experiment>/``."""
     ship_to: str | None = None
@@ -273,6 +276,8 @@ def _check(cfg: TrainConfig) -> None:
     need(cfg.init_from is None or Path(cfg.init_from).is_file(), "init_from", "must name an existing model .zip")
     need(1 <= cfg.env.players <= 6, "env.players", "must be 1..6")
     need(cfg.env.players == 1 or cfg.env.interface == "turn", "env.players", "needs env.interface 'turn'")
+    need(cfg.vec_env != "native" or (cfg.env.interface == "turn" and cfg.env.players == 1), "vec_env",
+         "'native' needs env.interface 'turn' and env.players 1")
     need(bool(cfg.env.opponents) and all(a in AGENTS for a in cfg.env.opponents), "env.opponents",
          f"must list agents among {sorted(AGENTS)}")
     need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")

@@ -14,7 +14,8 @@ __all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout"
 __version__ = "0.1.0"
 
 register(id="NumberDrop-v0", entry_point="numberdrop_env.env:NumberDropEnv")
-register(id="NumberDropTurn-v0", entry_point="numberdrop_env.turn_env:NumberDropTurnEnv")
+register(id="NumberDropTurn-v0", entry_point="numberdrop_env.turn_env:NumberDropTurnEnv",
+         vector_entry_point="numberdrop_env.vector_env:NumberDropTurnVectorEnv")
 # one seat of a multiplayer table; its opponents are agents, so it lives with them
 register(id="NumberDropTable-v0", entry_point="agents.table_env:NumberDropTableEnv")
 

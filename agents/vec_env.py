@@ -1,0 +1,173 @@
+"""Stable-Baselines3 ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``.
+
+:class:`NativeTurnVecEnv` presents :class:`numberdrop_env.vector_env.NumberDropTurnVectorEnv`
+(N games stepped in one call, their turns enumerated together on every core) to
+Stable-Baselines3 and sb3-contrib's ``MaskablePPO``, in place of a ``DummyVecEnv`` or
+``SubprocVecEnv`` of ``Monitor``-wrapped ``NumberDropTurnEnv``\\ s; ``train.py`` builds it for
+``vec_env: native``. It plays the same games as those (``seed(s)`` then ``reset()``: game i
+from seed ``s + i``, then each game's generator continues), with SB3's conventions:
+
+- a finished game is reset inside ``step_wait``; the returned observation is the new
+  game's first, the final one is ``infos[i]["terminal_observation"]``, and
+  ``infos[i]["TimeLimit.truncated"]`` is ``False`` (games are never truncated);
+- the step that ends a game adds ``infos[i]["episode"] = {"r": return, "l": length, "t": seconds}``
+  as a ``Monitor`` does (``rollout/ep_rew_mean`` and ``ep_len_mean`` are read from it);
+- every info carries the single environment's keys (``action_mask``, ``score``,
+  ``score_breakdown``, ``turn``, ``candidates``, ``boxes``, ``illegal_action``);
+- ``env_method("action_masks")`` / ``get_attr`` / ``has_attr`` reach a per-game view with
+  ``action_masks()``, ``game``, ``offered``, ``get_state()``, ``candidate_actions(a)``,
+  ``describe_action(a)`` and ``render_mode``, so ``get_action_masks`` and
+  ``is_masking_supported`` of sb3-contrib work unchanged.
+
+Stable-Baselines3 is an optional dependency: this module imports it, the environment
+package does not.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+
+from numberdrop_env.rules import DEFAULT_RULES, Rules
+from numberdrop_env.vector_env import BREAKDOWN_KEYS, NumberDropTurnVectorEnv
+
+__all__ = ["NativeTurnVecEnv"]
+
+
+class _GameView:
+    """Game ``i`` of the native vector env, as ``get_attr``/``env_method`` see one environment."""
+
+    def __init__(self, venv: NumberDropTurnVectorEnv, i: int) -> None:
+        self._venv, self._i = venv, i
+
+    @property
+    def render_mode(self) -> str | None:
+        return self._venv.render_mode
+
+    @property
+    def game(self):
+        return self._venv.games[self._i]
+
+    @property
+    def offered(self):
+        return self._venv.offered[self._i]
+
+    def action_masks(self) -> np.ndarray:
+        return self._venv.action_masks()[self._i]
+
+    def get_state(self) -> dict[str, Any]:
+        return self.game.to_dict()
+
+    def candidate_actions(self, action: int) -> list[int]:
+        return list(self._candidate(action).actions)
+
+    def describe_action(self, action: int) -> dict[str, Any]:
+        return self._candidate(action).describe(self.game)
+
+    def _candidate(self, action: int):
+        if not 0 <= int(action) < len(self.offered):
+            raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
+        return self.offered[int(action)]
+
+
+class NativeTurnVecEnv(VecEnv):
+    """``num_envs`` games of ``NumberDropTurn-v0`` in one process, as an SB3 ``VecEnv`` (see the module docstring).
+
+    The keyword arguments are those of ``NumberDropTurnEnv`` (``candidates``, ``width``,
+    ``block_width``, ``rules``, ``render_mode``); ``venv`` wraps an existing native vector
+    environment instead.
+    """
+
+    def __init__(self, num_envs: int = 1, *, candidates: int = 32, width: int = 12, block_width: int = 3,
+                 rules: Rules = DEFAULT_RULES, render_mode: str | None = None,
+                 venv: NumberDropTurnVectorEnv | None = None) -> None:
+        if venv is None:
+            venv = NumberDropTurnVectorEnv(num_envs=num_envs, render_mode=render_mode, rules=rules,
+                                           candidates=candidates, width=width, block_width=block_width)
+        self.venv = venv
+        self._views = [_GameView(venv, i) for i in range(venv.num_envs)]
+        super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
+        self._actions: np.ndarray | None = None
+        self._returns = np.zeros(self.num_envs)
+        self._lengths = np.zeros(self.num_envs, np.int64)
+        self.t_start = time.time()
+
+    # ------------------------------------------------------------------ VecEnv
+    def reset(self) -> dict[str, np.ndarray]:
+        seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
+        options = self._options[0] if self._options else {}
+        if any(o != options for o in self._options):
+            raise ValueError("the native vector env resets every game with the same options")
+        obs, info = self.venv.reset(seed=seeds, options=dict(options) or None)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = self._infos(info)
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise ValueError("step_wait() without step_async()")
+        actions, self._actions = self._actions, None
+        obs, rewards, terminated, truncated, info = self.venv.step(actions)
+        dones = terminated | truncated
+        self._returns += rewards
+        self._lengths += 1
+        infos = self._infos(info)
+        if dones.any():
+            done = np.flatnonzero(dones).tolist()
+            now = time.time()
+            for i in done:
+                infos[i]["terminal_observation"] = {key: value[i].copy() for key, value in obs.items()}
+                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+                infos[i]["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]),
+                                       "t": round(now - self.t_start, 6)}
+            self._returns[done] = 0.0
+            self._lengths[done] = 0
+            obs, info = self.venv.reset(options={"reset_mask": dones})
+            fresh = self._infos(info)
+            for i in done:
+                self.reset_infos[i] = fresh[i]
+        return obs, rewards.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        if self.render_mode != "rgb_array":
+            return [None] * self.num_envs
+        return list(self.venv.render())
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return [getattr(self._views[i], attr_name) for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        raise AttributeError(f"cannot set {attr_name!r}: the games of a native vector env have no settable attributes")
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            masks = self.venv.action_masks()  # one copy for all games (MaskablePPO asks every step)
+            return [masks[i] for i in self._get_indices(indices)]
+        return [getattr(self._views[i], method_name)(*method_args, **method_kwargs) for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    # ------------------------------------------------------------------ infos
+    def _infos(self, info: dict[str, Any]) -> list[dict[str, Any]]:
+        """The vector info as one dict per game, the single environment's keys."""
+        mask = info["action_mask"]
+        score, turn, count, boxes = (info[k].tolist() for k in ("score", "turn", "candidates", "boxes"))
+        b = info["score_breakdown"]
+        parts = [b[k].tolist() for k in BREAKDOWN_KEYS]
+        return [{"action_mask": mask[i], "score": score[i],
+                 "score_breakdown": {k: p[i] for k, p in zip(BREAKDOWN_KEYS, parts)},
+                 "turn": turn[i], "candidates": count[i], "boxes": boxes[i], "illegal_action": False}
+                for i in range(self.num_envs)]
