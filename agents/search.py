@@ -1,10 +1,10 @@
 """SearchPolicy: expectimax-lite over the next roll on top of the greedy turn planner.
 
 At the first decision of each turn the turn enumerator proposes the greedy's ``width``
-best plans for the whole turn (the best of each distinct drop). Each plan is played on a
-cloned game up to its last action; the clone's generator is then replaced by one drawn
-from the policy's own rng (so the search never sees the real future dice) and the last
-action ends the turn, rolling a sampled next turn. The value of a plan is the points it scores now plus the mean, over
+best plans for the whole turn (the best of each distinct drop). For each sampled roll a
+clone of the game gets a generator drawn from the policy's own rng (so the search never
+sees the real future dice) and jumps to the plan's afterstate; the end of the turn rolls
+a sampled next turn. The value of a plan is the points it scores now plus the mean, over
 ``samples`` sampled rolls, of the greedy's best value for the next turn (its points plus
 the heuristic of the sheet it leaves). The same sampled rolls are used for every plan
 (common random numbers), so plans are compared on equal luck. A plan that ends the game
@@ -129,19 +129,14 @@ class SearchPolicy:
         later: list[tuple[int, SoloGame]] = []  # sampled next turns still to be valued
         seen: dict[Any, int] = {}
         for i, plan in enumerate(plans):
-            g = game.clone()
-            for a in plan.actions[:-1]:
-                g.step(a)
-            key = (g.sheet.values.tobytes(), g.sheet.used.tobytes(), g.notches.tobytes(), plan.actions[-1])
-            if key in seen:  # the same turn so far: the same value
+            if plan.key in seen:  # the same turn: the same value
                 totals[i] = -np.inf
                 continue
-            seen[key] = i
+            seen[plan.key] = i
             for s in seeds:
-                g2 = g.clone()
-                g2.rng = np.random.default_rng(int(s))
-                g2._mask = None
-                g2.step(plan.actions[-1])
+                g2 = game.clone()
+                g2.rng = np.random.default_rng(int(s))  # the turn's end rolls a sampled next turn
+                plan.play(g2)
                 if self.rollout:
                     self.inner.reset(0)  # forget plans made in other sampled games
                     while not g2.is_over:  # the inner greedy plays the sampled game out

@@ -59,6 +59,18 @@ class Candidate:
         """Identity of the afterstate: candidates with equal keys are the same outcome."""
         return (tuple(self.values), tuple(self.used), self.notches)
 
+    def play(self, game: SoloGame) -> int:
+        """Play the candidate on ``game`` (at the decision it was enumerated from); returns its points.
+
+        A turn is played by jumping to its afterstate (``SoloGame.play_afterstate``), the
+        starting number by its one decision.
+        """
+        if game.phase is Phase.START:
+            return sum(game.step(a) for a in self.actions)
+        game.play_afterstate(np.asarray(self.values), np.asarray(self.used), np.asarray(self.heights),
+                             np.asarray(self.notches), self.combo, piece_lost=not self.terms)
+        return self.points
+
     def describe(self, game: SoloGame) -> dict[str, Any]:
         """The candidate in the game's words, decision by decision (JSON-safe)."""
         g = game.clone()

@@ -84,36 +84,33 @@ def remaining_turns(notches, last):
 
 
 @njit(cache=True)
+def _landing_row(heights, cc, bottom, p):
+    """Row of placement p's offset 0 once dropped (``ShapeTable.landing_rows``)."""
+    r0 = -(1 << 30)
+    for i in range(cc.shape[1]):
+        r0 = max(r0, heights[cc[p, i]] - bottom[p, i])
+    return r0
+
+
+@njit(cache=True)
 def _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, out):
     """Fill ``out`` with the legal placements of the allowed shapes; returns how many, and
     each one's landing row in ``out[:, 1]``."""
     n = 0
     for p in range(dr.shape[0]):
-        if not fits[p] or not allowed[owner[p]]:
-            continue
-        r0 = -(1 << 30)
-        for i in range(dr.shape[1]):
-            r = heights[cc[p, i]] - bottom[p, i]
-            if r > r0:
-                r0 = r
-        if r0 + top[p] < rows:
-            out[n, 0] = p
-            out[n, 1] = r0
-            n += 1
+        if fits[p] and allowed[owner[p]]:
+            r0 = _landing_row(heights, cc, bottom, p)
+            if r0 + top[p] < rows:
+                out[n, 0] = p
+                out[n, 1] = r0
+                n += 1
     return n
 
 
 @njit(cache=True)
 def _any_legal(heights, dr, cc, bottom, top, fits, owner, allowed, rows):
     for p in range(dr.shape[0]):
-        if not fits[p] or not allowed[owner[p]]:
-            continue
-        r0 = -(1 << 30)
-        for i in range(dr.shape[1]):
-            r = heights[cc[p, i]] - bottom[p, i]
-            if r > r0:
-                r0 = r
-        if r0 + top[p] < rows:
+        if fits[p] and allowed[owner[p]] and _landing_row(heights, cc, bottom, p) + top[p] < rows:
             return True
     return False
 
@@ -149,6 +146,13 @@ def _pairwise_sum(x):
 @njit(cache=True)
 def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
     """(geometry value, line points, penalty points) of a sheet (see :func:`_row_geometry`)."""
+    filled, holes = _row_counts(vals, heights, ints)
+    return _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, np.empty(ints[I_REG]))
+
+
+@njit(cache=True)
+def _row_counts(vals, heights, ints):
+    """Filled cells and holes (empty cells under a column's height) of each row."""
     rows, cols = ints[I_ROWS], ints[I_COLS]
     filled = np.zeros(rows, np.int64)
     holes = np.zeros(rows, np.int64)
@@ -158,7 +162,7 @@ def _geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
                 filled[r] += 1
             elif r < heights[c]:
                 holes[r] += 1
-    return _row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, np.empty(ints[I_REG]))
+    return filled, holes
 
 
 @njit(cache=True)
@@ -205,14 +209,7 @@ def _placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats,
     """Stage 1's geometry of every placement (``heuristic.Context.geometry_batch``): the
     sheet's rows counted once, then each placement's four cells and the holes under them."""
     rows, cols = ints[I_ROWS], ints[I_COLS]
-    filled0 = np.zeros(rows, np.int64)
-    holes0 = np.zeros(rows, np.int64)
-    for r in range(rows):
-        for c in range(cols):
-            if vals0[r * cols + c] != EMPTY:
-                filled0[r] += 1
-            elif r < heights0[c]:
-                holes0[r] += 1
+    filled0, holes0 = _row_counts(vals0, heights0, ints)
     filled = np.empty(rows, np.int64)
     holes = np.empty(rows, np.int64)
     h = np.empty(cols, np.int64)

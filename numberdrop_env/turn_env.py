@@ -18,7 +18,7 @@ from .env_base import LegalDiscrete, SoloEnvBase
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
 from .solo import SoloGame, as_action
 from . import turn_engine
-from .turns import COMBO_KINDS, Candidate, TurnCandidates, TurnPlanner, tile_indices
+from .turns import Candidate, TurnCandidates, TurnPlanner, tile_indices
 
 CANDIDATE_FEATURES = (
     "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
@@ -141,14 +141,9 @@ class NumberDropTurnEnv(SoloEnvBase):
         """Play candidate ``i``: jump to its afterstate, or with ``replay`` step its decisions."""
         if not self._mask[i]:
             raise ValueError(f"action {i} is not legal: this turn has {len(self.offered)} candidates")
-        if self.replay or self.game.phase is Phase.START:
+        if self.replay:
             return sum(self.game.step(a) for a in self.offered[i].actions)
-        a = self.offered.arrays
-        kind = int(a.combo_kind[i])
-        combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i]))
-        self.game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo,
-                                  piece_lost=not a.has_terms[i])
-        return int(a.points[i])
+        return self.offered.play(i, self.game)
 
     def _candidate(self, action: Any) -> Candidate:
         action = as_action(action, self.slots)

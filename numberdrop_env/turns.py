@@ -95,6 +95,16 @@ class TurnCandidates(Sequence):
             combo=None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i])), ends_game=bool(a.ends_game[i]),
             terms=dict(zip(TERMS, a.terms[i].tolist())) if a.has_terms[i] else {})
 
+    def play(self, i: int, game: SoloGame) -> int:
+        """Play candidate ``i`` on ``game`` (:meth:`Candidate.play`, without building it); returns its points."""
+        a = self.arrays
+        if game.phase is Phase.START:
+            return self[i].play(game)
+        kind = int(a.combo_kind[i])
+        combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i]))
+        game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo, piece_lost=not a.has_terms[i])
+        return int(a.points[i])
+
     @classmethod
     def from_candidates(cls, candidates: list[Candidate]) -> "TurnCandidates":
         """Arrays of candidates built elsewhere (the starting number, the reference planner)."""
