@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .actions import PERMUTATIONS
 from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
@@ -1206,41 +1206,25 @@ def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, p
 
 
 # ---------------------------------------------------------------------------- many games at once
-@njit(cache=True, parallel=True)
-def enumerate_batch(states, table, nbrs, kweights, ints, floats, with_features):
-    """:func:`enumerate_packed` and, ``with_features``, :func:`candidate_features` of many packed
-    games, on every core (numba threads, without the GIL). Each game's limit (its ``limit``
-    field) must be at least 1; the results are padded to the largest, and ``count[g]`` says
-    how many rows of game g are candidates."""
-    n_games = states.shape[0]
+@njit(cache=True, nogil=True)
+def enumerate_many(states, lo, hi, table, nbrs, kweights, ints, floats, with_features, count, actions, phases,
+                   n_actions, value, points, values, used, heights, notches, combo_kind, combo_size, ends_game, terms,
+                   has_terms, features):
+    """:func:`enumerate_packed` (and, ``with_features``, :func:`candidate_features`) of the packed
+    games ``lo..hi-1``, written into rows ``lo..hi-1`` of the output arrays (padded to the
+    slots of ``features``; ``count[g]`` says how many rows of game g are candidates).
+
+    It holds no GIL, so a few Python threads each given a share of the games run on every
+    core; each call reads its own copies of the shared tables (threads that share an array
+    contend for its reference count)."""
     o = state_offsets(ints)
-    slots = 1
-    for g in range(n_games):
-        slots = max(slots, states[g, o[18]])
-    n, cols, letters = ints[I_ROWS] * ints[I_COLS], ints[I_COLS], ints[I_LETTERS]
+    table, nbrs, kweights, ints, floats = table.copy(), nbrs.copy(), kweights.copy(), ints.copy(), floats.copy()
     box = ints[N_INTS:]
-    count = np.zeros(n_games, np.int64)
-    actions = np.full((n_games, slots, MAX_ACTIONS), -1, np.int64)
-    phases = np.full((n_games, slots, MAX_ACTIONS), -1, np.int64)
-    n_actions = np.zeros((n_games, slots), np.int64)
-    value = np.zeros((n_games, slots))
-    points = np.zeros((n_games, slots), np.int64)
-    values = np.zeros((n_games, slots, n), np.int64)
-    used = np.zeros((n_games, slots, n), np.bool_)
-    heights = np.zeros((n_games, slots, cols), np.int64)
-    notches = np.zeros((n_games, slots, letters), np.int64)
-    combo_kind = np.full((n_games, slots), -1, np.int64)
-    combo_size = np.zeros((n_games, slots), np.int64)
-    ends_game = np.zeros((n_games, slots), np.bool_)
-    terms = np.zeros((n_games, slots, 5))
-    has_terms = np.zeros((n_games, slots), np.bool_)
-    n_features = feature_count(ints) if with_features else 0
-    features = np.zeros((n_games, slots, n_features), np.float32)
-    for g in prange(n_games):  # the games' arrays are written one by one: parallel loops keep no tuples of arrays
-        # each game reads its own copies: threads sharing an array would contend for its reference count
-        state = states[g].copy()
-        r = enumerate_packed(state, np.zeros((0, 0)), table.copy(), nbrs.copy(), kweights.copy(), ints.copy(),
-                             floats.copy())
+    slots = features.shape[1]
+    no_rivals = np.zeros((0, 0))
+    for g in range(lo, hi):
+        state = states[g]
+        r = enumerate_packed(state, no_rivals, table, nbrs, kweights, ints, floats)
         k = len(r.value)
         count[g] = k
         actions[g, :k] = r.actions
@@ -1257,12 +1241,8 @@ def enumerate_batch(states, table, nbrs, kweights, ints, floats, with_features):
         ends_game[g, :k] = r.ends_game
         terms[g, :k] = r.terms
         has_terms[g, :k] = r.has_terms
-        if not with_features:
-            continue
-        features[g] = candidate_features(r.value, r.points, r.values, r.used, r.heights, r.notches, r.combo_kind,
-                                         r.combo_size, r.ends_game, r.terms, state[o[6]: o[7]] != 0,
-                                         state[o[7]: o[8]] != 0, state[o[11]] != 0, state[o[5]: o[6]] != 0,
-                                         state[o[8]: o[9]] != 0, box, ints, slots, n_features)
-    out = TurnArrays(actions, phases, n_actions, value, points, values, used, heights, notches, combo_kind,
-                     combo_size, ends_game, terms, has_terms)
-    return count, out, features
+        if with_features:
+            features[g] = candidate_features(r.value, r.points, r.values, r.used, r.heights, r.notches, r.combo_kind,
+                                             r.combo_size, r.ends_game, r.terms, state[o[6]: o[7]] != 0,
+                                             state[o[7]: o[8]] != 0, state[o[11]] != 0, state[o[5]: o[6]] != 0,
+                                             state[o[8]: o[9]] != 0, box, ints, slots, features.shape[2])

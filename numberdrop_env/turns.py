@@ -32,8 +32,10 @@ the candidates the environment offers.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from functools import lru_cache
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache, partial
 from typing import Any, overload
 
 import numpy as np
@@ -169,7 +171,8 @@ class TurnPlanner:
 
     def candidates_batch(self, games: Sequence[SoloGame], limit: int,
                          features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
-        """:meth:`candidates` of many solo games at once, enumerated on every core, and with
+        """:meth:`candidates` of many solo games at once, enumerated on every core (compiled code
+        without the GIL, one share of the games per thread), and with
         ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
         padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
         decision (phase slide) or later in the turn, and of the same rules."""
@@ -182,8 +185,16 @@ class TurnPlanner:
             if g.phase not in PLAN_PHASES or (g.rules is not games[0].rules and g.rules != games[0].rules) or getattr(g, "rivals", None) is not None:
                 raise ValueError(f"candidates_batch plans solo games of one rule set in {[p.value for p in PLAN_PHASES]}")
         states = np.stack([fixed.pack(g, limit) for g in games])
-        count, a, rows = turn_engine.enumerate_batch(states, fixed.table, fixed.nbrs, fixed.kernel_weights,
-                                                     fixed.ints, fixed.floats, bool(features))
+        count, a, rows = _batch_outputs(len(games), limit, fixed, bool(features))
+        # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
+        shares = np.unique(np.linspace(0, len(games), min(len(games), 4 * _workers()) + 1).astype(int))
+        run = partial(turn_engine.enumerate_many, states, table=fixed.table, nbrs=fixed.nbrs,
+                      kweights=fixed.kernel_weights, ints=fixed.ints, floats=fixed.floats,
+                      with_features=bool(features), count=count, **a._asdict(), features=rows)
+        if len(shares) > 2:
+            list(_pool().map(lambda lo_hi: run(lo=lo_hi[0], hi=lo_hi[1]), zip(shares[:-1], shares[1:])))
+        else:
+            run(lo=0, hi=len(games))
         return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
                 for g, k in enumerate(count.tolist())], rows
 
@@ -191,6 +202,30 @@ class TurnPlanner:
         if self._fixed is None or self._fixed.rules is not rules:
             self._fixed = _Static.of(rules, self.weights, self.width, self.block_width)
         return self._fixed
+
+
+def _batch_outputs(n_games: int, slots: int, fixed: "_Static", features: bool):
+    """Zeroed (padded) outputs of :func:`turn_engine.enumerate_many` for ``n_games`` games."""
+    n, cols, letters = fixed.rules.rows * fixed.rules.cols, fixed.rules.cols, len(fixed.rules.letters)
+    shape = (n_games, slots)
+    arrays = TurnArrays(
+        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64), np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros((*shape, n), np.int64),
+        np.zeros((*shape, n), bool), np.zeros((*shape, cols), np.int64), np.zeros((*shape, letters), np.int64),
+        np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, bool), np.zeros((*shape, 5)),
+        np.zeros(shape, bool))
+    n_features = turn_engine.feature_count(fixed.ints) if features else 0
+    return np.zeros(n_games, np.int64), arrays, np.zeros((*shape, n_features), np.float32)
+
+
+def _workers() -> int:
+    """Threads that share a batch of games: the cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
 
 
 @lru_cache(maxsize=256)

@@ -78,7 +78,7 @@ not exist (code being reorganised) are skipped."""
 FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "5 to 10 seconds"}
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
-BATCH_ENTRY_POINTS = ("enumerate_batch", "enumerate_packed_batch", "enumerate_many", "enumerate_packed_many")
+BATCH_ENTRY_POINTS = ("enumerate_many",)
 """Names under which :mod:`numberdrop_env.turn_engine` may offer a batch entry point."""
 
 
