@@ -1,5 +1,6 @@
-"""Number Drop: rules engine (pure NumPy) and Gymnasium environments ``NumberDrop-v0`` (one decision
-per step) and ``NumberDropTurn-v0`` (one turn per step)."""
+"""Number Drop: rules engine (NumPy; the turn planner and observations compiled with numba) and
+Gymnasium environments ``NumberDrop-v0`` (one decision per step) and ``NumberDropTurn-v0`` (one
+turn per step, also as a native vector environment)."""
 
 from gymnasium.envs.registration import register
 

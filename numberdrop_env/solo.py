@@ -133,7 +133,13 @@ class SoloGame:
         return actions
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
-        return self.table.legal(self.sheet.heights) & self.table.shape_placements(shapes)
+        t = self.table
+        if len(shapes) != 1 and set(shapes) != set(t.names):
+            return t.legal(self.sheet.heights) & t.shape_placements(shapes)
+        out = np.zeros(t.size, bool)
+        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape,
+                         t.names.index(shapes[0]) if len(shapes) == 1 else -1, t.rows, out)
+        return out
 
     def block_placements(self) -> np.ndarray:
         """Bool mask of the legal placements of the dropping block (phase *block*)."""

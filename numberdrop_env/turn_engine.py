@@ -25,6 +25,7 @@ from numba import njit
 
 from .actions import PERMUTATIONS
 from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
+from .placements import landing_row
 from .rules import EMPTY, WILD
 
 MAX_ACTIONS = 20
@@ -84,22 +85,13 @@ def remaining_turns(notches, last):
 
 
 @njit(cache=True)
-def _landing_row(heights, cc, bottom, p):
-    """Row of placement p's offset 0 once dropped (``ShapeTable.landing_rows``)."""
-    r0 = -(1 << 30)
-    for i in range(cc.shape[1]):
-        r0 = max(r0, heights[cc[p, i]] - bottom[p, i])
-    return r0
-
-
-@njit(cache=True)
 def _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, out):
     """Fill ``out`` with the legal placements of the allowed shapes; returns how many, and
     each one's landing row in ``out[:, 1]``."""
     n = 0
     for p in range(dr.shape[0]):
         if fits[p] and allowed[owner[p]]:
-            r0 = _landing_row(heights, cc, bottom, p)
+            r0 = landing_row(p, heights, cc, bottom)
             if r0 + top[p] < rows:
                 out[n, 0] = p
                 out[n, 1] = r0
@@ -110,7 +102,7 @@ def _legal_placements(heights, dr, cc, bottom, top, fits, owner, allowed, rows, 
 @njit(cache=True)
 def _any_legal(heights, dr, cc, bottom, top, fits, owner, allowed, rows):
     for p in range(dr.shape[0]):
-        if fits[p] and allowed[owner[p]] and _landing_row(heights, cc, bottom, p) + top[p] < rows:
+        if fits[p] and allowed[owner[p]] and landing_row(p, heights, cc, bottom) + top[p] < rows:
             return True
     return False
 
