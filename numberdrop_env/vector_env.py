@@ -24,7 +24,7 @@ from .env_base import UnsupportedRenderMode
 from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame
 from .turn_env import CANDIDATE_FEATURES, _state, candidate_features, state_size
-from .turns import COMBO_KINDS, TurnCandidates, TurnPlanner
+from .turns import TurnCandidates, TurnPlanner
 
 __all__ = ["NumberDropTurnVectorEnv"]
 
@@ -48,11 +48,11 @@ class NumberDropTurnVectorEnv(VectorEnv):
     **Step** — ``step(actions)`` takes one candidate index per game (an integer array of
     shape ``(num_envs,)``). Every action is checked before any game moves: a masked or
     out-of-range action raises ``ValueError`` naming the environment index, a non-integer
-    one ``TypeError``, and no game advances. The chosen candidates are then played (the
-    first step of a game writes the starting number through ``SoloGame.step``, later ones
-    jump to the candidate's afterstate with ``SoloGame.play_afterstate``), and the turns of
-    all games still playing are enumerated in one call of
-    :meth:`TurnPlanner.candidates_batch`, on every core (numba threads).
+    one ``TypeError``, and no game advances. The chosen candidates are then played as the
+    single environment plays them (``TurnCandidates.play``: the first step of a game writes
+    the starting number through ``SoloGame.step``, later ones jump to the candidate's
+    afterstate with ``SoloGame.play_afterstate``), and the turns of all games still playing
+    are enumerated in one call of :meth:`TurnPlanner.candidates_batch`, on every core.
 
     **Autoreset** — ``AutoresetMode.NEXT_STEP`` (Gymnasium's default, in
     ``metadata["autoreset_mode"]``): the step that ends a game returns its final
@@ -116,6 +116,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._turn = np.zeros(n, np.int64)
         self._boxes = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, bool)
+        self._slot_index = np.arange(self.slots)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
@@ -171,17 +172,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
             if self._autoreset[i]:  # NEXT_STEP: the game ended at the last step, its action is ignored
                 self.games[i] = SoloGame(self.rules, seed=self._rngs[i])
                 continue
-            k = chosen[i]
-            offered = self.offered[i]
-            if game.phase is Phase.START:
-                rewards[i] = sum(game.step(a) for a in offered[k].actions)
-            else:
-                a = offered.arrays
-                kind = int(a.combo_kind[k])
-                combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[k]))
-                game.play_afterstate(a.values[k], a.used[k], a.heights[k], a.notches[k], combo,
-                                     piece_lost=not a.has_terms[k])
-                rewards[i] = int(a.points[k])
+            rewards[i] = self.offered[i].play(chosen[i], game)  # as NumberDropTurnEnv plays a candidate
             terminated[i] = game.is_over
         self._autoreset = terminated.copy()
         self._offer(range(n))
@@ -242,19 +233,25 @@ class NumberDropTurnVectorEnv(VectorEnv):
             for i, o in zip(plan, offered):
                 self.offered[i] = o
             self._obs_cands[plan] = features
+        # the rest of each row: plain Python values gathered, then written once per array
+        indices = list(indices)
+        counts, breakdowns, turns, boxes = [], [], [], []
         for i in indices:
             game = self.games[i]
-            k = len(self.offered[i])
-            self._count[i] = k
-            self._mask[i] = False
-            self._mask[i, :k] = True
             s = game.sheet
+            k = len(self.offered[i])
             b = s.score_breakdown()
-            for key in BREAKDOWN_KEYS:
-                self._breakdown[key][i] = b[key]
             self._obs_state[i] = _state(game, k / self.slots, b["total"])
-            self._turn[i] = game.turn
-            self._boxes[i] = np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus
+            counts.append(k)
+            breakdowns.append(b)
+            turns.append(game.turn)
+            boxes.append(sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus)
+        self._count[indices] = counts
+        self._mask[indices] = self._slot_index < self._count[indices, None]
+        for key in BREAKDOWN_KEYS:
+            self._breakdown[key][indices] = [b[key] for b in breakdowns]
+        self._turn[indices] = turns
+        self._boxes[indices] = boxes
         self._score[:] = self._breakdown["total"]
 
     def _observation(self) -> dict[str, np.ndarray]:
