@@ -319,7 +319,7 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     arranging the pending cells ``fixed``, best first: value, actions, points, afterstate,
     combination and terms of each."""
     dr, cc = tables[0], tables[1]
-    rows, cols, maxn = ints[I_ROWS], ints[I_COLS], ints[I_MAXN]
+    cols, maxn = ints[I_COLS], ints[I_MAXN]
     n = vals0.shape[0]
     fixed_mode = fixed[0] >= 0
     n_p = 1 if fixed_mode else placed.shape[0]

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from .actions import Phase
 from .env import game_from_options
 from .env_base import LegalDiscrete, SoloEnvBase
-from .rules import DEFAULT_RULES, EMPTY, WILD, Rules
+from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame, as_action
 from . import turn_engine
 from .turns import Candidate, TurnCandidates, TurnPlanner, tile_indices

@@ -36,7 +36,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 
