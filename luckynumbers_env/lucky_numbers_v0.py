@@ -66,6 +66,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self.agents: list[str] = []
+        self._np_random: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -83,7 +84,9 @@ class raw_env(AECEnv):
                 raise ValueError(f"state has rules {game.rules}, the environment {self.rules}")
             self.game = game
         else:
-            self.game = Game(self.rules, seed)
+            if seed is not None or self._np_random is None:  # unseeded resets go on with the same generator
+                self._np_random = np.random.default_rng(seed)
+            self.game = Game(self.rules, self._np_random)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -28,6 +28,7 @@ from .env import observe
 from .multi import MAX_PLAYERS, Table
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, X, Rules
+from .solo import make_rng
 
 RENDER_MODES = ["ansi", "rgb_array"]
 
@@ -123,6 +124,7 @@ class _TableCore:
         self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         self._opponents: list[np.ndarray] = []
         self._snapshot_turn = -1
+        self._np_random: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -140,7 +142,9 @@ class _TableCore:
                 raise ValueError(f"state has {table.num_players} seats, the environment {len(self.possible_agents)}")
             self.table = table
         else:
-            self.table = Table(len(self.possible_agents), self.rules, seed=seed)
+            if seed is not None or self._np_random is None:  # unseeded resets go on with the same generator
+                self._np_random = make_rng(seed)
+            self.table = Table(len(self.possible_agents), self.rules, seed=self._np_random)
         self._snapshot_turn = -1
         self._snapshot()
 

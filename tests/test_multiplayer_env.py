@@ -3,6 +3,7 @@ turns, rewards and saved positions."""
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -121,3 +122,29 @@ def test_ansi_render_shows_every_sheet():
     env.reset(seed=0)
     text = env.render()
     assert all(f"player_{p}" in text for p in range(4)) and "solo board" not in text
+
+
+def _starts(make, games: int = 3) -> list[str]:
+    """Each game's opening state: the first reset seeded, the later ones not."""
+    env = make()
+    rng = np.random.default_rng(1)
+    starts = []
+    for g in range(games):
+        env.reset(seed=5) if g == 0 else env.reset()
+        u = env.unwrapped
+        starts.append(json.dumps((u.table if hasattr(u, "table") else u.game).to_dict(), sort_keys=True, default=str))
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return starts
+
+
+@pytest.mark.parametrize("game", ["numberdrop", "lucky"])
+def test_games_after_the_first_go_on_with_the_seeded_generator(game):
+    """Two environments seeded once play the same second and third games (a reset without a
+    seed continues the environment's generator, as Gymnasium's do), and every game differs."""
+    from luckynumbers_env import lucky_numbers_v0
+
+    make = (lambda: multiplayer_v0.env(num_players=3)) if game == "numberdrop" else lucky_numbers_v0.env
+    first, second = _starts(make), _starts(make)
+    assert first == second and len(set(first)) == 3
