@@ -92,7 +92,7 @@ def run(agents: list[str], games: int, seed: int, workers: int = 1,
     chunk = max(1, min(25, games // max(1, 4 * workers)))
     tasks = [(a, options.get(a, {}), seeds[i : i + chunk]) for a in agents for i in range(0, games, chunk)]
     results: dict[str, list[GameResult]] = {a: [] for a in agents}
-    bar = tqdm(total=games * len(agents), desc="games", unit="game", disable=not progress)
+    bar = _Progress(games * len(agents), progress)
     if workers <= 1:
         done: Iterable[tuple[str, list[GameResult]]] = (_play_chunk(*t) for t in tasks)
         for agent, chunk_results in done:
@@ -105,6 +105,25 @@ def run(agents: list[str], games: int, seed: int, workers: int = 1,
                 bar.update(len(chunk_results))
     bar.close()
     return results
+
+
+class _Progress:
+    """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.last = total, 0, time.monotonic()
+        self.plain = enabled and not sys.stderr.isatty()
+        self.bar = tqdm(total=total, desc="games", unit="game", disable=not enabled or self.plain)
+
+    def update(self, n: int) -> None:
+        self.bar.update(n)
+        self.done += n
+        if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
+            self.last = time.monotonic()
+            print(f"games: {self.done}/{self.total}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> dict[str, Any]:

@@ -85,3 +85,10 @@ def test_bad_arguments_are_clear_errors(argv, message, capsys):
 def test_parse_options_converts_values():
     assert parse_options(["search.samples=4", "search.rollout=true", "ppo.path=m.zip"], ["search", "ppo"]) == {
         "search": {"samples": 4, "rollout": True}, "ppo": {"path": "m.zip"}}
+
+
+def test_progress_is_plain_lines_when_not_a_terminal(capsys):
+    """In a log file (stderr not a terminal) progress is a plain line, never a redrawn bar."""
+    run(["random"], games=3, seed=0, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "games: 3/3" in err and "\r" not in err
