@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
             count = save_gif(list(frames(record, per_turn)), args.gif,
                              args.frame_ms or (1200 if per_turn else 250))
             print(f"wrote {args.gif}: {count} pictures")
-    except (ValueError, TypeError, OSError) as err:
+    except (ValueError, TypeError, OSError, ImportError) as err:
         parser.error(str(err))
     return game.score()
 

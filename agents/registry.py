@@ -29,7 +29,11 @@ def policy_class(name: str, agents: dict[str, str] = AGENTS, game: str = "") -> 
     if not isinstance(name, str) or name not in agents:
         raise ValueError(f"unknown {game}agent {name!r}; known agents: {', '.join(agents)}")
     module, attr = agents[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except ImportError as err:  # e.g. the ppo agent without torch
+        raise ImportError(f"the {game}agent {name!r} needs {err.name or 'a package'} that is not installed: "
+                          f"pip install -e '.[train]' (the trained agents' extra), then try again") from err
 
 
 def make_policy(name: str, options: dict[str, Any] | None = None, agents: dict[str, str] = AGENTS,

@@ -108,3 +108,13 @@ def test_bad_arguments_exit_2_with_a_clear_message(prog, args, message):
     assert message in done.stderr
     assert done.stderr.startswith(f"usage: {prog} ")
     assert "Traceback" not in done.stderr
+
+
+def test_an_agent_whose_packages_are_missing_is_a_clear_error(monkeypatch, capsys):
+    """``numberdrop-play --agent ppo`` without torch: one line saying what to install."""
+    monkeypatch.setitem(sys.modules, "agents.ppo", None)  # importing it fails as without torch
+    with pytest.raises(SystemExit) as exit_info:
+        play.cli(["--agent", "ppo", "--seed", "0"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "'ppo' needs" in err and "pip install" in err
