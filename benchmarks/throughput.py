@@ -148,7 +148,8 @@ def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=plain_text(__doc__.splitlines()[0]),
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput",
+                                     description=plain_text(__doc__.splitlines()[0]),
                                      formatter_class=HelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     parser.add_argument("--vector-envs", type=int, default=16, help="games of the native vector environment")

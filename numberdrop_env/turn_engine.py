@@ -26,11 +26,12 @@ from numba import njit
 from .actions import PERMUTATIONS
 from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
 from .placements import landing_row
-from .rules import EMPTY, WILD
+from .rules import EMPTY, WILD, X
 
 MAX_ACTIONS = 20
 """Micro-actions of one candidate at most: 2 slides, 2 blocks, place, arrange, 3 wild, 8 selects, confirm."""
 MAX_TAIL_ACTIONS = 14
+"""Micro-actions of a tetromino's part of a turn at most: place, arrange, 3 wild, 8 selects, confirm."""
 
 # phase codes of the micro-actions (the order of ``PHASE_CODES`` in turns.py)
 SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO = 0, 1, 2, 3, 4, 5, 6
@@ -47,7 +48,6 @@ STATE_FIELDS = ("values", "used", "heights", "notches", "tiles", "circled", "ide
                 "lines", "penalties", "bonus", "dice", "face", "star", "phase", "block", "fixed", "limit")
 # float weights, by index into ``floats``
 (F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
-N_FLOATS = 10
 
 
 class TurnArrays(NamedTuple):
@@ -313,8 +313,8 @@ def _value_table(vals, free, start, region, up, down, max_number):
 # ---------------------------------------------------------------------------- the tetromino
 @njit(cache=True)
 def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem, letter_live, ks, fills, n_wild,
-               written, tie, distinct, per, nbrs, tables, box, ident_targets, cons_targets, ident_sizes, kweights, ident_done,
-               cons_done, ident_open, cons_open, ints, floats, work):
+               written, tie, distinct, per, nbrs, tables, box, ident_targets, cons_targets, ident_sizes, kweights,
+               ident_done, cons_done, ident_open, cons_open, ints, floats, work):
     """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) or of
     arranging the pending cells ``fixed``, best first: value, actions, points, afterstate,
     combination and terms of each."""
@@ -665,7 +665,7 @@ def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penaltie
         p, r0 = placed[j, 0], placed[j, 1]
         for i in range(dr.shape[1]):
             r, c = r0 + dr[p, i], cc[p, i]
-            v[r * cols + c] = 10
+            v[r * cols + c] = X
             if r + 1 > h[c]:
                 h[c] = r + 1
         geo, lp, pp = _geometry(v, h, lines0, penalties0, ints, floats, False)
@@ -756,7 +756,7 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
                 p, r0 = best[b, 0], best[b, 1]
                 for k in range(dr.shape[1]):
                     r, c = r0 + dr[p, k], cc[p, k]
-                    s_vals[j, r * cols + c] = 10
+                    s_vals[j, r * cols + c] = X
                     if r + 1 > s_h[j, c]:
                         s_h[j, c] = r + 1
                 _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], -1, tiles, circled, face, tables, ints, allowed)
@@ -865,7 +865,8 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
     n, cols, last = vals0.shape[0], ints[I_COLS], ints[I_LAST]
     n_t = notches0.shape[0]
     if phase0 == ARRANGE:
-        l_notch, l_vals, l_h = notches0.reshape(1, n_t).copy(), vals0.reshape(1, n).copy(), heights0.reshape(1, cols).copy()
+        l_notch, l_vals = notches0.reshape(1, n_t).copy(), vals0.reshape(1, n).copy()
+        l_h = heights0.reshape(1, cols).copy()
         l_acts, l_phs = np.zeros((1, 6), np.int64), np.zeros((1, 6), np.int64)
         l_nact, l_lost = np.zeros(1, np.int64), np.zeros(1, np.bool_)
     else:
@@ -914,9 +915,9 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
         else:
             n_placed = _legal_placements(l_h[li], dr, cc, bottom, top, fits, owner, allowed, ints[I_ROWS], placed)
         searches.append(_tetromino(l_vals[li], used0, l_h[li], placed[:n_placed], fixed, lines0, penalties0, t_rem,
-                                   live, ks, fills, n_wild, written, tie, distinct, per, nbrs, tables, box, ident_targets,
-                                   cons_targets, ident_sizes, kweights, ident_done, cons_done, ident_open, cons_open,
-                                   ints, floats, work))
+                                   live, ks, fills, n_wild, written, tie, distinct, per, nbrs, tables, box,
+                                   ident_targets, cons_targets, ident_sizes, kweights, ident_done, cons_done,
+                                   ident_open, cons_open, ints, floats, work))
         owners[n_search] = li
         search_of[li] = n_search
         n_search += 1

@@ -177,7 +177,8 @@ def state_size(rules: Rules) -> int:
     return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
 
 
-def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int, score: int | None = None) -> dict[str, np.ndarray]:
+def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int,
+                 score: int | None = None) -> dict[str, np.ndarray]:
     """The ``NumberDropTurn-v0`` observation of a game and its offered candidates (``score``: the
     game's, when the caller knows it)."""
     return {"state": _state(game, len(offered) / slots, score),
@@ -211,7 +212,8 @@ def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> n
 def _feature_constants(r: Rules) -> tuple[np.ndarray, np.ndarray]:
     ints = np.zeros(turn_engine.N_INTS, np.int64)
     ints[turn_engine.I_ROWS], ints[turn_engine.I_COLS], ints[turn_engine.I_REG] = r.rows, r.cols, r.regular_rows
-    ints[turn_engine.I_LAST], ints[turn_engine.I_MAXN], ints[turn_engine.I_BONUS] = r.last_notch, r.max_number, r.bonus_size
+    ints[turn_engine.I_LAST], ints[turn_engine.I_MAXN] = r.last_notch, r.max_number
+    ints[turn_engine.I_BONUS] = r.bonus_size
     ints[turn_engine.I_LETTERS] = len(r.letters)
     box = np.asarray(r.box_sizes, np.int64)
     return np.concatenate([ints, box]), box

@@ -26,10 +26,12 @@ ten), so the enumeration is pruned by a documented ranking, the planner value of
 first, as :class:`TurnCandidates`: a structure of arrays (one row per candidate) that
 also reads as a sequence of :class:`Candidate` objects, built only when asked for. The
 enumeration runs in compiled code (:mod:`numberdrop_env.turn_engine`);
-``TurnPlanner(reference=True)`` runs its specification, :mod:`numberdrop_env.turns_reference`. The greedy agent plays the first one, the search agent re-ranks the first few,
+``TurnPlanner(reference=True)`` runs its specification, :mod:`numberdrop_env.turns_reference`.
+The greedy agent plays the first one, the search agent re-ranks the first few,
 the turn-level environment offers them all; so the greedy's choice is always among
 the candidates the environment offers.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,11 +43,10 @@ from typing import overload
 import numpy as np
 
 from . import turn_engine
-from .actions import Phase
+from .actions import Phase, layout_for, tetromino_table
 from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
 from .combos import neighbour_table
 from .heuristic import DEFAULT_WEIGHTS, Weights
-from .actions import layout_for, tetromino_table
 from .rules import Rules
 from .solo import SoloGame
 from .turn_engine import TurnArrays
@@ -117,7 +118,8 @@ class TurnCandidates(Sequence):
         a = TurnArrays(
             np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64), np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
             np.array([len(c.actions) for c in candidates], np.int64), np.array([c.value for c in candidates], float),
-            np.array([c.points for c in candidates], np.int64), np.array([c.values for c in candidates], np.int64).reshape(k, cells),
+            np.array([c.points for c in candidates], np.int64),
+            np.array([c.values for c in candidates], np.int64).reshape(k, cells),
             np.array([c.used for c in candidates], bool).reshape(k, cells),
             np.array([c.heights for c in candidates], np.int64).reshape(k, cols),
             np.array([c.notches for c in candidates], np.int64).reshape(k, letters),
@@ -180,10 +182,13 @@ class TurnPlanner:
             raise ValueError(f"limit must be a positive int, got {limit!r}")
         if not games:
             return [], np.zeros((0, limit, 0), np.float32)
-        fixed = self._static(games[0].rules)
+        rules = games[0].rules
+        fixed = self._static(rules)
         for g in games:
-            if g.phase not in PLAN_PHASES or (g.rules is not games[0].rules and g.rules != games[0].rules) or getattr(g, "rivals", None) is not None:
-                raise ValueError(f"candidates_batch plans solo games of one rule set in {[p.value for p in PLAN_PHASES]}")
+            same_rules = g.rules is rules or g.rules == rules
+            if g.phase not in PLAN_PHASES or not same_rules or getattr(g, "rivals", None) is not None:
+                raise ValueError("candidates_batch plans solo games of one rule set in phases "
+                                 f"{[p.value for p in PLAN_PHASES]}")
         states = np.stack([fixed.pack(g, limit) for g in games])
         count, a, rows = _batch_outputs(len(games), limit, fixed, bool(features))
         # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
@@ -209,7 +214,8 @@ def _batch_outputs(n_games: int, slots: int, fixed: "_Static", features: bool):
     n, cols, letters = fixed.rules.rows * fixed.rules.cols, fixed.rules.cols, len(fixed.rules.letters)
     shape = (n_games, slots)
     arrays = TurnArrays(
-        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64), np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
         np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros((*shape, n), np.int64),
         np.zeros((*shape, n), bool), np.zeros((*shape, cols), np.int64), np.zeros((*shape, letters), np.int64),
         np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, bool), np.zeros((*shape, 5)),
@@ -284,7 +290,8 @@ class _Static:
         out[a:b] = -1
         if game.phase is Phase.ARRANGE:
             out[a:b] = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
-        for name, value in (("bonus", s.bonus), ("face", -1 if game.shape_face == "*" else self.names.index(game.shape_face)),
+        face = -1 if game.shape_face == "*" else self.names.index(game.shape_face)
+        for name, value in (("bonus", s.bonus), ("face", face),
                             ("star", game.star_pending), ("phase", PHASE_CODES.index(game.phase)),
                             ("block", -1 if game.block_tile is None else game.block_tile),
                             ("limit", -1 if limit is None else limit)):
