@@ -229,9 +229,15 @@ def _workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-@lru_cache(maxsize=1)
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
+    """This process's threads (a forked child gets its own: the parent's threads are not in it)."""
+    pid = os.getpid()
+    if pid not in _POOLS:
+        _POOLS[pid] = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
+    return _POOLS[pid]
 
 
 @lru_cache(maxsize=256)

@@ -194,3 +194,17 @@ def test_the_feature_rows_have_one_column_per_named_feature():
     from numberdrop_env.rules import DEFAULT_RULES
 
     assert turn_engine.feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
+
+
+def test_a_forked_process_plans_batches_with_its_own_threads():
+    """A child forked after the parent planned a batch must not wait on the parent's threads."""
+    import multiprocessing
+
+    games = [g.clone() for g in random_decision_games(range(710, 711))][:6]
+    FAST.candidates_batch(games, 8)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=lambda q: q.put(len(FAST.candidates_batch(games, 8)[0])), args=(queue,))
+    child.start()
+    assert queue.get(timeout=120) == len(games)
+    child.join(timeout=60)
