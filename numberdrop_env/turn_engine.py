@@ -29,9 +29,9 @@ from .placements import landing_row
 from .rules import EMPTY, WILD, X
 
 MAX_ACTIONS = 20
-"""Micro-actions of one candidate at most: 2 slides, 2 blocks, place, arrange, 3 wild, 8 selects, confirm."""
-MAX_TAIL_ACTIONS = 14
-"""Micro-actions of a tetromino's part of a turn at most: place, arrange, 3 wild, 8 selects, confirm."""
+"""Micro-actions of one candidate at most: 2 slides, 2 blocks, place, arrange, 4 wild, 8 selects, confirm."""
+MAX_TAIL_ACTIONS = 15
+"""Micro-actions of a tetromino's part of a turn at most: place, arrange, 4 wild, 8 selects, confirm."""
 
 # phase codes of the micro-actions (the order of ``PHASE_CODES`` in turns.py)
 SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO = 0, 1, 2, 3, 4, 5, 6
@@ -363,13 +363,15 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     found = 0
     best = np.full((n_p, top), -1, np.int64)
     score = np.full((n_p, top), -np.inf)
-    wild = np.empty(3, np.int64)
-    gain = np.empty((3, n_v))
+    wild = np.empty(4, np.int64)  # every die may show a star (other printings)
+    gain = np.empty((4, n_v))
+    digits = np.empty(4, np.int64)
     for p in np.argsort(-reach, kind="mergesort"):
         threshold = kept[width - 1] if found >= width else -np.inf
         if reach[p] < threshold:
             break
-        _best_writings(contrib, adjacent, p, distinct, per, tie, base[p], threshold, best, score, wild, gain)
+        _best_writings(contrib, adjacent, p, distinct, per, tie, base[p], threshold, best, score, wild, gain,
+                       digits)
         for j in range(top):
             if best[p, j] >= 0:
                 found += 1
@@ -404,8 +406,8 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
     limit = int(np.ceil(t_rem))
     turn_value = floats[F_TURN] * t_rem
     kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
-    head = np.empty(5, np.int64)
-    head_ph = np.empty(5, np.int64)
+    head = np.empty(6, np.int64)  # place, arrange, a wild value per die
+    head_ph = np.empty(6, np.int64)
     for row_i in range(len(order)):
         fi = order[row_i]
         p, j = fi // top, fi % top
@@ -520,7 +522,7 @@ def _contributions(table, free, flat, p, nbrs, contrib, adjacent):
 
 
 @njit(cache=True)
-def _best_writings(contrib, adjacent, p, distinct, per, tie, base, threshold, best, score, wild, gain):
+def _best_writings(contrib, adjacent, p, distinct, per, tie, base, threshold, best, score, wild, gain, digits):
     """The ``len(best)`` best writings of the dice into a placement's landed cells by local
     score (``kernels.local_scores`` for one placement, fused with the choice of the best):
     their indices into the writings and their scores, best first.
@@ -529,8 +531,9 @@ def _best_writings(contrib, adjacent, p, distinct, per, tie, base, threshold, be
     are summed once and only the wild cells' terms per wild value. An arrangement whose
     best case cannot pass the third best so far, or whose ``base`` + score stays below
     ``threshold`` (where stage 1 no longer looks), is skipped: ``tie`` only lowers scores.
-    Writings skipped that way keep index -1 and score -inf. ``wild`` and ``gain`` are
-    scratch space: the wild cells, and a wild cell's score with the fixed cells per value.
+    Writings skipped that way keep index -1 and score -inf. ``wild``, ``gain`` and ``digits``
+    are scratch space: the wild cells, a wild cell's score with the fixed cells per value,
+    and the wild values of one writing.
     """
     n_v = contrib.shape[2]
     top = best.shape[1]
@@ -576,15 +579,16 @@ def _best_writings(contrib, adjacent, p, distinct, per, tie, base, threshold, be
                 s += gain[0, v0] + gain[1, v1]
                 if adjacent[p, wild[0], wild[1]] and abs(v0 - v1) <= 1:
                     s += 1.0
-            elif k == 3:
-                v0, v1, v2 = f // (n_v * n_v), (f // n_v) % n_v, f % n_v
-                s += gain[0, v0] + gain[1, v1] + gain[2, v2]
-                if adjacent[p, wild[0], wild[1]] and abs(v0 - v1) <= 1:
-                    s += 1.0
-                if adjacent[p, wild[0], wild[2]] and abs(v0 - v2) <= 1:
-                    s += 1.0
-                if adjacent[p, wild[1], wild[2]] and abs(v1 - v2) <= 1:
-                    s += 1.0
+            elif k >= 3:
+                rest = f
+                for a in range(k - 1, -1, -1):  # the first wild cell's value varies slowest
+                    digits[a] = rest % n_v
+                    rest //= n_v
+                for a in range(k):
+                    s += gain[a, digits[a]]
+                    for b in range(a + 1, k):
+                        if adjacent[p, wild[a], wild[b]] and abs(digits[a] - digits[b]) <= 1:
+                            s += 1.0
             s -= tie[q0 + f]
             if s > score[p, top - 1]:
                 j = top - 1

@@ -208,3 +208,19 @@ def test_a_forked_process_plans_batches_with_its_own_threads():
     child.start()
     assert queue.get(timeout=120) == len(games)
     child.join(timeout=60)
+
+
+def test_a_printing_with_a_star_on_every_die_matches_the_reference():
+    """Four wild dice (10,000 writings of a roll) are enumerated like any other roll."""
+    from numberdrop_env.rules import WILD, Rules
+
+    rules = Rules(number_dice=((WILD,) * 6,) * 4)  # every roll: four wild dice
+    seen: Counter = Counter()
+    game = SoloGame(rules, seed=3)
+    game.step(2)
+    rng = np.random.default_rng(3)
+    while not game.is_over and seen["turns"] < 4:
+        offered = compare(game, seen, limit=8)
+        for a in offered[int(rng.integers(len(offered)))].actions:
+            game.step(a)
+    assert seen["turns"] == 4
