@@ -1158,6 +1158,14 @@ def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches
 
 
 @njit(cache=True)
+def _put(out, j, flags):
+    """Write ``flags`` into ``out`` from index j on; returns the index after them."""
+    for b in range(len(flags)):
+        out[j + b] = flags[b]
+    return j + len(flags)
+
+
+@njit(cache=True)
 def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, penalties, tiles, notches, heights,
                extra, n_dice, n_faces, n_shape_die, n_shapes, last, rows):
     """``NumberDropTurn-v0``'s ``state`` vector (see ``turn_env._state_reference``): the sorted
@@ -1171,24 +1179,12 @@ def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, p
     j = n_dice * n_faces
     if shape_die >= 0:
         out[j + shape_die] = 1.0
-    j += n_shape_die
-    for b in range(len(identical)):
-        out[j + b] = identical[b]
-    j += len(identical)
-    for b in range(len(consecutive)):
-        out[j + b] = consecutive[b]
-    j += len(consecutive)
+    j = _put(out, j + n_shape_die, identical)
+    j = _put(out, j, consecutive)
     out[j] = bonus
-    j += 1
-    for b in range(len(circled)):
-        out[j + b] = circled[b]
-    j += len(circled)
-    for r in range(len(lines)):
-        out[j + r] = lines[r]
-    j += len(lines)
-    for r in range(len(penalties)):
-        out[j + r] = penalties[r]
-    j += len(penalties)
+    j = _put(out, j + 1, circled)
+    j = _put(out, j, lines)
+    j = _put(out, j, penalties)
     width = n_shapes + last + 1
     for t in range(len(tiles)):
         out[j + t * width + tiles[t]] = 1.0
