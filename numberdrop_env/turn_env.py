@@ -18,7 +18,7 @@ from .env_base import LegalDiscrete, SoloEnvBase
 from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame, as_action
 from . import turn_engine
-from .turns import Candidate, TurnCandidates, TurnPlanner, tile_indices
+from .turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
 
 CANDIDATE_FEATURES = (
     "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
@@ -210,10 +210,4 @@ def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> n
 
 @lru_cache(maxsize=8)
 def _feature_constants(r: Rules) -> tuple[np.ndarray, np.ndarray]:
-    ints = np.zeros(turn_engine.N_INTS, np.int64)
-    ints[turn_engine.I_ROWS], ints[turn_engine.I_COLS], ints[turn_engine.I_REG] = r.rows, r.cols, r.regular_rows
-    ints[turn_engine.I_LAST], ints[turn_engine.I_MAXN] = r.last_notch, r.max_number
-    ints[turn_engine.I_BONUS] = r.bonus_size
-    ints[turn_engine.I_LETTERS] = len(r.letters)
-    box = np.asarray(r.box_sizes, np.int64)
-    return np.concatenate([ints, box]), box
+    return rule_ints(r).copy(), np.asarray(r.box_sizes, np.int64)  # writable: one compiled signature

@@ -248,11 +248,32 @@ def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=8)
+def rule_ints(rules: Rules) -> np.ndarray:
+    """The engine's integer parameters that the rules fix (``turn_engine.I_*``; the planner's
+    settings left 0), then the box sizes. Read-only: the array is shared."""
+    L = layout_for(rules)
+    ints = np.zeros(turn_engine.N_INTS, np.int64)
+    for i, v in ((turn_engine.I_ROWS, rules.rows), (turn_engine.I_COLS, rules.cols),
+                 (turn_engine.I_REG, rules.regular_rows), (turn_engine.I_LAST, rules.last_notch),
+                 (turn_engine.I_MAXN, rules.max_number), (turn_engine.I_BONUS, rules.bonus_size),
+                 (turn_engine.I_LINE_PTS, rules.line_points), (turn_engine.I_PEN_PTS, rules.penalty_points),
+                 (turn_engine.I_FULL_COL, rules.full_column_points), (turn_engine.I_A_SLIDE, L.slide),
+                 (turn_engine.I_A_BLOCK, L.block), (turn_engine.I_A_PLACE, L.place),
+                 (turn_engine.I_A_ARRANGE, L.arrange), (turn_engine.I_A_WILD, L.wild),
+                 (turn_engine.I_A_SELECT, L.select), (turn_engine.I_A_CONFIRM, L.confirm),
+                 (turn_engine.I_A_PASS, L.pass_), (turn_engine.I_LETTERS, len(rules.letters))):
+        ints[i] = v
+    out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
+    out.flags.writeable = False
+    return out
+
+
 class _Static:
     """The engine's arguments that depend only on the rules and the planner's settings."""
 
     def __init__(self, rules: Rules, w: Weights, width: int, block_width: int) -> None:
-        table, L = tetromino_table(rules), layout_for(rules)
+        table = tetromino_table(rules)
         self.rules = rules
         self.names = rules.shape_names
         owner = np.repeat(table.orientation_shape, rules.cols)
@@ -262,20 +283,10 @@ class _Static:
         self.no_rivals = np.zeros((0, 0))
         self.kernel_weights = np.array([w.ready, w.progress, w.power, w.buried, w.column * rules.full_column_points,
                                         0.5 * w.column * rules.full_column_points])
-        ints = np.zeros(turn_engine.N_INTS, np.int64)
-        for i, v in ((turn_engine.I_ROWS, rules.rows), (turn_engine.I_COLS, rules.cols),
-                     (turn_engine.I_REG, rules.regular_rows), (turn_engine.I_LAST, rules.last_notch),
-                     (turn_engine.I_MAXN, rules.max_number), (turn_engine.I_BONUS, rules.bonus_size),
-                     (turn_engine.I_LINE_PTS, rules.line_points), (turn_engine.I_PEN_PTS, rules.penalty_points),
-                     (turn_engine.I_FULL_COL, rules.full_column_points), (turn_engine.I_WILD_DEFAULT, w.wild_default),
-                     (turn_engine.I_WIDTH, width), (turn_engine.I_BLOCK_WIDTH, block_width),
-                     (turn_engine.I_A_SLIDE, L.slide), (turn_engine.I_A_BLOCK, L.block),
-                     (turn_engine.I_A_PLACE, L.place), (turn_engine.I_A_ARRANGE, L.arrange),
-                     (turn_engine.I_A_WILD, L.wild), (turn_engine.I_A_SELECT, L.select),
-                     (turn_engine.I_A_CONFIRM, L.confirm), (turn_engine.I_A_PASS, L.pass_),
-                     (turn_engine.I_LETTERS, len(rules.letters))):
-            ints[i] = v
-        self.ints = np.concatenate([ints, rules.box_sizes])
+        ints = rule_ints(rules).copy()
+        ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
+        ints[turn_engine.I_BLOCK_WIDTH] = block_width
+        self.ints = ints
         self.offsets = turn_engine.state_offsets(self.ints).tolist()
         self.field = dict(zip(turn_engine.STATE_FIELDS, zip(self.offsets, self.offsets[1:])))
         self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
