@@ -210,6 +210,7 @@ class Table:
             crossed_line = [s.sheet.end_of_turn() for s in self.seats]
             if self.block_letter is not None:
                 self._cross(self.block_letter)
+                self.block_letter = None  # its block has left the board: the block phase is over
             everyone = np.all([s.sheet.circled for s in self.seats], axis=0)
             for letter in np.flatnonzero(everyone & ~self.seats[0].sheet.crossed):
                 self._cross(int(letter))  # Decision: it can never hit anyone

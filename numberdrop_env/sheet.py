@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .checks import as_bool, bool_grid, expect_keys, int_grid
 from .rules import EMPTY, X, Rules
 from .shapes import Cell
 
@@ -114,61 +115,50 @@ class Sheet:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], rules: Rules) -> "Sheet":
-        """Rebuild a sheet, refusing anything the rules could not have produced."""
-        _expect_keys(data, set(_ARRAYS) - {"heights"} | {"bonus"}, "sheet")
+    def from_dict(cls, data: dict[str, Any], rules: Rules, where: str = "sheet") -> "Sheet":
+        """Rebuild a sheet, refusing anything the rules could not have produced.
+
+        Every cell is checked as a Python int before it is stored as ``int8``, so an
+        out-of-range number is refused instead of wrapped.
+        """
+        expect_keys(data, set(_ARRAYS) - {"heights"} | {"bonus"}, where)
         sheet = cls(rules)
+        cell_values = {EMPTY, X, *range(rules.max_number + 1)}
+        described = f"{EMPTY} (empty), 0..{rules.max_number} or {X} (X)"
         for name in _ARRAYS:
             if name == "heights":
                 continue
             template = getattr(sheet, name)
-            try:
-                arr = np.asarray(data[name])
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"sheet.{name}: not a rectangular array ({err})") from err
-            if arr.shape != template.shape:
-                raise ValueError(f"sheet.{name}: expected shape {template.shape}, got {arr.shape}")
             if template.dtype == bool:
-                if not np.isin(arr, (0, 1)).all():
-                    raise ValueError(f"sheet.{name}: expected booleans")
-            elif not np.issubdtype(arr.dtype, np.integer):
-                raise ValueError(f"sheet.{name}: expected integers")
-            setattr(sheet, name, arr.astype(template.dtype))
-        if not isinstance(data["bonus"], bool):
-            raise TypeError("sheet.bonus: expected a bool")
-        sheet.bonus = data["bonus"]
-        sheet._validate()
+                arr = bool_grid(data[name], template.shape, f"{where}.{name}")
+            else:
+                arr = int_grid(data[name], template.shape, cell_values, f"{where}.{name}", described,
+                               template.dtype)
+            setattr(sheet, name, arr)
+        sheet.bonus = as_bool(data["bonus"], f"{where}.bonus")
+        sheet._validate(where)
         filled = sheet.values != EMPTY
         sheet.heights = np.where(filled.any(axis=0), rules.rows - np.argmax(filled[::-1], axis=0), 0)
         return sheet
 
-    def _validate(self) -> None:
+    def _validate(self, where: str) -> None:
         r = self.rules
         v = self.values
-        if not (((v >= 0) & (v <= r.max_number)) | (v == EMPTY) | (v == X)).all():
-            raise ValueError(f"sheet.values: cells must be {EMPTY}, 0..{r.max_number} or {X}")
         if (self.used & ~((v >= 0) & (v <= r.max_number))).any():
-            raise ValueError("sheet.used: only number cells can be used")
+            raise ValueError(f"{where}.used: only number cells can be used")
         boxed = self.score_breakdown()
         if int(self.used.sum()) != boxed["identical"] + boxed["consecutive"] + boxed["bonus"]:
-            raise ValueError("sheet.used: the number of used cells does not match the scored boxes")
+            raise ValueError(f"{where}.used: the number of used cells does not match the scored boxes")
         filled = v != EMPTY
         if (self.lines & ~filled[: r.regular_rows].all(axis=1)).any():
-            raise ValueError("sheet.lines: a ticked line is not complete")
+            raise ValueError(f"{where}.lines: a ticked line is not complete")
         if (self.penalties & ~filled[r.regular_rows :].any(axis=1)).any():
-            raise ValueError("sheet.penalties: a ticked penalty row is empty")
+            raise ValueError(f"{where}.penalties: a ticked penalty row is empty")
         if (self.identical & self.consecutive & ~self.crossed & ~self.circled).any():
-            raise ValueError("sheet.circled: a letter whose two boxes are scored must be circled")
+            raise ValueError(f"{where}.circled: a letter whose two boxes are scored must be circled")
         if (self.circled & ~(self.identical & self.consecutive)).any():
-            raise ValueError("sheet.circled: a circled letter needs both boxes of its size")
+            raise ValueError(f"{where}.circled: a circled letter needs both boxes of its size")
 
 
 _ARRAYS = ("values", "used", "heights", "identical", "consecutive", "circled", "crossed", "lines", "penalties")
 
-
-def _expect_keys(data: Any, keys: set[str], where: str) -> None:
-    if not isinstance(data, dict):
-        raise TypeError(f"{where}: expected a dict, got {type(data).__name__}")
-    missing, unknown = keys - data.keys(), data.keys() - keys
-    if missing or unknown:
-        raise ValueError(f"{where}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")

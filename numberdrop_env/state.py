@@ -1,4 +1,8 @@
-"""Rebuilding a solo game from plain data, refusing states the rules cannot reach."""
+"""Rebuilding a solo game or a table from plain data, refusing states the rules cannot reach.
+
+Every number is checked against its range before it is stored (:mod:`.checks`), then the
+invariants that play always keeps are checked, each error naming the field and the rule.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +12,37 @@ from typing import Any
 import numpy as np
 
 from .actions import PHASES, Phase
+from .checks import as_bool, as_int, as_list, as_names, expect_keys, restore_rng
 from .combos import ComboIndex
-from .rules import EMPTY, WILD, Rules
-from .sheet import Sheet, _expect_keys
+from .rules import EMPTY, WILD, X, Rules
+from .shapes import ShapeTable
+from .sheet import Sheet
 
 _KEYS = {"version", "sheet", "tiles", "notches", "dice", "shape_face", "phase", "turn", "star_pending",
          "block_tile", "pending_cells", "pending_values", "selection", "rng"}
 
 
 def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
+    """Rebuild a solo game from ``SoloGame.to_dict`` data; the generator is touched only once all is valid."""
     from .solo import STATE_VERSION, make_rng
 
-    _expect_keys(data, _KEYS, "state")
-    if data["version"] != STATE_VERSION:
-        raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
+    expect_keys(data, _KEYS, "state")
+    _version(data["version"], STATE_VERSION)
     rng = make_rng(seed)
     game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
-    game.rng = rng
-    game.sheet = Sheet.from_dict(data["sheet"], rules)
-    game.tiles = _tiles(data["tiles"], rules)
+    game.sheet = Sheet.from_dict(data["sheet"], rules, "state.sheet")
+    if game.sheet.crossed.any():
+        raise ValueError("state.sheet.crossed: letters are crossed off only in multiplayer games")
+    game.tiles = tuple(as_names(data["tiles"], rules.shape_names, "state.tiles"))
     game.notches = _int_list(data["notches"], len(rules.letters), 0, rules.last_notch, "notches")
     game.phase = _phase(data["phase"])
-    game.turn = _int(data["turn"], 0, 10**6, "turn")
-    game.star_pending = _bool(data["star_pending"], "star_pending")
+    game.turn = as_int(data["turn"], 0, len(rules.letters) * rules.last_notch, "state.turn")
+    game.star_pending = as_bool(data["star_pending"], "state.star_pending")
     _dice(game, data, rules)
     _turn_fields(game, data, rules)
     if data["rng"] is not None:
-        probe = np.random.Generator(type(rng.bit_generator)())
-        try:
-            probe.bit_generator.state = data["rng"]
-        except (TypeError, ValueError, KeyError, OverflowError) as err:
-            raise ValueError(f"state.rng: not a {type(rng.bit_generator).__name__} state ({err})") from err
-        rng.bit_generator.state = data["rng"]
+        restore_rng(rng, data["rng"], "state.rng")
+    game.rng = rng
     return game
 
 
@@ -52,34 +55,47 @@ def _turn_fields(game: Any, data: dict[str, Any], rules: Rules) -> None:
     if (block is None) != (p is not Phase.BLOCK):
         raise ValueError("state.block_tile: set exactly in phase 'block'")
     if block is not None:
-        game.block_tile = _int(block, 0, len(rules.letters) - 1, "block_tile")
+        game.block_tile = as_int(block, 0, len(rules.letters) - 1, "state.block_tile")
         if game.notches[block] != rules.last_notch or game.sheet.circled[block]:
             raise ValueError("state.block_tile: that tile's block is not due to drop")
-    cells = [_cell(c, rules, "pending_cells") for c in _list(data["pending_cells"], "pending_cells")]
-    values = [_int(v, WILD, rules.max_number, "pending_values") for v in _list(data["pending_values"], "pending_values")]
+    _pending(game, data, game.dice, rules, "state")
+    _selection(game, data, rules, "state")
+    _phase_is_reachable(game, rules)
+
+
+def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rules: Rules, where: str) -> None:
+    """The landed cells and chosen values of a tetromino being written (phases 'arrange' and 'wild')."""
+    p = game.phase
+    cells = [_cell(c, rules, f"{where}.pending_cells")
+             for c in as_list(data["pending_cells"], f"{where}.pending_cells")]
+    values = [as_int(v, WILD, rules.max_number, f"{where}.pending_values")
+              for v in as_list(data["pending_values"], f"{where}.pending_values")]
     if (len(cells) == 4) != (p in (Phase.ARRANGE, Phase.WILD)) or (cells and len(cells) != 4):
-        raise ValueError("state.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
+        raise ValueError(f"{where}.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
     if any(game.sheet.values[r, c] != EMPTY for r, c in cells):
-        raise ValueError("state.pending_cells: a pending cell is already filled")
-    if cells and sorted(map(tuple, cells)) not in _landings(game):
-        raise ValueError("state.pending_cells: not a legal landing of an allowed tetromino")
+        raise ValueError(f"{where}.pending_cells: a pending cell is already filled")
+    if cells and sorted(cells) not in _landings(game):
+        raise ValueError(f"{where}.pending_cells: not a legal landing of an allowed tetromino")
     if (p is Phase.WILD) != bool(values) or (values and (len(values) != 4 or WILD not in values)):
-        raise ValueError("state.pending_values: four values with a wild left exactly in phase 'wild'")
-    fixed = Counter(v for v in game.dice or () if v != WILD)
-    if values and (not fixed <= Counter(values) or values.count(WILD) > list(game.dice).count(WILD)):
-        raise ValueError("state.pending_values: values do not come from the dice")
-    game.pending_cells = [tuple(c) for c in cells]
-    game.pending_values = values
-    selection = [tuple(_cell(c, rules, "selection")) for c in _list(data["selection"], "selection")]
-    if selection and p is not Phase.COMBO:
-        raise ValueError("state.selection: a selection exists only in phase 'combo'")
-    if p is Phase.COMBO:
+        raise ValueError(f"{where}.pending_values: four values with a wild left exactly in phase 'wild'")
+    fixed = Counter(v for v in dice or () if v != WILD)
+    if values and (not fixed <= Counter(values) or values.count(WILD) > list(dice).count(WILD)):
+        raise ValueError(f"{where}.pending_values: values do not come from the dice")
+    game.pending_cells, game.pending_values = cells, values
+
+
+def _selection(game: Any, data: dict[str, Any], rules: Rules, where: str) -> None:
+    """Cells chosen so far for a combination (phase 'combo'), each one a legal extension."""
+    selection = [_cell(c, rules, f"{where}.selection") for c in as_list(data["selection"], f"{where}.selection")]
+    if selection and game.phase is not Phase.COMBO:
+        raise ValueError(f"{where}.selection: a selection exists only in phase 'combo'")
+    if game.phase is Phase.COMBO:
         game._combos = ComboIndex.build(game.sheet)
         for k, (r, c) in enumerate(selection):
             if not game._combos.options(selection[:k])[0][r * rules.cols + c]:
-                raise ValueError(f"state.selection: cell {(r, c)} cannot extend the selection")
+                raise ValueError(f"{where}.selection: cell {(r, c)} cannot extend the selection")
     game.selection = selection
-    _phase_is_reachable(game, rules)
+    game._mask = None
 
 
 def _phase_is_reachable(game: Any, rules: Rules) -> None:
@@ -102,6 +118,17 @@ def _phase_is_reachable(game: Any, rules: Rules) -> None:
         raise ValueError("state.sheet.penalties: penalty boxes are ticked only when the game ends")
     if p is Phase.OVER and not (penalty_filled or all_down or not can_place):
         raise ValueError("state.phase: 'game_over' with no penalty row filled, tiles left and a piece to drop")
+    if p in (Phase.SLIDE, Phase.OVER):  # the end of a turn has just ticked its boxes
+        _boxes_ticked(sheet, rules, "state.sheet")
+
+
+def _boxes_ticked(sheet: Sheet, rules: Rules, where: str) -> None:
+    """After the end of a turn: every complete regular row and every occupied penalty row is ticked."""
+    filled = sheet.values != EMPTY
+    if (sheet.lines != filled[: rules.regular_rows].all(axis=1)).any():
+        raise ValueError(f"{where}.lines: a complete regular row is ticked at the end of the turn that completes it")
+    if (sheet.penalties != filled[rules.regular_rows :].any(axis=1)).any():
+        raise ValueError(f"{where}.penalties: an occupied penalty row is ticked at the end of the game")
 
 
 def _landings(game: Any) -> list[list[tuple[int, int]]]:
@@ -122,92 +149,78 @@ def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
         raise ValueError("state.star_pending: must be owed in phase 'slide' exactly when a die shows a star")
 
 
-def _tiles(value: Any, rules: Rules) -> tuple[str, ...]:
-    tiles = _list(value, "tiles")
-    if sorted(tiles) != sorted(rules.shape_names):
-        raise ValueError(f"state.tiles: expected a permutation of {list(rules.shape_names)}, got {tiles!r}")
-    return tuple(tiles)
+def _roll(data: dict[str, Any], rules: Rules) -> tuple[tuple[int, ...], str]:
+    """The saved number dice and shape die, each a face of its die."""
+    dice = as_list(data["dice"], "state.dice")
+    if len(dice) != len(rules.number_dice):
+        raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
+    for i, (v, faces) in enumerate(zip(dice, rules.number_dice)):
+        if as_int(v, WILD, rules.max_number, f"state.dice[{i}]") not in faces:
+            raise ValueError(f"state.dice[{i}]: {v!r} is not a face of that die {faces}")
+    face = data["shape_face"]
+    if not isinstance(face, str):
+        raise TypeError(f"state.shape_face: expected a face name, got {face!r}")
+    if face not in rules.shape_die:
+        raise ValueError(f"state.shape_face: {face!r} is not a face of the shape die {rules.shape_die}")
+    return tuple(int(v) for v in dice), face
 
 
-def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, name: str = "phase") -> Phase:
-    try:
-        phase = Phase(value)
-    except ValueError:
-        phase = None
-    if phase not in phases:
-        raise ValueError(f"state.{name}: {value!r} is not one of {[p.value for p in phases]}")
-    return phase
+def _version(value: Any, expected: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value != expected:
+        raise ValueError(f"state.version: expected {expected}, got {value!r}")
 
 
-def _list(value: Any, name: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"state.{name}: expected a list, got {type(value).__name__}")
-    return value
-
-
-def _int(value: Any, lo: int, hi: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"state.{name}: expected an int, got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"state.{name}: {value} is outside {lo}..{hi}")
-    return value
-
-
-def _bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"state.{name}: expected a bool, got {value!r}")
-    return value
+def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.phase") -> Phase:
+    phase = value if isinstance(value, str) and value in {p.value for p in phases} else None
+    if phase is None:
+        raise ValueError(f"{where}: {value!r} is not one of {[p.value for p in phases]}")
+    return Phase(phase)
 
 
 def _int_list(value: Any, n: int, lo: int, hi: int, name: str) -> np.ndarray:
-    items = _list(value, name)
+    items = as_list(value, f"state.{name}")
     if len(items) != n:
         raise ValueError(f"state.{name}: expected {n} entries, got {len(items)}")
-    return np.array([_int(v, lo, hi, name) for v in items], np.int64)
+    return np.array([as_int(v, lo, hi, f"state.{name}[{i}]") for i, v in enumerate(items)], np.int64)
 
 
-def _cell(value: Any, rules: Rules, name: str) -> tuple[int, int]:
-    items = _list(value, name)
+def _cell(value: Any, rules: Rules, where: str) -> tuple[int, int]:
+    items = as_list(value, where)
     if len(items) != 2:
-        raise ValueError(f"state.{name}: a cell is [row, column], got {items!r}")
-    return (_int(items[0], 0, rules.rows - 1, name), _int(items[1], 0, rules.cols - 1, name))
+        raise ValueError(f"{where}: a cell is [row, column], got {items!r}")
+    return (as_int(items[0], 0, rules.rows - 1, where), as_int(items[1], 0, rules.cols - 1, where))
 
 
 # ------------------------------------------------------------------ multiplayer tables
 _TABLE_KEYS = {"version", "blocks", "turn", "dice", "shape_face", "block_letter", "over", "seats", "rng"}
 _SEAT_KEYS = {"sheet", "phase", "pending_cells", "pending_values", "selection", "piece_lost"}
 _SEAT_PHASES = (Phase.START, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD, Phase.COMBO, Phase.WAIT, Phase.OVER)
+_NOT_DROPPED = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
+"""Seat phases before anything is written on the sheet this turn."""
 
 
 def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     """Rebuild a multiplayer table from ``Table.to_dict`` data, refusing what the rules cannot reach."""
-    from .multi import MAX_PLAYERS, MIN_PLAYERS, TABLE_STATE_VERSION
+    from .multi import MAX_PLAYERS, MIN_PLAYERS, TABLE_STATE_VERSION, block_table
 
-    _expect_keys(data, _TABLE_KEYS, "state")
-    if data["version"] != TABLE_STATE_VERSION:
-        raise ValueError(f"state.version: expected {TABLE_STATE_VERSION}, got {data['version']!r}")
-    seats = _list(data["seats"], "seats")
+    expect_keys(data, _TABLE_KEYS, "state")
+    _version(data["version"], TABLE_STATE_VERSION)
+    seats = as_list(data["seats"], "state.seats")
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise ValueError(f"state.seats: expected {MIN_PLAYERS}..{MAX_PLAYERS} seats, got {len(seats)}")
     table = cls(len(seats), rules, seed=np.random.default_rng(0))  # a blank table, then every field
-    names = sorted(name for name, _ in rules.multi_blocks)
-    blocks = _list(data["blocks"], "blocks")
-    if sorted(blocks) != names:
-        raise ValueError(f"state.blocks: expected a permutation of {names}, got {blocks!r}")
-    table.blocks = tuple(blocks)
-    table.turn = _int(data["turn"], 0, 10**6, "turn")
-    table.over = _bool(data["over"], "over")
+    table.blocks = tuple(as_names(data["blocks"], [name for name, _ in rules.multi_blocks], "state.blocks"))
+    table.turn = as_int(data["turn"], 0, rules.rows * rules.cols, "state.turn")
+    table.over = as_bool(data["over"], "state.over")
     _table_dice(table, data, rules)
     for p, seat_data in enumerate(seats):
-        _restore_seat(table.seats[p], seat_data, table, rules, f"seats[{p}]")
-    _table_is_consistent(table, data, rules)
+        _restore_seat(table.seats[p], seat_data, table, rules, f"state.seats[{p}]")
+    _table_is_consistent(table, rules)
+    _block_phase(table, data, rules, {name: block_table(rules, name) for name in table.blocks})
     for seat in table.seats:
         seat.notches = np.where(seat.sheet.crossed, rules.last_notch, 0)
     table._share_rivals()
-    try:
-        table.rng.bit_generator.state = data["rng"]
-    except (TypeError, ValueError, KeyError, OverflowError) as err:
-        raise ValueError(f"state.rng: not a {type(table.rng.bit_generator).__name__} state ({err})") from err
+    restore_rng(table.rng, data["rng"], "state.rng")
     return table
 
 
@@ -219,83 +232,124 @@ def _table_dice(table: Any, data: dict[str, Any], rules: Rules) -> None:
     table.dice, table.shape_face = _roll(data, rules)
 
 
-def _roll(data: dict[str, Any], rules: Rules) -> tuple[tuple[int, ...], str]:
-    """The saved number dice and shape die, each a face of its die."""
-    dice = _list(data["dice"], "dice")
-    if len(dice) != len(rules.number_dice):
-        raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
-    for i, (v, faces) in enumerate(zip(dice, rules.number_dice)):
-        if isinstance(v, bool) or v not in faces:
-            raise ValueError(f"state.dice[{i}]: {v!r} is not a face of that die {faces}")
-    if data["shape_face"] not in rules.shape_die:
-        raise ValueError(f"state.shape_face: {data['shape_face']!r} is not a face of the shape die")
-    return tuple(int(v) for v in dice), data["shape_face"]
-
-
 def _restore_seat(seat: Any, data: Any, table: Any, rules: Rules, where: str) -> None:
-    _expect_keys(data, _SEAT_KEYS, f"state.{where}")
-    seat.sheet = Sheet.from_dict(data["sheet"], rules)
+    expect_keys(data, _SEAT_KEYS, where)
+    seat.sheet = Sheet.from_dict(data["sheet"], rules, f"{where}.sheet")
     seat.phase = _phase(data["phase"], _SEAT_PHASES, f"{where}.phase")
-    seat.piece_lost = _bool(data["piece_lost"], f"{where}.piece_lost")
+    seat.piece_lost = as_bool(data["piece_lost"], f"{where}.piece_lost")
     seat.turn, seat.dice, seat.shape_face = table.turn, table.dice, table.shape_face
-    cells = [_cell(c, rules, f"{where}.pending_cells") for c in _list(data["pending_cells"], f"{where}.pending_cells")]
-    values = [_int(v, WILD, rules.max_number, f"{where}.pending_values")
-              for v in _list(data["pending_values"], f"{where}.pending_values")]
-    if (len(cells) == 4) != (seat.phase in (Phase.ARRANGE, Phase.WILD)) or (cells and len(cells) != 4):
-        raise ValueError(f"state.{where}.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
-    if cells and sorted(cells) not in _landings(seat):
-        raise ValueError(f"state.{where}.pending_cells: not a legal landing of an allowed tetromino")
-    if (seat.phase is Phase.WILD) != bool(values) or (values and (len(values) != 4 or WILD not in values)):
-        raise ValueError(f"state.{where}.pending_values: four values with a wild left exactly in phase 'wild'")
-    fixed = Counter(v for v in table.dice or () if v != WILD)
-    if values and (not fixed <= Counter(values) or values.count(WILD) > list(table.dice).count(WILD)):
-        raise ValueError(f"state.{where}.pending_values: values do not come from the dice")
-    seat.pending_cells, seat.pending_values = [tuple(c) for c in cells], values
-    selection = [tuple(_cell(c, rules, f"{where}.selection")) for c in _list(data["selection"], f"{where}.selection")]
-    if selection and seat.phase is not Phase.COMBO:
-        raise ValueError(f"state.{where}.selection: a selection exists only in phase 'combo'")
-    if seat.phase is Phase.COMBO:
-        seat._combos = ComboIndex.build(seat.sheet)
-        for k, (r, c) in enumerate(selection):
-            if not seat._combos.options(selection[:k])[0][r * rules.cols + c]:
-                raise ValueError(f"state.{where}.selection: cell {(r, c)} cannot extend the selection")
-    seat.selection = selection
-    seat._mask = None
+    _pending(seat, data, table.dice, rules, where)
+    _selection(seat, data, rules, where)
 
 
-def _table_is_consistent(table: Any, data: dict[str, Any], rules: Rules) -> None:
+def _table_is_consistent(table: Any, rules: Rules) -> None:
+    """The invariants of the seats and their sheets that hold in every phase of a table."""
     seats = table.seats
     crossed = seats[0].sheet.crossed
     if any((s.sheet.crossed != crossed).any() for s in seats):
         raise ValueError("state.seats: a letter is crossed off on every sheet or on none")
+    circled = np.array([s.sheet.circled for s in seats])
+    if (crossed & ~circled.any(axis=0)).any():
+        raise ValueError("state.seats: a letter is crossed off only after someone circled it")
     phases = {s.phase for s in seats}
     if table.over != (phases == {Phase.OVER}) or (Phase.OVER in phases and not table.over):
         raise ValueError("state.over: every seat is in phase 'game_over' exactly when the game is over")
     if table.turn == 0 and (phases - {Phase.START, Phase.WAIT} or phases == {Phase.WAIT}):
         raise ValueError("state.turn: before the first roll seats are in phase 'start' or 'wait', some in 'start'")
-    for p, s in enumerate(seats):
-        written = s.sheet.values != EMPTY
-        if s.phase is Phase.START and written.any():
-            raise ValueError(f"state.seats[{p}]: a seat in phase 'start' has an empty sheet")
-        if table.turn == 0 and s.phase is Phase.WAIT and (written.sum() != 1 or s.sheet.values[0].max() != p + 1):
-            raise ValueError(f"state.seats[{p}]: before the first roll seat {p} has only its number {p + 1} in row 0")
     if table.turn > 0 and Phase.START in phases:
         raise ValueError("state.phase: 'start' only before the first roll")
     if not table.over and table.turn > 0 and phases == {Phase.WAIT}:
         raise ValueError("state.seats: some seat must owe a decision while the game goes on")
-    letter = data["block_letter"]
+    for p, s in enumerate(seats):
+        _seat_is_consistent(table, p, s, rules, f"state.seats[{p}]")
+    if table.over and not any(s.piece_lost or s.sheet.penalties.any() for s in seats):
+        raise ValueError("state.over: a game ends only when someone crosses the Game Over line or loses a piece")
+
+
+def _seat_is_consistent(table: Any, p: int, s: Any, rules: Rules, where: str) -> None:
+    written = s.sheet.values != EMPTY
+    if s.phase is Phase.START and written.any():
+        raise ValueError(f"{where}: a seat in phase 'start' has an empty sheet")
+    if table.turn == 0 and s.phase is Phase.WAIT and (written.sum() != 1 or s.sheet.values[0].max() != p + 1):
+        raise ValueError(f"{where}: before the first roll seat {p} has only its number {p + 1} in row 0")
+    if table.turn > 0 and p + 1 not in s.sheet.values[0]:
+        raise ValueError(f"{where}.sheet.values: seat {p} wrote its start number {p + 1} in row 0")
+    if table.over:
+        _boxes_ticked(s.sheet, rules, f"{where}.sheet")
+    elif s.sheet.penalties.any():
+        raise ValueError(f"{where}.sheet.penalties: penalty boxes are ticked only when the game ends")
+    if s.phase in _NOT_DROPPED:  # nothing written yet this turn: the sheet is as the last turn left it
+        if written[rules.regular_rows :].any():
+            raise ValueError(f"{where}.sheet.values: a penalty row is filled, so the game ended last turn")
+        _boxes_ticked(s.sheet, rules, f"{where}.sheet")
+    if s.phase is Phase.PLACE and not s._placements(s.allowed_shapes()).any():
+        raise ValueError(f"{where}.phase: 'place' with no legal placement (the piece is lost)")
+    if s.piece_lost:
+        if s.phase not in (Phase.WAIT, Phase.OVER):
+            raise ValueError(f"{where}.piece_lost: a seat that lost its piece has ended its turn")
+        if table.turn == 0 or s._placements(s.allowed_shapes()).any():
+            raise ValueError(f"{where}.piece_lost: a piece is lost only when no tetromino the dice allow can land")
+
+
+def _block_phase(table: Any, data: dict[str, Any], rules: Rules, shapes: dict[str, ShapeTable]) -> None:
+    """``block_letter``: the first active letter, whose block is dropped this turn by everyone unprotected."""
+    seats = table.seats
+    circled = np.array([s.sheet.circled for s in seats])
+    uncrossed = ~seats[0].sheet.crossed
     in_block = [p for p, s in enumerate(seats) if s.phase is Phase.BLOCK]
+    scored = not table.over and not in_block and any(s.phase is Phase.WAIT for s in seats)
+    if (circled.all(axis=0) & uncrossed).any() and not scored:
+        raise ValueError("state.seats: a letter every player circled is crossed off at the end of that turn")
+    letter = data["block_letter"]
     if letter is None:
         if in_block:
             raise ValueError("state.block_letter: seats drop a block only in a block phase")
         return
-    letter = _int(letter, 0, len(rules.letters) - 1, "block_letter")
-    if crossed[letter] or not any(s.sheet.circled[letter] for s in seats):
-        raise ValueError("state.block_letter: that letter is not active")
-    if phases - {Phase.BLOCK, Phase.WAIT, Phase.OVER}:
+    letter = as_int(letter, 0, len(rules.letters) - 1, "state.block_letter")
+    if table.over:
+        raise ValueError("state.block_letter: a finished game has no block phase (its letter is crossed off)")
+    active = np.flatnonzero(circled.any(axis=0) & uncrossed)
+    if letter not in active:
+        raise ValueError("state.block_letter: that letter is not active (circled by someone, not crossed off)")
+    if letter != active[0]:
+        raise ValueError(f"state.block_letter: the first active letter, {rules.letters[active[0]]}, drops first")
+    if WILD not in table.dice and table.shape_face != "*":
+        raise ValueError("state.block_letter: a block phase needs a star on some die")
+    if {s.phase for s in seats} - {Phase.BLOCK, Phase.WAIT}:
         raise ValueError("state.block_letter: in a block phase seats only drop the block or wait")
-    for p in in_block:
-        if seats[p].sheet.circled[letter]:
-            raise ValueError(f"state.seats[{p}]: a seat that circled the letter drops no block")
-        seats[p].block_tile, seats[p].block_shape = letter, table.blocks[letter]
+    if any(s.piece_lost for s in seats):
+        raise ValueError("state.block_letter: a lost piece ends the game, so no block phase follows it")
+    blocks = shapes[table.blocks[letter]]
+    for p, s in enumerate(seats):
+        where = f"state.seats[{p}]"
+        if s.phase is Phase.BLOCK:
+            if s.sheet.circled[letter]:
+                raise ValueError(f"{where}: a seat that circled the letter drops no block")
+            if not blocks.legal(s.sheet.heights).any():
+                raise ValueError(f"{where}.phase: that block has no legal landing, so it is discarded")
+            s.block_tile, s.block_shape = letter, table.blocks[letter]
+        elif not (s.sheet.circled[letter] or not blocks.legal(s.sheet.heights).any() or _dropped(s.sheet, blocks)):
+            raise ValueError(f"{where}.phase: a seat waits in a block phase only when protected by its circle, "
+                             "out of room for the block, or after dropping it")
     table.block_letter = letter
+
+
+def _dropped(sheet: Sheet, blocks: ShapeTable) -> bool:
+    """Whether the top cells of some columns are X cells in the shape of a block that landed there last."""
+    heights = sheet.heights
+    for p in np.flatnonzero(blocks.fits_columns):
+        dr, cc = blocks.dr[p], blocks.cc[p]
+        col_top = np.array([dr[cc == c].max() for c in cc])
+        rows = heights[cc] - 1 - col_top  # the landing row each column's top cell implies
+        if rows.min() != rows.max() or rows[0] < 0:
+            continue
+        cells = (rows[0] + dr, cc)
+        if not (sheet.values[cells] == X).all():
+            continue
+        below = sheet.values.copy()
+        below[cells] = EMPTY
+        filled = below != EMPTY
+        under = np.where(filled.any(axis=0), sheet.rules.rows - np.argmax(filled[::-1], axis=0), 0)
+        if blocks.landing_rows(under)[p] == rows[0]:
+            return True
+    return False
