@@ -1,7 +1,8 @@
 """Train a MaskablePPO agent on ``NumberDropTurn-v0`` or ``NumberDrop-v0`` from one YAML config.
 
     python train.py --config configs/ppo_turn.yaml
-    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40000_steps.zip
+    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
+    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
     python train.py --config configs/ppo_solo.yaml
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
@@ -10,16 +11,21 @@ TensorBoard events (SB3 scalars, ``game/*`` per-episode metrics, ``eval/*``), th
 ``config.yaml``, ``checkpoints/``, ``best_model.zip`` (best periodic evaluation on fixed
 seeds), ``final_model.zip``, ``evals.jsonl``, ``learning_curve.png`` and ``final_eval.json`` (the closing
 ``agents.evaluate`` table: trained agent vs random and greedy on the same seeds).
+
+Checkpoints are taken after a PPO update and hold the environments and random states too,
+so ``--resume`` with the same config continues exactly where the run stopped
+(``agents.resume``). Ctrl-C stops at the next update with a checkpoint and prints the
+command that resumes; every file is written atomically (``agents.checkpoints``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
 import time
+import zipfile
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from agents.checkpoints import (Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, keep_steps_up_to,
+                                last_step, read_json, read_jsonl, resume_command, write_json)
 from agents.config import EnvConfig, TrainConfig, load_config
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions")
@@ -64,10 +72,20 @@ def build_vec_env(cfg: TrainConfig, seed: int):
         return venv
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from agents.resume import worker_env
+
     fns = [partial(make_env, cfg.env) for _ in range(cfg.n_envs)]
-    venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+    if cfg.vec_env == "subproc":  # workers that a checkpoint can read and Ctrl-C leaves alone
+        venv: Any = SubprocVecEnv([partial(worker_env, fn) for fn in fns])
+    else:
+        venv = DummyVecEnv(fns)
     venv.seed(seed)  # env i draws its games from seed + i, then continues its own stream
     return venv
+
+
+def envs_key(cfg: Any) -> dict[str, Any]:
+    """What a checkpoint's environments must match for an exact resume."""
+    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
 
 
 def greedy_available() -> tuple[bool, str]:
@@ -125,85 +143,11 @@ def _callbacks():
                 self.last_score = float(np.mean(self.episodes["score"]))
             self.episodes = {k: [] for k in GAME_KEYS}
 
-    class EvalCheckpointCallback(BaseCallback):
-        """Fixed-seed evaluation (``eval/*``, ``best_model.zip``) and periodic checkpoints."""
-
-        def __init__(self, cfg: TrainConfig, run_dir: Path, greedy_mean: dict[str, Any] | None) -> None:
-            super().__init__()
-            self.cfg, self.run_dir = cfg, run_dir
-            self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
-            self.greedy = greedy_mean
-            state_file = run_dir / "best.json"
-            state = json.loads(state_file.read_text()) if state_file.is_file() else {}
-            self.best = state.get("score", -float("inf"))
-            self.last_eval = self.last_ckpt = 0
-            self.latest: float | None = None
-
-        def _on_training_start(self) -> None:
-            n = self.num_timesteps
-            if self.cfg.eval.every_steps:
-                self.last_eval = n - n % self.cfg.eval.every_steps
-            if self.cfg.checkpoint.every_steps:
-                self.last_ckpt = n - n % self.cfg.checkpoint.every_steps
-
-        def _on_step(self) -> bool:
-            return True
-
-        def _on_rollout_end(self) -> None:
-            n = self.num_timesteps
-            every = self.cfg.checkpoint.every_steps
-            if every and n - self.last_ckpt >= every:
-                self.last_ckpt = n - n % every
-                path = self.run_dir / "checkpoints" / f"ppo_{n}_steps.zip"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self.model.save(path)
-            every = self.cfg.eval.every_steps
-            if every and n - self.last_eval >= every:
-                self.last_eval = n - n % every
-                self.evaluate()
-
-        def _on_training_end(self) -> None:
-            if self.num_timesteps != self.last_eval or not (self.run_dir / "best_model.zip").is_file():
-                self.last_eval = self.num_timesteps
-                self.evaluate()
-                self.logger.dump(self.num_timesteps)
-
-        def evaluate(self) -> float:
-            from agents.ppo import play_games
-            from numberdrop_env.rules import DEFAULT_RULES
-
-            start = time.perf_counter()
-            results = play_games(self.model, self.seeds, deterministic=True)
-            scores = np.array([r["score"] for r in results], float)
-            mean = float(scores.mean())
-            rec = self.logger.record
-            rec("eval/score_mean", mean)
-            rec("eval/score_std", float(scores.std()))
-            rec("eval/score_median", float(np.median(scores)))
-            rec("eval/lines", float(np.mean([r["breakdown"]["lines"] for r in results])) / DEFAULT_RULES.line_points)
-            rec("eval/turns", float(np.mean([r["turns"] for r in results])))
-            rec("eval/seconds", time.perf_counter() - start)
-            entry: dict[str, Any] = {"step": self.num_timesteps, "score_mean": mean, "score_std": float(scores.std())}
-            if self.greedy is not None:
-                greedy = np.array(self.greedy["scores"], float)
-                rec("eval/greedy_score_mean", float(greedy.mean()))
-                rec("eval/diff_vs_greedy", float((scores - greedy).mean()))
-                entry["diff_vs_greedy"] = float((scores - greedy).mean())
-            self.latest = mean
-            if mean > self.best:
-                self.best = mean
-                self.model.save(self.run_dir / "best_model.zip")
-                (self.run_dir / "best.json").write_text(json.dumps({"score": mean, "step": self.num_timesteps}))
-            rec("eval/best_score_mean", self.best)
-            with (self.run_dir / "evals.jsonl").open("a") as fh:
-                fh.write(json.dumps(entry) + "\n")
-            return mean
-
     class ProgressCallback(BaseCallback):
         """tqdm bar: steps, fps and the latest training / evaluation mean score. When stderr is
         not a terminal (a log file, CI), a plain line every 30 s instead of a redrawn bar."""
 
-        def __init__(self, total: int, metrics: GameMetricsCallback, evals: EvalCheckpointCallback) -> None:
+        def __init__(self, total: int, metrics: GameMetricsCallback, evals: Evaluation) -> None:
             super().__init__()
             self.total, self.metrics, self.evals = total, metrics, evals
             self.bar = None
@@ -242,7 +186,11 @@ def _callbacks():
 
         def _on_training_end(self) -> None:
             self.bar.update(self.num_timesteps - self.shown)
-            self.bar.close()
+            self.close()
+
+        def close(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
 
     class ActorWarmupCallback(BaseCallback):
         """Train only the value head of the candidate policy for the first ``steps`` env steps."""
@@ -268,7 +216,78 @@ def _callbacks():
             if hasattr(self.model.policy, "freeze_actor"):
                 self.model.policy.freeze_actor = False
 
-    return GameMetricsCallback, EvalCheckpointCallback, ProgressCallback, ActorWarmupCallback
+    return GameMetricsCallback, ProgressCallback, ActorWarmupCallback
+
+
+class Evaluation:
+    """Fixed-seed evaluation at update boundaries (``eval/*``, ``best_model.zip``,
+    ``evals.jsonl``): every ``eval.every_steps`` steps and at the end. A resumed run whose
+    evaluation at its checkpoint was never written (killed during it) evaluates at once."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, greedy_mean: dict[str, Any] | None,
+                 start_steps: int) -> None:
+        self.cfg, self.run_dir, self.greedy = cfg, run_dir, greedy_mean
+        self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
+        self.every = cfg.eval.every_steps
+        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
+        self.last_eval = self.evaluated_at - self.evaluated_at % self.every if self.every and start_steps else 0
+        self.best = best_score(run_dir)
+        self.latest: float | None = None
+
+    def __call__(self, model: Any, steps: int, final: bool) -> None:
+        if final:
+            due = steps != self.evaluated_at or not (self.run_dir / "best_model.zip").is_file()
+        else:
+            due = bool(self.every) and steps - self.last_eval >= self.every
+        if due:
+            if self.every:
+                self.last_eval = steps - steps % self.every
+            self.evaluate(model, steps)
+            model.logger.dump(steps)
+
+    def evaluate(self, model: Any, steps: int) -> float:
+        from agents.ppo import play_games
+        from agents.resume import save_model
+        from numberdrop_env.rules import DEFAULT_RULES
+
+        start = time.perf_counter()
+        results = play_games(model, self.seeds, deterministic=True)
+        scores = np.array([r["score"] for r in results], float)
+        mean = float(scores.mean())
+        rec = model.logger.record
+        rec("eval/score_mean", mean)
+        rec("eval/score_std", float(scores.std()))
+        rec("eval/score_median", float(np.median(scores)))
+        rec("eval/lines", float(np.mean([r["breakdown"]["lines"] for r in results])) / DEFAULT_RULES.line_points)
+        rec("eval/turns", float(np.mean([r["turns"] for r in results])))
+        rec("eval/seconds", time.perf_counter() - start)
+        entry: dict[str, Any] = {"step": steps, "score_mean": mean, "score_std": float(scores.std())}
+        if self.greedy is not None:
+            greedy = np.array(self.greedy["scores"], float)
+            rec("eval/greedy_score_mean", float(greedy.mean()))
+            rec("eval/diff_vs_greedy", float((scores - greedy).mean()))
+            entry["diff_vs_greedy"] = float((scores - greedy).mean())
+        self.latest, self.evaluated_at = mean, steps
+        if mean > self.best:
+            self.best = mean
+            save_model(model, self.run_dir / "best_model.zip")
+            write_json(self.run_dir / "best.json", {"score": mean, "step": steps})
+        rec("eval/best_score_mean", self.best)
+        append_jsonl(self.run_dir / "evals.jsonl", entry)
+        return mean
+
+
+def best_score(run_dir: Path, key: str = "score_mean") -> float:
+    """The best evaluation so far (``best.json``); when that file is damaged, the best line
+    of ``evals.jsonl`` (the evaluations that chose ``best_model.zip``)."""
+    state = run_dir / "best.json"
+    if not state.is_file():
+        return -float("inf")
+    try:
+        return float(read_json(state)["score"])
+    except (ValueError, KeyError, TypeError) as err:
+        print(f"note: {err}; the best score is taken from evals.jsonl", file=sys.stderr)
+        return max((float(e[key]) for e in read_jsonl(run_dir / "evals.jsonl") if key in e), default=-float("inf"))
 
 
 # ---------------------------------------------------------------- pieces
@@ -278,7 +297,10 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
         return None
     cache = run_dir / f"greedy_eval_seed{cfg.eval.seed}_games{cfg.eval.games}.json"
     if cache.is_file():
-        return json.loads(cache.read_text())
+        try:
+            return read_json(cache)
+        except ValueError as err:
+            print(f"note: {err}; computing it again", file=sys.stderr)
     ok, why = greedy_available()
     if not ok:
         note = f"note: greedy baseline unavailable ({why}); eval/greedy_* not logged"
@@ -291,7 +313,7 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
     results = run(["greedy"], cfg.eval.games, cfg.eval.seed, workers=1, progress=False)["greedy"]
     data = {"seed": cfg.eval.seed, "games": cfg.eval.games, "scores": [r.score for r in results],
             "mean": float(np.mean([r.score for r in results])), "seconds": time.perf_counter() - start}
-    cache.write_text(json.dumps(data))
+    write_json(cache, data)
     print(f"greedy baseline on the eval seeds: {data['mean']:.2f} ({data['seconds']:.1f} s)", file=sys.stderr)
     return data
 
@@ -346,13 +368,12 @@ def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: boo
 
     b = cfg.pretrain
     cache = run_dir / f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz"
-    if cache.is_file():
-        with np.load(cache) as data:
-            demos = dict(data)
-    else:
+    demos = read_demonstrations(cache)
+    if demos is None:
         demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma,
                                        workers=b.workers or os.cpu_count() or 1, progress=progress)
-        np.savez_compressed(cache, **demos)
+        with atomic_path(cache, ".npz") as tmp:
+            np.savez_compressed(tmp, **demos)
     history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed,
                        progress=progress)
     for record in history:
@@ -362,6 +383,19 @@ def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: boo
     last = history[-1]
     print(f"behaviour cloning of {b.agent} on {len(demos['actions'])} decisions: held-out accuracy "
           f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}", file=sys.stderr)
+
+
+def read_demonstrations(cache: Path) -> dict[str, np.ndarray] | None:
+    """The cached demonstrations, or None when there are none or the file is damaged."""
+    if not cache.is_file():
+        return None
+    try:
+        with np.load(cache) as data:
+            return dict(data)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        print(f"note: {cache} is damaged ({type(err).__name__}: {err}); collecting the demonstrations again",
+              file=sys.stderr)
+        return None
 
 
 def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress: bool) -> dict[str, Any] | None:
@@ -384,7 +418,7 @@ def final_evaluation(cfg: TrainConfig, model_path: Path, run_dir: Path, progress
     summary = summarise(results, f.games, f.seed)
     summary["model"] = str(model_path)
     print(format_table(summary))
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
+    write_json(run_dir / "final_eval.json", summary, indent=1)
     return summary
 
 
@@ -399,7 +433,7 @@ def _final_tables(cfg: TrainConfig, model_path: Path, run_dir: Path, progress: b
     summary = summarise_tables(results, list(dict.fromkeys(seats)), players)
     summary["model"] = str(model_path)
     print(format_tables(summary))
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
+    write_json(run_dir / "final_eval.json", summary, indent=1)
     return summary
 
 
@@ -423,10 +457,11 @@ def ship(model_path: Path, target: Path) -> None:
     """Copy a model for inference without its optimizer state (a third of the file)."""
     from agents.ppo import load_model
 
+    from agents.resume import save_model
+
     model = load_model(model_path)
     model.policy.optimizer = type(model.policy.optimizer)(model.policy.parameters())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    model.save(target)
+    save_model(model, target)
     print(f"shipped {model_path} -> {target} ({target.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
 
 
@@ -466,9 +501,21 @@ def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namesp
         cfg.total_timesteps = args.total_steps
     if args.output_dir is not None:
         cfg.output_dir = args.output_dir
-    if args.resume is not None and not (args.resume.is_dir() if rllib else args.resume.is_file()):
-        raise FileNotFoundError(f"--resume checkpoint {str(args.resume)!r} not found")
+    if args.resume is not None:
+        args.resume = find_resume(args.resume, rllib)
     return cfg, args
+
+
+def find_resume(path: Path, rllib: bool) -> Path:
+    """The checkpoint ``--resume`` names, or a run directory's newest; a damaged one is
+    reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none)."""
+    if rllib:
+        from agents.checkpoints import find_folder_checkpoint
+
+        return find_folder_checkpoint(path)
+    from agents.resume import find_checkpoint
+
+    return find_checkpoint(path)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -476,6 +523,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
+    checkpoint to resume from when Ctrl-C stopped it."""
     if getattr(cfg, "game", "numberdrop") == "luckynumbers":
         from agents.lucky.train import train as train_lucky
 
@@ -484,66 +533,121 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
         from agents.rllib_train import train as train_on_rllib
 
         return train_on_rllib(cfg, args)
-    progress = cfg.progress_bar and not args.no_progress
-
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.utils import set_random_seed
-
-    from numberdrop_env.rules import DEFAULT_RULES
 
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    return _train(cfg, args, run_dir, cfg.progress_bar and not args.no_progress)
 
-    start_steps = 0
-    if args.resume is not None:
-        from zipfile import ZipFile
 
-        with ZipFile(args.resume) as zf:  # the step count, to reseed the envs for unseen games
-            start_steps = int(json.loads(zf.read("data"))["num_timesteps"])
+def start_model(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progress: bool) -> Any:
+    """The model to train and its environments: a new one, or the checkpoint ``--resume``
+    names, continued exactly when it can be (``agents.resume``), else on new games."""
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+
+    from agents.resume import Resumed, check_checkpoint, load_checkpoint
+
+    start_steps = check_checkpoint(args.resume) if args.resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
     venv = build_vec_env(cfg, seed)
     try:
-        if args.resume is not None:
-            model = MaskablePPO.load(str(args.resume), env=venv, device="cpu",
-                                     custom_objects=ppo_hyperparameters(cfg))
-            print(f"resuming from {args.resume} at step {model.num_timesteps}", file=sys.stderr)
-        else:
-            model = build_model(cfg, venv, run_dir)
+        if args.resume is None:
+            resumed = Resumed(build_model(cfg, venv, run_dir), venv, False, None)
             if cfg.init_from:
-                model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
+                resumed.model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
                 print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
-        model.set_logger(configure(str(run_dir), ["tensorboard"]))
-        if args.resume is None and cfg.pretrain.games:
-            behaviour_cloning(cfg, model, run_dir, progress)
-        greedy = greedy_baseline(cfg, run_dir)
-        Metrics, EvalCkpt, Progress, Warmup = _callbacks()
-        metrics = Metrics(DEFAULT_RULES)
-        evals = EvalCkpt(cfg, run_dir, greedy)
-        callbacks = [Warmup(cfg.ppo.actor_warmup_steps), metrics, evals]
-        callbacks += [Progress(cfg.total_timesteps, metrics, evals)] if progress else []
-        remaining = cfg.total_timesteps - model.num_timesteps
-        start = time.perf_counter()
-        if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=callbacks, log_interval=1,
-                        reset_num_timesteps=args.resume is None, progress_bar=False)
         else:
+            resumed = load_checkpoint(args.resume, venv, ppo_hyperparameters(cfg), envs_key(cfg))
+            venv = resumed.venv
+            if not resumed.exact:  # new games: the env seeds move on with the step count
+                venv.seed(seed)
+                set_random_seed(seed)
+            report_resume(args.resume, start_steps, resumed.exact)
+            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+        resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        if args.resume is None and cfg.pretrain.games:
+            behaviour_cloning(cfg, resumed.model, run_dir, progress)
+    except BaseException:
+        venv.close()
+        raise
+    return resumed
+
+
+def report_resume(path: Path, steps: int, exact: bool) -> None:
+    how = ("exactly where it stopped" if exact else
+           "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)")
+    print(f"resuming from {path} at step {steps}, {how}", file=sys.stderr)
+
+
+def _train(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progress: bool) -> dict[str, Any]:
+    from agents.resume import save_checkpoint, set_rng_state
+
+    resumed = start_model(cfg, args, run_dir, progress)
+    model, start_steps = resumed.model, resumed.model.num_timesteps
+    try:
+        evals = Evaluation(cfg, run_dir, greedy_baseline(cfg, run_dir), start_steps if args.resume else 0)
+        stop, callbacks, boundaries = training_callbacks(cfg, run_dir, evals, args.resume, progress)
+        remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+        if remaining == 0:
             print(f"nothing to train: the model is at step {model.num_timesteps} >= {cfg.total_timesteps}",
                   file=sys.stderr)
+        if resumed.rng is not None:
+            set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
+        start = time.perf_counter()
+        with stop:
+            try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
+                model.learn(total_timesteps=remaining, callback=callbacks, log_interval=1,
+                            reset_num_timesteps=args.resume is None, progress_bar=False)
+            except Interrupted as stopped:
+                model.logger.close()
+                return stopped_early(cfg, args, run_dir, stopped.checkpoint, stopped.steps)
+            finally:
+                for callback in callbacks:
+                    getattr(callback, "close", lambda: None)()
         seconds = time.perf_counter() - start
-        trained = model.num_timesteps - start_steps
-        model.save(run_dir / "final_model.zip")
+        save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
         model.logger.close()
     finally:
-        venv.close()
+        resumed.venv.close()
+    if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
+        return stopped_early(cfg, args, run_dir, boundaries.latest, model.num_timesteps)
+    return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals, progress)
 
+
+def training_callbacks(cfg: TrainConfig, run_dir: Path, evals: Evaluation, resumed_from: Path | None,
+                       progress: bool) -> tuple[StopRequest, list[Any], Any]:
+    from agents.resume import UpdateBoundaries
+    from numberdrop_env.rules import DEFAULT_RULES
+
+    Metrics, Progress, Warmup = _callbacks()
+    metrics = Metrics(DEFAULT_RULES)
+    stop = StopRequest()
+    boundaries = UpdateBoundaries(run_dir / "checkpoints", "ppo", cfg.checkpoint.every_steps, envs_key(cfg), stop,
+                                  [evals], resumed_from=resumed_from)
+    callbacks = [Warmup(cfg.ppo.actor_warmup_steps), metrics, boundaries]
+    callbacks += [Progress(cfg.total_timesteps, metrics, evals)] if progress else []
+    return stop, callbacks, boundaries
+
+
+def stopped_early(cfg: Any, args: argparse.Namespace, run_dir: Path, checkpoint: Path | None,
+                  steps: int) -> dict[str, Any]:
+    """The message and result of a run that Ctrl-C stopped at an update boundary."""
+    print(f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: "
+          f"{resume_command(args.config, checkpoint)}", file=sys.stderr, flush=True)
+    return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(checkpoint), "steps": steps}
+
+
+def finish(cfg: TrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, evals: Evaluation,
+           progress: bool) -> dict[str, Any]:
+    """After training: the best model, the learning curve, the closing table, shipping."""
     best = run_dir / "best_model.zip"
     if not best.is_file():
-        shutil.copy2(run_dir / "final_model.zip", best)
+        with atomic_path(best) as tmp:
+            shutil.copy2(run_dir / "final_model.zip", tmp)
     fps = trained / seconds if seconds > 0 else float("nan")
     print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
           f"{evals.best:.2f}; run dir {run_dir}", file=sys.stderr)
@@ -551,8 +655,17 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     summary = final_evaluation(cfg, best, run_dir, progress)
     if cfg.ship_to:
         ship(best, Path(cfg.ship_to))
-    return {"run_dir": str(run_dir), "best_model": str(best), "steps": model.num_timesteps,
+    return {"run_dir": str(run_dir), "best_model": str(best), "steps": steps,
             "seconds": seconds, "fps": fps, "best_eval": evals.best, "final_eval": summary}
+
+
+def interrupted_message(cfg: Any, args: argparse.Namespace) -> str:
+    """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
+    try:
+        checkpoint = find_resume(cfg.run_dir, getattr(cfg, "backend", "sb3") == "rllib")
+    except (FileNotFoundError, ValueError):
+        return "interrupted: no checkpoint yet; run the same command to start again"
+    return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"
 
 
 if __name__ == "__main__":
@@ -561,4 +674,9 @@ if __name__ == "__main__":
     except (ValueError, TypeError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
-    train(config, arguments)
+    try:
+        outcome = train(config, arguments)
+    except KeyboardInterrupt:
+        print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(130 if outcome.get("interrupted") else 0)

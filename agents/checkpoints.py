@@ -1,0 +1,286 @@
+"""Files a training run may be killed in the middle of, and the checkpoints it resumes from.
+
+Shared by every trainer (``train.py``'s Stable-Baselines3 runs, the RLlib backend and the
+Lucky Numbers trainer), so that each job has one mechanism:
+
+- **Atomic files.** Checkpoints, ``evals.jsonl``, ``best.json``, ``final_eval.json`` and the
+  caches are written whole to a temporary file in the same folder, then renamed over the
+  old one (``os.replace``): a kill leaves the old file or the new one, never half of one.
+- **Damaged files.** Reading a JSON file that does not parse raises a ``ValueError`` naming
+  the file. A JSON-lines file (``evals.jsonl``) skips a line cut mid-way with a note, so a
+  resumed run appends after whole lines only and the learning curve is still drawn.
+- **Checkpoint discovery.** Checkpoints are numbered by their step (``ppo_<steps>_steps.zip``,
+  ``rllib_<steps>_steps/``). :func:`pick_checkpoint` takes the one named, or the newest of a
+  run directory, and falls back to the previous good one when it is damaged.
+- **Ctrl-C.** :class:`StopRequest` turns the first Ctrl-C into a request that the trainer
+  honours at its next update boundary (it saves a checkpoint and says how to resume); a
+  second Ctrl-C stops at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
+"""A numbered checkpoint's name: ``<prefix>_<steps>_steps`` (a folder) or ``...steps.zip``."""
+
+
+# ---------------------------------------------------------------- atomic files
+@contextmanager
+def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
+    """A temporary path beside ``path`` for a writer that wants a file name (``model.save``,
+    ``savefig``, a checkpoint folder); on success it replaces ``path``, on error it is removed.
+
+    ``suffix`` ends the temporary name, for writers that add their own (SB3 adds ``.zip``).
+    A folder that replaces an existing one is swapped in by two renames: a kill between them
+    leaves the old folder under a hidden name, never a half-written one at ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{suffix}", dir=path.parent)
+    os.close(handle)
+    tmp = Path(name)
+    tmp.unlink()  # the writer creates it (a file or a folder)
+    try:
+        yield tmp
+        _fsync(tmp)
+        _replace(tmp, path)
+    finally:
+        _remove(tmp)
+
+
+def _fsync(path: Path) -> None:
+    if path.is_file():
+        with path.open("rb") as fh:
+            os.fsync(fh.fileno())
+
+
+def _replace(tmp: Path, path: Path) -> None:
+    if not tmp.is_dir() or not path.exists():
+        os.replace(tmp, path)
+        return
+    old = path.with_name(f".{path.name}.old-{os.getpid()}")
+    _remove(old)
+    os.replace(path, old)
+    os.replace(tmp, path)
+    _remove(old)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def atomic_write(path: str | Path, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` whole or not at all."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        if isinstance(data, str):
+            tmp.write_text(data)
+        else:
+            tmp.write_bytes(data)
+    return path
+
+
+def write_json(path: str | Path, obj: Any, indent: int | None = None) -> Path:
+    return atomic_write(path, json.dumps(obj, indent=indent))
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON value of a file; a damaged file raises a ``ValueError`` that names it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is damaged: not valid JSON ({err})") from None
+
+
+# ---------------------------------------------------------------- JSON lines
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """The objects of a JSON-lines file; a line that does not parse (cut by a kill) is left
+    out with a note naming the file and the line."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    entries = []
+    for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            entry = None
+        if not isinstance(entry, dict):
+            print(f"note: {path}:{n} is not a whole JSON object (a write cut short?); left out", file=sys.stderr)
+            continue
+        entries.append(entry)
+    return entries
+
+
+def write_jsonl(path: str | Path, entries: list[dict[str, Any]]) -> Path:
+    return atomic_write(path, "".join(json.dumps(e) + "\n" for e in entries))
+
+
+def append_jsonl(path: str | Path, entry: dict[str, Any]) -> Path:
+    """Add one line atomically: the whole lines already there, then ``entry`` (files of a
+    few hundred lines, rewritten each time)."""
+    return write_jsonl(path, read_jsonl(path) + [entry])
+
+
+def keep_steps_up_to(path: str | Path, steps: int) -> None:
+    """Drop the entries after ``steps`` (and any cut line): a run resumed from the
+    checkpoint at ``steps`` writes them again."""
+    path = Path(path)
+    if path.is_file():
+        write_jsonl(path, [e for e in read_jsonl(path) if _step(e) <= steps])
+
+
+def last_step(path: str | Path, up_to: int) -> int:
+    """The step of the latest entry at or before ``up_to`` (0 when none)."""
+    return max((_step(e) for e in read_jsonl(path) if _step(e) <= up_to), default=0)
+
+
+def _step(entry: dict[str, Any]) -> int:
+    step = entry.get("step")
+    return step if isinstance(step, int) else 0
+
+
+# ---------------------------------------------------------------- checkpoints
+def checkpoint_step(path: str | Path) -> int | None:
+    """The step in a numbered checkpoint's name, or ``None``."""
+    match = STEP_NAME.search(Path(path).name)
+    return int(match.group(1)) if match else None
+
+
+def numbered_checkpoints(folder: str | Path) -> list[Path]:
+    """The numbered checkpoints of a folder (temporary files left out), newest first."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if not p.name.startswith(".") and checkpoint_step(p) is not None]
+    return sorted(found, key=lambda p: checkpoint_step(p) or 0, reverse=True)
+
+
+def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoint: Callable[[Path], bool]) -> Path:
+    """The checkpoint to resume from: ``path`` when it is good, else the previous good one.
+
+    ``path`` names a checkpoint, or a run directory (or its ``checkpoints/`` folder): then
+    its newest checkpoint. ``check`` reads a checkpoint enough to trust it and raises a
+    ``ValueError`` naming what is damaged; each damaged one is reported on stderr and the
+    next older one tried. ``is_checkpoint`` tells a checkpoint from a folder of them.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"--resume checkpoint {str(path)!r} not found")
+    candidates = _candidates(path, is_checkpoint)
+    if not candidates:
+        raise FileNotFoundError(f"--resume: no checkpoint in {str(path)!r}")
+    problems = []
+    for candidate in candidates:
+        try:
+            check(candidate)
+        except ValueError as err:
+            problems.append(str(err))
+            print(f"warning: {err}", file=sys.stderr)
+            continue
+        if problems:
+            print(f"resuming from the previous good checkpoint {candidate} instead", file=sys.stderr)
+        return candidate
+    raise ValueError(f"--resume: no good checkpoint at {str(path)!r}: " + "; ".join(problems))
+
+
+def _candidates(path: Path, is_checkpoint: Callable[[Path], bool]) -> list[Path]:
+    """``path`` then the older numbered checkpoints beside it, or a folder's checkpoints."""
+    if not is_checkpoint(path):
+        folders = [path / "checkpoints", path] if (path / "checkpoints").is_dir() else [path]
+        return [p for folder in folders for p in numbered_checkpoints(folder)]
+    step = checkpoint_step(path)
+    folders = [path.parent] if step is not None else [path.parent / "checkpoints", path.parent]
+    older = [p for folder in folders for p in numbered_checkpoints(folder)
+             if p != path and (step is None or (checkpoint_step(p) or 0) < step)]
+    return [path] + older
+
+
+STEPS_FILE = "numberdrop_progress.json"
+"""Written into every checkpoint folder (RLlib): the env steps it was taken at."""
+
+
+def folder_steps(path: str | Path) -> int:
+    """The step count of a checkpoint folder; a damaged one raises a ``ValueError`` naming it."""
+    path = Path(path)
+    steps_file = path / STEPS_FILE
+    if not steps_file.is_file():
+        raise ValueError(f"checkpoint {path} is damaged or not one of this trainer's (no {STEPS_FILE})")
+    try:
+        steps = read_json(steps_file)["env_steps"]
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"{steps_file} is damaged (no env_steps: {err})") from None
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"{steps_file} is damaged (env_steps {steps!r})")
+    return steps
+
+
+def find_folder_checkpoint(path: str | Path) -> Path:
+    """``pick_checkpoint`` for checkpoint folders (``rllib_<steps>_steps/``, ``final_checkpoint/``)."""
+    return pick_checkpoint(path, folder_steps, _is_folder_checkpoint)
+
+
+def _is_folder_checkpoint(path: Path) -> bool:
+    return (path / STEPS_FILE).exists() or checkpoint_step(path) is not None or path.name.endswith("_checkpoint")
+
+
+def resume_command(config: str | Path, checkpoint: str | Path) -> str:
+    return f"python train.py --config {config} --resume {checkpoint}"
+
+
+# ---------------------------------------------------------------- Ctrl-C
+class StopRequest:
+    """While active (``with StopRequest(): ...``), the first Ctrl-C sets :attr:`requested`
+    and the trainer stops at its next update boundary, after saving a checkpoint; a second
+    Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main thread it does nothing."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> "StopRequest":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nCtrl-C: stopping after the current update, with a checkpoint (Ctrl-C again to stop at once)",
+              file=sys.stderr, flush=True)
+
+
+class Interrupted(Exception):
+    """Training stopped on request at an update boundary; ``checkpoint`` holds its state."""
+
+    def __init__(self, checkpoint: Path, steps: int) -> None:
+        super().__init__(f"stopped at step {steps}; checkpoint {checkpoint}")
+        self.checkpoint, self.steps = checkpoint, steps
+
+
+def ignore_ctrl_c() -> None:
+    """For worker processes: the trainer, not its workers, answers Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
