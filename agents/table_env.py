@@ -4,8 +4,9 @@ The learner's seat (drawn at each reset) chooses among its turn's candidates exa
 on ``NumberDropTurn-v0`` (same observation and action spaces, so a solo turn-level model
 plays or keeps training here); the other seats are played by registry agents. Reward is
 the change of the learner's score, end-of-turn boxes included, so the return is its final
-score. ``info["win"]`` is the learner's share of the win (1/k for a k-way tie) when the
-game ends.
+score. The info is ``NumberDropTurn-v0``'s plus ``seat`` (int64), ``win`` (float64: the
+learner's share of the win, 1/k for a k-way tie, once the game ends; 0 before) and ``scores``
+(int64, one per seat), all of fixed shape. ``mask_in_obs=True`` as on ``NumberDropTurn-v0``.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ class NumberDropTableEnv(NumberDropTurnEnv):
     """A learner's seat among ``num_players - 1`` opponents (agents cycled from ``opponents``)."""
 
     def __init__(self, num_players: int = 4, opponents: Sequence[str] = ("greedy",), candidates: int = 32,
-                 width: int = 12, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
-        super().__init__(render_mode=render_mode, rules=rules, candidates=candidates, width=width)
+                 width: int = 12, render_mode: str | None = None, rules: Rules = DEFAULT_RULES,
+                 mask_in_obs: bool = False) -> None:
+        super().__init__(render_mode=render_mode, rules=rules, candidates=candidates, width=width,
+                         mask_in_obs=mask_in_obs)
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be an int 2..{MAX_PLAYERS}, got {num_players!r}")
         if isinstance(opponents, str) or not opponents:
@@ -50,7 +53,7 @@ class NumberDropTableEnv(NumberDropTurnEnv):
             policy.reset(game_seed + k)
         self._play_others()
         self._start(self.table.seats[self.seat])
-        return self._observation(), self._info()
+        return self._obs(), self._info()
 
     def step(self, action: int):
         if self.table.over:
@@ -61,7 +64,7 @@ class NumberDropTableEnv(NumberDropTurnEnv):
             self.table.step(self.seat, micro)
         self._play_others()  # the others finish the turn; the next roll comes
         self._offer()
-        return self._observation(), float(self.game.score() - before), self.table.over, False, self._info()
+        return self._obs(), float(self.game.score() - before), self.table.over, False, self._info()
 
     def get_state(self) -> dict[str, Any]:
         """The table (``Table.to_dict``) and the learner's seat."""
@@ -80,7 +83,7 @@ class NumberDropTableEnv(NumberDropTurnEnv):
             policy.reset(k)
         self._play_others()
         self._start(self.table.seats[self.seat])
-        return self._observation(), self._info()
+        return self._obs(), self._info()
 
     def render(self) -> str | np.ndarray | None:
         """The whole table: every sheet, the block board and the dice."""
@@ -104,9 +107,8 @@ class NumberDropTableEnv(NumberDropTurnEnv):
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
-        info["seat"] = self.seat
-        if self.table.over:
-            winners = self.table.winners()
-            info["win"] = 1.0 / len(winners) if self.seat in winners else 0.0
-            info["scores"] = self.table.scores().tolist()
+        info["seat"] = np.int64(self.seat)
+        winners = self.table.winners() if self.table.over else []
+        info["win"] = np.float64(1.0 / len(winners) if self.seat in winners else 0.0)
+        info["scores"] = self.table.scores().astype(np.int64)
         return info

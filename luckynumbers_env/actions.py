@@ -33,6 +33,15 @@ class Phase(str, Enum):
     OVER = "over"
 
 
+PHASE_CODES = {phase: code for code, phase in enumerate(Phase)}
+"""``info["phase"]`` of the environments: 0 setup, 1 choose, 2 place, 3 over."""
+
+
+def phase_code(phase: Phase) -> np.int64:
+    """The integer of a phase (``PHASE_CODES``): tools that stack infos into arrays take no strings."""
+    return np.int64(PHASE_CODES[phase])
+
+
 @dataclass(frozen=True, eq=False)
 class ActionLayout:
     """Index ranges of the flat action space for one ``Rules``."""
@@ -77,6 +86,8 @@ class ActionLayout:
         """``(kind, argument)``: kind is draw, take (tile), place (cell), discard, setup (k) or stop."""
         if type(action) is int and 0 <= action < len(self.kinds):
             return self.kinds[action]
+        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+            action = action[()]  # a 0-d integer array, as the Number Drop envs accept
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise TypeError(f"action must be an int, got {action!r}")
         if not 0 <= action < self.n:

@@ -10,6 +10,10 @@ the pool and the tile being placed, never the pool's order (see ``observe.py``).
 is all zeros for an agent that is not to act. A masked action raises ``ValueError`` and
 changes nothing. The reward is the tournament score (+2 for a winner, minus the empty cells
 for the others), given when the game ends.
+
+**Info** (per agent, NumPy values of fixed shape): ``empty_cells`` (int64), ``turn``
+(int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 setup, 1 choose, 2 place, 3 over) and
+``winners`` (int8, one per seat: 1 for each winner once the game is over, all 0 before).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .actions import phase_code
 from .engine import Game
 from .observe import observation_size, observe
 from .render import render_text
@@ -108,8 +113,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         rewards = self.game.step(action)  # raises on a masked action, changing nothing
+        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
         for a in self.agents:
             self.rewards[a] = float(rewards[self.agent_seat[a]])
         if self.game.over:
@@ -120,11 +125,10 @@ class raw_env(AECEnv):
 
     def _info(self, agent: str) -> dict[str, Any]:
         seat = self.agent_seat[agent]
-        info: dict[str, Any] = {"empty_cells": self.game.empty_cells(seat), "turn": self.game.turn,
-                                "phase": self.game.phase.value}
-        if self.game.over:
-            info["winners"] = [self.possible_agents[p] for p in self.game.winners]
-        return info
+        winners = np.zeros(self.rules.players, np.int8)
+        winners[self.game.winners] = 1  # empty before the end
+        return {"empty_cells": np.int64(self.game.empty_cells(seat)), "turn": np.int64(self.game.turn),
+                "phase": phase_code(self.game.phase), "winners": winners}
 
     def describe_action(self, agent: str, action: int) -> str:
         """An action of the agent to act, in the game's words."""

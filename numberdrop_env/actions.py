@@ -39,6 +39,15 @@ class Phase(str, Enum):
 PHASES = tuple(p for p in Phase if p is not Phase.WAIT)
 """The phases of a solo game (its observation's one-hot); ``WAIT`` exists only at a table."""
 
+PHASE_CODES = {phase: code for code, phase in enumerate(Phase)}
+"""``info["phase"]`` of the environments: 0 start, 1 slide, 2 star_slide, 3 block, 4 place,
+5 arrange, 6 wild, 7 combo, 8 game_over, 9 wait (a table seat whose part of the turn is done)."""
+
+
+def phase_code(phase: Phase) -> np.int64:
+    """The integer of a phase (``PHASE_CODES``): tools that stack infos into arrays take no strings."""
+    return np.int64(PHASE_CODES[phase])
+
 
 @dataclass(frozen=True)
 class ActionLayout:

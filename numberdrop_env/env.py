@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .env_base import LegalDiscrete, SoloEnvBase
+from .actions import phase_code
+from .env_base import LegalDiscrete, SoloEnvBase, breakdown_info
 from .observation import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
 from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame
@@ -70,8 +71,13 @@ class NumberDropEnv(SoloEnvBase):
     score (at most 100). ``terminated`` when the game ends; truncated only by illegal
     actions in *penalize* mode.
 
-    **Info** — ``action_mask``, ``score`` (int), ``score_breakdown``, ``phase``, ``turn``,
-    ``illegal_action``.
+    **Info** — NumPy values of fixed shape, so that tools stacking infos store them:
+    ``action_mask`` (bool, 412), ``score`` (int64), ``score_breakdown`` (a dict of int64:
+    identical, consecutive, bonus, column_bonuses, lines, penalties, total), ``phase``
+    (int64, ``actions.PHASE_CODES``: 0 start .. 8 game_over), ``turn`` (int64),
+    ``illegal_action`` (bool). With ``mask_in_obs=True`` the mask is
+    ``observation["action_mask"]`` (int8, 1 = legal) instead of an info key, for tools that
+    read masks from observations (TorchRL's ``ActionMask``, Tianshou, RLlib).
 
     **Illegal actions** — ``illegal_action="raise"`` (default): a masked action raises
     ``ValueError``, because the masks are exact and a masked move is a bug in the caller.
@@ -90,22 +96,23 @@ class NumberDropEnv(SoloEnvBase):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10) -> None:
-        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10,
+                 mask_in_obs: bool = False) -> None:
+        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
         self._observe = Observer(rules)
         from .warmup import warn_if_not_compiled  # one log line if the first steps will compile (numba)
         warn_if_not_compiled("NumberDrop-v0")
         self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
-        self.observation_space = spaces.Dict(
-            {name: spaces.Box(0, 1, shape, np.float32) for name, shape in observation_shapes(rules).items()})
+        self.observation_space = self._mask_space(spaces.Dict(
+            {name: spaces.Box(0, 1, shape, np.float32) for name, shape in observation_shapes(rules).items()}))
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self._start(game_from_options(options, self.rules, self.np_random))
-        return self._observation(), self._info()
+        return self._obs(), self._info()
 
     def step(self, action: int):
         game = self.game
@@ -119,7 +126,7 @@ class NumberDropEnv(SoloEnvBase):
         if self.auto_forced:
             reward += self._skip_forced()
         obs, breakdown = self._observe(game)
-        return obs, float(reward), game.is_over, False, self._info(breakdown)
+        return self._obs(obs), float(reward), game.is_over, False, self._info(breakdown)
 
     def action_masks(self) -> np.ndarray:
         """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
@@ -145,12 +152,12 @@ class NumberDropEnv(SoloEnvBase):
     def _info(self, breakdown: dict[str, int] | None = None) -> dict[str, Any]:
         breakdown = self._observe.boxes(self.game.sheet)[0] if breakdown is None else breakdown
         return {
-            "action_mask": self.action_masks(),
-            "score": breakdown["total"],
-            "score_breakdown": dict(breakdown),
-            "phase": self.game.phase.value,
-            "turn": self.game.turn,
-            "illegal_action": False,
+            **self._mask_info(),
+            "score": np.int64(breakdown["total"]),
+            "score_breakdown": breakdown_info(breakdown),
+            "phase": phase_code(self.game.phase),
+            "turn": np.int64(self.game.turn),
+            "illegal_action": np.False_,
         }
 
     def _observation(self) -> dict[str, np.ndarray]:

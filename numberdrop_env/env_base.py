@@ -18,6 +18,24 @@ from .rules import Rules
 from .solo import SoloGame, as_action
 
 ILLEGAL_ACTIONS = ("raise", "penalize")
+BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
+"""Keys of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
+
+
+def breakdown_info(breakdown: dict[str, int]) -> dict[str, np.int64]:
+    """A score breakdown (``BREAKDOWN_KEYS``) with NumPy values, which tools stacking infos can store."""
+    return {k: np.int64(breakdown[k]) for k in BREAKDOWN_KEYS}
+
+
+def mask_space(n: int) -> spaces.Box:
+    """The ``action_mask`` entry of an observation ``Dict`` (1 = legal), as PettingZoo's games have it."""
+    return spaces.Box(0, 1, (n,), np.int8)
+
+
+def check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
 
 
 class UnsupportedRenderMode(TypeError, ValueError):
@@ -27,6 +45,17 @@ class UnsupportedRenderMode(TypeError, ValueError):
     retrying without ``render_mode``; also a ``ValueError`` for callers that catch the
     usual bad-value error.
     """
+
+
+def check_illegal_options(illegal_action: Any, illegal_reward: Any, max_illegal: Any) -> None:
+    """Refuse bad ``illegal_action`` / ``illegal_reward`` / ``max_illegal`` arguments (every
+    environment with a *penalize* mode takes them)."""
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward > 0:
+        raise ValueError(f"illegal_reward must be a number <= 0, got {illegal_reward!r}")
+    if isinstance(max_illegal, bool) or not isinstance(max_illegal, (int, np.integer)) or max_illegal < 2:
+        raise ValueError(f"max_illegal must be an int >= 2, got {max_illegal!r}")
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -61,18 +90,14 @@ class SoloEnvBase(gym.Env):
     game: SoloGame
 
     def _setup(self, render_mode: str | None, rules: Rules, illegal_action: str, illegal_reward: float,
-               max_illegal: int) -> None:
+               max_illegal: int, mask_in_obs: bool = False) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise UnsupportedRenderMode(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
-        if illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward > 0:
-            raise ValueError(f"illegal_reward must be a number <= 0, got {illegal_reward!r}")
-        if isinstance(max_illegal, bool) or not isinstance(max_illegal, (int, np.integer)) or max_illegal < 2:
-            raise ValueError(f"max_illegal must be an int >= 2, got {max_illegal!r}")
+        check_illegal_options(illegal_action, illegal_reward, max_illegal)
+        self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
         self.render_mode = render_mode
         self.rules = rules
         self.illegal_action = illegal_action
@@ -95,7 +120,7 @@ class SoloEnvBase(gym.Env):
         # a copy: restoring sets the generator's state, and a refused position must not touch it
         game = SoloGame.from_dict(state, self.rules, seed=copy.deepcopy(self.np_random))
         self._start(game)
-        return self._observation(), self._info()
+        return self._obs(), self._info()
 
     def _start(self, game: SoloGame) -> None:
         self.game = game
@@ -127,8 +152,26 @@ class SoloEnvBase(gym.Env):
             return None
         self.illegal_streak += 1
         info = self._info()
-        info["illegal_action"] = True
-        return (self._observation(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
+        info["illegal_action"] = np.True_
+        return (self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
+
+    # ------------------------------------------------------------------ the mask: observation or info
+    def _mask_space(self, space: spaces.Dict) -> spaces.Dict:
+        """The observation space, with ``action_mask`` when ``mask_in_obs``."""
+        if self.mask_in_obs:
+            space = spaces.Dict({**space.spaces, "action_mask": mask_space(self.action_space.n)})
+        return space
+
+    def _obs(self, obs: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """The observation (``_observation()`` unless given), with the mask when ``mask_in_obs``."""
+        obs = self._observation() if obs is None else obs
+        if self.mask_in_obs:
+            obs["action_mask"] = self.action_masks().astype(np.int8)
+        return obs
+
+    def _mask_info(self) -> dict[str, Any]:
+        """``{"action_mask": ...}``, or nothing when the observation holds it already."""
+        return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
 
     # ------------------------------------------------------------------ copies
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -6,12 +6,22 @@ parallel one. Agents are ``player_0`` .. ``player_{N-1}`` (seat order; seat ``p`
 its own sheet as ``NumberDrop-v0`` sees it, the block board, and the opponents as they
 were at the start of the turn (turns are simultaneous: nobody sees another player's
 decisions of the same turn). Actions are the solo ``Discrete(412)`` encoding; a masked
-action raises ``ValueError``. Rewards are each player's score change.
+action raises ``ValueError`` and changes nothing. Rewards are each player's score change.
+
+**Info** (per agent, NumPy values of fixed shape, so that TorchRL and Tianshou can stack
+them): ``score`` (int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 start .. 8 game_over,
+9 wait), ``turn`` (int64) and ``winners`` (int8, one per seat: 1 for each seat sharing the
+top score once the game is over, all 0 before). The mask is in the observation only.
 
 **AEC order**: the seat that owes a decision, from the turn's first player round the
-table, makes all its decisions of the turn, then the next one does. **Parallel**: every
-agent sends an action each step; the actions of agents that owe no decision right now
-(their mask is all zeros: they wait for the others) are ignored.
+table, makes all its decisions of the turn, then the next one does. A seat makes several
+decisions in a row, so the AEC env is not a cycle of one step per agent and PettingZoo's
+``aec_to_parallel`` does not apply to it (``is_parallelizable`` is False): use
+``parallel_env``, whose AEC form ``pettingzoo.utils.parallel_to_aec(parallel_env())`` works
+too. **Parallel**: every agent sends an action each step; the actions of agents that owe no
+decision right now (their mask is all zeros: they wait for the others) are ignored. An
+action must be an int (a NumPy integer or a 0-d integer array too); anything else raises a
+``TypeError`` naming the agent.
 """
 
 from __future__ import annotations
@@ -24,11 +34,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from .actions import phase_code
 from .env import observe
 from .multi import MAX_PLAYERS, Table
 from .render import render_text
 from .rules import DEFAULT_RULES, EMPTY, X, Rules
-from .solo import make_rng
+from .solo import as_action, make_rng
 
 RENDER_MODES = ["ansi", "rgb_array"]
 
@@ -68,6 +79,8 @@ def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.nda
     """One agent's observation vector; ``opponents[q]`` is seat ``q`` at the turn's start."""
     r, n_players = table.rules, table.num_players
     own = observe(table.seats[seat])
+    # region and path sizes / 8 (planes 16-18): a table's regions can exceed 8, the Box stops at 1
+    np.minimum(own["grid"][16:19], 1.0, out=own["grid"][16:19])
     parts = [own[k].ravel() for k in _solo_spaces(r)]
     n = len(r.letters)
     circled = np.array([s.sheet.circled for s in table.seats])
@@ -105,8 +118,10 @@ def render_table(table: Table) -> str:
 class _TableCore:
     """Translation between a :class:`Table` and the agent-keyed PettingZoo dictionaries."""
 
-    metadata = {"render_modes": RENDER_MODES, "name": "numberdrop_multiplayer_v0", "is_parallelizable": True,
-                "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "name": "numberdrop_multiplayer_v0", "is_parallelizable": False,
+                "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env", "render_fps": 2}
+    """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
+    cycle): ``parallel_env`` is the parallel form."""
 
     def _setup(self, num_players: int, render_mode: str | None, rules: Rules) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -161,11 +176,11 @@ class _TableCore:
 
     def _info(self, agent: str) -> dict[str, Any]:
         seat = self.table.seats[self.agent_seat[agent]]
-        info = {"score": seat.score(), "phase": seat.phase.value, "turn": self.table.turn,
-                "action_mask": self.table.legal_mask(self.agent_seat[agent]).copy()}
+        winners = np.zeros(self.table.num_players, np.int8)
         if self.table.over:
-            info["winners"] = [self.possible_agents[p] for p in self.table.winners()]
-        return info
+            winners[self.table.winners()] = 1
+        return {"score": np.int64(seat.score()), "phase": phase_code(seat.phase), "turn": np.int64(self.table.turn),
+                "winners": winners}
 
     def describe_action(self, agent: str, action: int) -> dict[str, Any]:
         """An action of ``agent`` in its current state, in the game's words."""
@@ -200,7 +215,7 @@ class raw_env(_TableCore, AECEnv):
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
+        self.terminations = dict.fromkeys(self.agents, self.table.over)  # a finished saved table ends at once
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: self._info(a) for a in self.agents}
         self.agent_selection = self._next_agent()
@@ -213,8 +228,8 @@ class raw_env(_TableCore, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        changes = self.table.step(self.agent_seat[agent], action)
+        changes = self.table.step(self.agent_seat[agent], action)  # a refused move raises, changing nothing
+        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
         self._snapshot()
         for a in self.agents:
             self.rewards[a] = float(changes[self.agent_seat[a]])
@@ -249,23 +264,22 @@ class parallel_env(_TableCore, ParallelEnv):
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new game, or a saved one; a finished saved table has no agents left (empty dicts)."""
         self._new_table(seed, options)
-        self.agents = self.possible_agents[:]
+        self.agents = [] if self.table.over else self.possible_agents[:]
         return {a: self._observe(a) for a in self.agents}, {a: self._info(a) for a in self.agents}
 
     def step(self, actions: dict[str, Any]):
+        if not self.agents:
+            raise ValueError("the game is over: call reset() before step()")
         deciding = [self.possible_agents[p] for p in self.table.to_act()]
         missing = [a for a in deciding if a not in actions]
         if missing:
             raise ValueError(f"no action for {missing}, who owe a decision")
-        for a in deciding:  # legality first: a masked action changes nothing
-            mask = self.table.legal_mask(self.agent_seat[a])
-            act = int(actions[a])
-            if not 0 <= act < len(mask) or not mask[act]:
-                raise ValueError(f"{a}: action {act} is not legal: {self.describe_action(a, act)}")
+        chosen = {a: self._checked(a, actions[a]) for a in deciding}  # all checked first: a refusal changes nothing
         changes = np.zeros(self.table.num_players)
-        for a in deciding:
-            changes += self.table.step(self.agent_seat[a], int(actions[a]))
+        for a, act in chosen.items():
+            changes += self.table.step(self.agent_seat[a], act)
         self._snapshot()
         rewards = {a: float(changes[self.agent_seat[a]]) for a in self.agents}
         over = self.table.over
@@ -276,3 +290,14 @@ class parallel_env(_TableCore, ParallelEnv):
         if over:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
+
+    def _checked(self, agent: str, action: Any) -> int:
+        """``agent``'s action as an index, refused (naming the agent) unless an integer of a legal move."""
+        mask = self.table.legal_mask(self.agent_seat[agent])
+        try:
+            act = as_action(action, len(mask))
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{agent}: {e}") from None
+        if not mask[act]:
+            raise ValueError(f"{agent}: action {act} is not legal: {self.describe_action(agent, act)}")
+        return act

@@ -14,7 +14,7 @@ from gymnasium import spaces
 
 from .actions import Phase
 from .env import game_from_options
-from .env_base import LegalDiscrete, SoloEnvBase
+from .env_base import LegalDiscrete, SoloEnvBase, breakdown_info
 from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame, as_action
 from . import turn_engine
@@ -72,8 +72,11 @@ class NumberDropTurnEnv(SoloEnvBase):
     the final score. ``terminated`` when the game ends; truncated only by illegal actions
     in *penalize* mode.
 
-    **Info** — ``action_mask``, ``score``, ``score_breakdown``, ``turn``, ``candidates``
-    (how many slots are in use), ``boxes`` (boxes scored so far), ``illegal_action``.
+    **Info** — NumPy values of fixed shape: ``action_mask`` (bool, slots), ``score``,
+    ``score_breakdown`` (a dict of int64, as on ``NumberDrop-v0``), ``turn``, ``candidates`` (how
+    many slots are in use), ``boxes`` (boxes scored so far), all int64, and
+    ``illegal_action`` (bool). ``mask_in_obs=True`` moves the mask into
+    ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``.
 
     **Positions** — ``get_state()`` / ``set_state(state)`` as on ``NumberDrop-v0``; a
     position must be at a turn's first decision.
@@ -83,8 +86,9 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
                  width: int = 12, block_width: int = 3, illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, max_illegal: int = 10, replay: bool = False) -> None:
-        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal)
+                 illegal_reward: float = -1.0, max_illegal: int = 10, replay: bool = False,
+                 mask_in_obs: bool = False) -> None:
+        self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
         if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
@@ -98,16 +102,16 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.offered = _NONE
         self._mask = np.zeros(self.slots, bool)
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
-        self.observation_space = spaces.Dict({
+        self.observation_space = self._mask_space(spaces.Dict({
             "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
             "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
-        })
+        }))
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self._start(game_from_options(options, self.rules, self.np_random))
-        return self._observation(), self._info()
+        return self._obs(), self._info()
 
     def step(self, action: int):
         if self.game.is_over:
@@ -117,7 +121,7 @@ class NumberDropTurnEnv(SoloEnvBase):
             return penalized
         reward = self._play(as_action(action, self.slots))
         self._offer()
-        return self._observation(), float(reward), self.game.is_over, False, self._info()
+        return self._obs(), float(reward), self.game.is_over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Exact legal-action mask (the sb3-contrib ``MaskablePPO`` convention)."""
@@ -158,12 +162,12 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        breakdown = dict(self._breakdown)
-        s = self.game.sheet
-        return {"action_mask": self.action_masks(), "score": breakdown["total"], "score_breakdown": breakdown,
-                "turn": self.game.turn, "candidates": len(self.offered),
-                "boxes": int(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
-                "illegal_action": False}
+        breakdown, s = self._breakdown, self.game.sheet
+        return {**self._mask_info(), "score": np.int64(breakdown["total"]),
+                "score_breakdown": breakdown_info(breakdown), "turn": np.int64(self.game.turn),
+                "candidates": np.int64(len(self.offered)),
+                "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+                "illegal_action": np.False_}
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"])

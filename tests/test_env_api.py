@@ -18,7 +18,8 @@ import oracle  # noqa: E402
 
 import numberdrop_env  # noqa: E402,F401  (registers NumberDrop-v0)
 from numberdrop_env import Phase, SoloGame, layout_for  # noqa: E402
-from numberdrop_env.actions import PHASES  # noqa: E402
+from numberdrop_env.actions import PHASE_CODES, PHASES  # noqa: E402
+from numberdrop_env.env_base import BREAKDOWN_KEYS  # noqa: E402
 from numberdrop_env.env import NumberDropEnv  # noqa: E402
 
 L = layout_for(SoloGame().rules)
@@ -91,13 +92,16 @@ def check_info(env, obs, info, total_reward) -> None:
     unwrapped = env.unwrapped
     assert np.array_equal(info["action_mask"], unwrapped.action_masks())
     assert info["action_mask"].dtype == bool
-    assert type(info["score"]) is int
+    assert type(info["score"]) is np.int64  # NumPy scalars: tools that stack infos need a dtype
     assert info["score"] == total_reward
     assert info["score"] == unwrapped.game.score()
     parts = dict(info["score_breakdown"])
+    assert tuple(parts) == BREAKDOWN_KEYS and parts == unwrapped.game.sheet.score_breakdown()
+    assert all(type(v) is np.int64 for v in parts.values())
     total = parts.pop("total")
     assert sum(parts.values()) == total == info["score"]
-    assert info["phase"] == unwrapped.game.phase.value
+    assert type(info["phase"]) is np.int64 and info["phase"] == PHASE_CODES[unwrapped.game.phase]
+    assert all(isinstance(v, (np.ndarray, np.generic)) for k, v in info.items() if k != "score_breakdown"), info
     assert obs["phase"][PHASES.index(unwrapped.game.phase)] == 1
     assert env.observation_space.contains(obs), {k: (v.dtype, v.min(), v.max()) for k, v in obs.items()}
 
