@@ -72,7 +72,7 @@ def game_from_dict(data: Any) -> Any:
     if set(data) != _KEYS:
         raise ValueError(f"state: expected keys {sorted(_KEYS)}, missing {sorted(_KEYS - set(data))}, "
                          f"unknown {sorted(set(data) - _KEYS)}")
-    if data["version"] != STATE_VERSION:
+    if isinstance(data["version"], bool) or not isinstance(data["version"], int) or data["version"] != STATE_VERSION:
         raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
     rules = Rules.from_dict(data["rules"])
     n, size, top = rules.players, rules.size, rules.max_tile
@@ -118,6 +118,11 @@ def game_from_dict(data: Any) -> Any:
             raise ValueError("state: during the setup a drawn tile is in hand and the table is empty")
     elif not all(diagonal_full) and phase is not Phase.OVER:
         raise ValueError("state.boards: after the setup every diagonal is full")
+    if phase is Phase.SETUP and turn != 0:
+        raise ValueError("state.turn: turns are counted from the end of the setup, so the setup is turn 0")
+    if phase is not Phase.SETUP and player != turn % n:
+        raise ValueError(f"state.player: players take turns in seat order from player 0, so turn {turn} "
+                         f"is player {turn % n}'s")
     if phase is Phase.PLACE and not hand:
         raise ValueError("state.hand: phase 'place' needs a tile in hand")
     if phase in (Phase.CHOOSE, Phase.OVER) and (hand or drawn):
@@ -134,6 +139,9 @@ def game_from_dict(data: Any) -> Any:
             raise ValueError("state.winners: a game ended by a full board has that board's player as winner")
         if ended_by == "pool" and (pool or sorted(winners) != [p for p in range(n) if empty[p] == min(empty)]):
             raise ValueError("state.winners: a game ended by the pool is won by the fewest empty cells")
+        if empty.count(0) != (ended_by == "full"):
+            raise ValueError("state.boards: the first full board ends the game, so only a game ended by a full "
+                             "board has one, and only one")
     elif winners or ended_by is not None:
         raise ValueError("state: winners and ended_by are set only when the game is over")
     if phase is not Phase.OVER and any(b.count(0) == 0 for b in boards):
@@ -151,4 +159,6 @@ def game_from_dict(data: Any) -> Any:
     game._refresh_all()
     if phase is Phase.PLACE and not drawn and not game.legal_cells(player, hand):
         raise ValueError("state.hand: a tile taken from the table must have a legal cell")
+    if extra and not pool and not any(game.table[v] and game.fits(player, v) for v in range(1, top + 1)):
+        raise ValueError("state.extra: an extra action is granted only while a tile can still be drawn or taken")
     return game

@@ -26,7 +26,7 @@ def position(rules: Rules, boards: list[list[int]], *, table: tuple[int, ...] = 
     state: dict[str, Any] = {
         "version": 1, "rules": rules.to_dict(), "boards": [list(b) for b in boards], "pool": pool,
         "table": sorted(list(table) + extra_table), "player": player, "phase": phase, "hand": hand,
-        "drawn": drawn, "extra": extra, "turn": 0, "winners": [], "ended_by": None,
+        "drawn": drawn, "extra": extra, "turn": 0 if phase == "setup" else player, "winners": [], "ended_by": None,
     }
     return Game.from_dict(state)
 

@@ -398,3 +398,31 @@ def test_a_malformed_entry_in_tiles_is_named(bad):
     data["tiles"][1] = bad
     with pytest.raises(TypeError, match=re.escape("state.tiles[1]")):
         SoloGame.from_dict(data)
+
+
+# ----------------------------------------------------------------------------- Lucky Numbers
+def lucky_state(rules: LuckyRules, decisions: int) -> dict[str, Any]:
+    game, rng = Game(rules, 5), np.random.default_rng(5)
+    for _ in range(decisions):
+        game.step(int(rng.choice(game.legal_actions())))
+    return game.to_dict()
+
+
+def test_lucky_turns_go_round_the_table_from_player_0():
+    data = lucky_state(LuckyRules(players=3), 7)
+    Game.from_dict(copy.deepcopy(data))
+    for player in {0, 1, 2} - {data["player"]}:
+        with pytest.raises(ValueError, match=r"state\.player"):
+            Game.from_dict({**data, "player": player})
+
+
+def test_lucky_setup_is_turn_0():
+    data = Game(LuckyRules(players=2, setup="michael"), 1).to_dict()
+    with pytest.raises(ValueError, match=r"state\.turn"):
+        Game.from_dict({**data, "turn": 2})
+
+
+@pytest.mark.parametrize("version", [True, 1.0])
+def test_lucky_version_is_the_int_1(version):
+    with pytest.raises(ValueError, match=r"state\.version"):
+        Game.from_dict({**lucky_state(LuckyRules(players=2), 3), "version": version})
