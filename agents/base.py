@@ -29,6 +29,19 @@ class Policy(Protocol):
     def act(self, game: SoloGame, mask: np.ndarray) -> int: ...
 
 
+@runtime_checkable
+class TurnPlayer(Protocol):
+    """A policy that can also play the rest of a rolled turn in one move.
+
+    ``play_turn(game)`` leaves ``game`` where ``act`` would have taken it decision by
+    decision, and returns how many decisions that was (0 when it declines the turn, which
+    is then played through ``act``). Jumping to the turn's afterstate skips the checked
+    replay of every decision, so whole games play faster with the same moves.
+    """
+
+    def play_turn(self, game: SoloGame) -> int: ...
+
+
 class RandomPolicy:
     """Uniform over the legal actions."""
 

@@ -27,6 +27,7 @@ from numberdrop_env.multi import MAX_PLAYERS
 from numberdrop_env.rules import DEFAULT_RULES
 from numberdrop_env.solo import SoloGame
 
+from .base import TurnPlayer
 from .registry import (AGENTS, HelpFormatter, describe_options, make_policy, parse_options, plain_text,
                        policy_class)
 from .stats import ci95
@@ -49,6 +50,17 @@ class GameResult:
     breakdown: dict[str, int]
 
 
+def advance(policy: Any, game: SoloGame) -> int:
+    """Play the pending decision, or the rest of the turn where the policy plays whole turns;
+    returns the number of decisions played."""
+    if isinstance(policy, TurnPlayer):
+        played = policy.play_turn(game)
+        if played:
+            return played
+    game.step(policy.act(game, game.legal_mask()))
+    return 1
+
+
 def play_game(policy: Any, seed: int) -> GameResult:
     """One full solo game; the policy is reset with the game's seed."""
     game = SoloGame(DEFAULT_RULES, seed=seed)
@@ -56,8 +68,7 @@ def play_game(policy: Any, seed: int) -> GameResult:
     decisions = 0
     start = time.perf_counter()
     while not game.is_over:
-        game.step(policy.act(game, game.legal_mask()))
-        decisions += 1
+        decisions += advance(policy, game)
     sheet = game.sheet
     return GameResult(
         seed=seed,

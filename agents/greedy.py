@@ -79,6 +79,18 @@ class GreedyPolicy:
                 return self._follow.begin(best[0], game)
         return self.finish_turn(game, mask)
 
+    def play_turn(self, game: SoloGame) -> int:
+        """The best candidate's afterstate in one move (:class:`agents.base.TurnPlayer`)."""
+        if game.phase not in PLAN_PHASES:
+            return 0
+        best = self.planner.candidates(game, limit=1)
+        if not best:
+            return 0
+        decisions = int(best.arrays.n_actions[0])
+        best.play(0, game)
+        self._follow = PlanFollower()
+        return decisions
+
     def finish_turn(self, game: SoloGame, mask: np.ndarray) -> int:
         """Decisions in states the planner did not set up (a turn begun by someone else)."""
         L = game.layout

@@ -109,14 +109,15 @@ def engine_loop(deadline: float) -> tuple[int, int]:
 
 
 def greedy_loop(deadline: float) -> tuple[int, int]:
-    """Turns planned and played by the greedy agent."""
+    """Turns planned and played by the greedy agent, as the evaluation runner plays them."""
+    from agents.evaluate import advance
     from agents.greedy import GreedyPolicy
 
     policy = GreedyPolicy()
     turns = episodes = 0
     game = SoloGame(seed=0)
     while time.perf_counter() < deadline:
-        game.step(policy.act(game, game.legal_mask()))
+        advance(policy, game)
         if game.is_over:
             turns += game.turn
             episodes += 1

@@ -135,3 +135,24 @@ def test_refine_values_the_best_plans_again_on_new_rolls(monkeypatch):
 def test_refine_plays_deterministic_legal_games():
     first = play(SearchPolicy(width=3, samples=1, inner_width=4, refine=2), 5)
     assert first == play(SearchPolicy(width=3, samples=1, inner_width=4, refine=2), 5)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_greedy_whole_turns_play_the_same_game(seed):
+    """The evaluation runner's turn-at-once play (``play_turn``) leaves every game where the
+    decision-by-decision play does: same sheets, score and decision count."""
+    from agents.evaluate import advance
+
+    actions, score = play(GreedyPolicy(), seed)
+    game = SoloGame(seed=seed)
+    decisions, turns_at_once = 0, 0
+    while not game.is_over:
+        played = advance(GreedyPolicy(), game)
+        decisions += played
+        turns_at_once += played > 1
+    stepped = SoloGame(seed=seed)
+    for a in actions:
+        stepped.step(a)
+    assert turns_at_once > 10
+    assert (game.score(), decisions) == (score, len(actions))
+    assert game.to_dict() == stepped.to_dict()
