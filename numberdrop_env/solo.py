@@ -210,9 +210,9 @@ class SoloGame:
 
     def _start_turn(self) -> None:
         r = self.rules
-        faces = self.rng.integers(0, _die_sizes(r))
-        self.dice = tuple(int(d[f]) for d, f in zip(r.number_dice, faces[:-1]))
-        self.shape_face = r.shape_die[faces[-1]]
+        *faces, shape = self.rng.integers(0, _die_sizes(r)).tolist()
+        self.dice = tuple(int(d[f]) for d, f in zip(r.number_dice, faces))
+        self.shape_face = r.shape_die[shape]
         self.star_pending = WILD in self.dice or self.shape_face == "*"
         self.turn += 1
         self.phase = Phase.SLIDE

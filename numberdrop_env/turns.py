@@ -35,7 +35,7 @@ the candidates the environment offers.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache, partial
 from typing import overload
@@ -196,10 +196,7 @@ class TurnPlanner:
         run = partial(turn_engine.enumerate_many, states, table=fixed.table, nbrs=fixed.nbrs,
                       kweights=fixed.kernel_weights, ints=fixed.ints, floats=fixed.floats,
                       with_features=bool(features), count=count, **a._asdict(), features=rows)
-        if len(shares) > 2:
-            list(_pool().map(lambda lo_hi: run(lo=lo_hi[0], hi=lo_hi[1]), zip(shares[:-1], shares[1:])))
-        else:
-            run(lo=0, hi=len(games))
+        _run_shares(run, list(zip(shares[:-1].tolist(), shares[1:].tolist())))
         return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
                 for g, k in enumerate(count.tolist())], rows
 
@@ -224,6 +221,21 @@ def _batch_outputs(n_games: int, slots: int, fixed: "_Static", features: bool):
     return np.zeros(n_games, np.int64), arrays, np.zeros((*shape, n_features), np.float32)
 
 
+def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None:
+    """``run(lo=, hi=)`` over every share: the calling thread and the pool's other threads each
+    take the next share left until none is (one hand-over per thread, not one per share)."""
+    pending = iter(shares)  # next() on a list iterator is atomic under the GIL
+
+    def take_shares() -> None:
+        for lo, hi in pending:
+            run(lo=lo, hi=hi)
+
+    helpers = [_pool().submit(take_shares) for _ in range(min(_workers(), len(shares)) - 1)]
+    take_shares()
+    for helper in helpers:
+        helper.result()
+
+
 def _workers() -> int:
     """Threads that share a batch of games: the cores this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -241,8 +253,9 @@ def _pool() -> ThreadPoolExecutor:
 
 
 @lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
-    """The shape index of each letter's tile (read-only: the array is shared)."""
+    """The shape index of each letter's tile (read-only: the array is shared, one per game's tiles)."""
     out = np.array([names.index(t) for t in tiles], np.int64)
     out.flags.writeable = False
     return out
