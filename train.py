@@ -102,6 +102,8 @@ def greedy_available() -> tuple[bool, str]:
 def _callbacks():
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from numberdrop_env.env_base import breakdown_dict
+
     class GameMetricsCallback(BaseCallback):
         """Per-episode game metrics of the training envs, logged as means per rollout (``game/*``)."""
 
@@ -117,7 +119,7 @@ def _callbacks():
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
                 if not done or "score_breakdown" not in info:
                     continue
-                b = info["score_breakdown"]
+                b = breakdown_dict(info["score_breakdown"])
                 ep = self.episodes
                 ep["score"].append(b["total"])
                 ep["lines"].append(b["lines"] / r.line_points)
@@ -438,16 +440,18 @@ def _final_tables(cfg: TrainConfig, model_path: Path, run_dir: Path, progress: b
 
 
 def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
-    """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it). A
-    picture is not worth a failed run: without matplotlib, or without scores to draw, it is
-    skipped with a note."""
+    """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it; a
+    line cut short by a kill is left out). A picture is not worth a failed run: without
+    matplotlib, or without scores to draw, it is skipped with a note."""
     evals = run_dir / "evals.jsonl"
     if not evals.is_file():
         return None
     from agents.plots import plot_learning_curve, read_evals
 
     try:
-        return plot_learning_curve(read_evals([evals]), run_dir / "learning_curve.png", title)
+        with atomic_path(run_dir / "learning_curve.png", ".png") as tmp:
+            plot_learning_curve(read_evals([evals]), tmp, title)
+        return run_dir / "learning_curve.png"
     except (ImportError, ValueError) as err:
         print(f"note: no learning_curve.png ({err})", file=sys.stderr)
         return None

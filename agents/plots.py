@@ -17,6 +17,7 @@ from typing import Any, Iterable, Sequence
 
 from numberdrop_env.rules import DEFAULT_RULES
 
+from .checkpoints import read_jsonl
 from .evaluate import HUMAN_SCORES
 
 MAX_SCORE = DEFAULT_RULES.max_score
@@ -73,18 +74,15 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
 
 def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """The evaluations of ``evals.jsonl`` files (``train.py``), in step order; a later file
-    continues an earlier run (``--resume``)."""
+    continues an earlier run (``--resume``). A line cut short by a killed run is left out
+    with a note."""
     entries = []
     for path in paths:
-        for n, line in enumerate(Path(path).read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{n}: not a JSON line ({err})") from err
-            if not isinstance(entry, dict) or not {"step", "score_mean"} <= entry.keys():
-                raise ValueError(f"{path}:{n}: an evaluation needs 'step' and 'score_mean'")
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"evaluations file {str(path)!r} not found")
+        for n, entry in enumerate(read_jsonl(path), 1):
+            if not {"step", "score_mean"} <= entry.keys():
+                raise ValueError(f"{path}: evaluation {n} needs 'step' and 'score_mean'")
             entries.append(entry)
     if not entries:
         raise ValueError("no evaluations to plot")
