@@ -14,10 +14,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[train,dev]"
 	touch $(STAMP)
 
-# the tests also cover the Ray backend: `make test` adds the `rllib` extra (about 0.55 GB),
-# `make train` stays without it
+# the tests also cover the Ray backend and the tools of tests/test_integrations.py (TorchRL,
+# Tianshou, SuperSuit): `make test` adds the `rllib` extra (about 0.55 GB) and the
+# `integrations` one (about 76 MB, 5 s to install, 25 s of tests); `make train` stays without them
 $(RLLIB_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e ".[train,dev,rllib]"
+	$(BIN)/pip install --quiet -e ".[train,dev,rllib,integrations]"
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)

@@ -53,7 +53,10 @@ class GameMetrics(RLlibCallback):
         b = info.get("score_breakdown") if isinstance(info, dict) else None
         if b is None or metrics_logger is None:
             return
+        from numberdrop_env.env_base import breakdown_dict
         from numberdrop_env.rules import DEFAULT_RULES as r
+
+        b = breakdown_dict(b)
 
         length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
         values = {"score": b["total"], "lines": b["lines"] / r.line_points,

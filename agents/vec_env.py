@@ -164,10 +164,10 @@ class NativeTurnVecEnv(VecEnv):
     def _infos(self, info: dict[str, Any]) -> list[dict[str, Any]]:
         """The vector info as one dict per game, the single environment's keys."""
         mask = info["action_mask"]
-        score, turn, count, boxes = (info[k].tolist() for k in ("score", "turn", "candidates", "boxes"))
+        score, turn, count, boxes = (info[k] for k in ("score", "turn", "candidates", "boxes"))
         b = info["score_breakdown"]
-        parts = [b[k].tolist() for k in BREAKDOWN_KEYS]
-        return [{"action_mask": mask[i], "score": score[i],
-                 "score_breakdown": {k: p[i] for k, p in zip(BREAKDOWN_KEYS, parts)},
-                 "turn": turn[i], "candidates": count[i], "boxes": boxes[i], "illegal_action": False}
+        parts = np.stack([b[k] for k in BREAKDOWN_KEYS], axis=1).astype(np.int64)  # (games, 7) as NumberDropTurn-v0
+        return [{"action_mask": mask[i], "score": np.int64(score[i]), "score_breakdown": parts[i],
+                 "turn": np.int64(turn[i]), "candidates": np.int64(count[i]), "boxes": np.int64(boxes[i]),
+                 "illegal_action": np.False_}
                 for i in range(self.num_envs)]

@@ -72,10 +72,11 @@ class NumberDropEnv(SoloEnvBase):
     actions in *penalize* mode.
 
     **Info** — NumPy values of fixed shape, so that tools stacking infos store them:
-    ``action_mask`` (bool, 412), ``score`` (int64), ``score_breakdown`` (a dict of int64:
-    identical, consecutive, bonus, column_bonuses, lines, penalties, total), ``phase``
-    (int64, ``actions.PHASE_CODES``: 0 start .. 8 game_over), ``turn`` (int64),
-    ``illegal_action`` (bool). With ``mask_in_obs=True`` the mask is
+    ``action_mask`` (bool, 412), ``score`` (int64), ``score_breakdown`` (int64, 7: the
+    ``env_base.BREAKDOWN_KEYS`` identical, consecutive, bonus, column_bonuses, lines,
+    penalties, total; ``env_base.breakdown_dict`` names them), ``phase`` (int64,
+    ``actions.PHASE_CODES``: 0 start .. 8 game_over), ``turn`` (int64), ``illegal_action``
+    (bool). With ``mask_in_obs=True`` the mask is
     ``observation["action_mask"]`` (int8, 1 = legal) instead of an info key, for tools that
     read masks from observations (TorchRL's ``ActionMask``, Tianshou, RLlib).
 

@@ -19,12 +19,20 @@ from .solo import SoloGame, as_action
 
 ILLEGAL_ACTIONS = ("raise", "penalize")
 BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
-"""Keys of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
+"""Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
 
 
-def breakdown_info(breakdown: dict[str, int]) -> dict[str, np.int64]:
-    """A score breakdown (``BREAKDOWN_KEYS``) with NumPy values, which tools stacking infos can store."""
-    return {k: np.int64(breakdown[k]) for k in BREAKDOWN_KEYS}
+def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
+    """A score breakdown as int64 in ``BREAKDOWN_KEYS`` order: one array of fixed shape, which
+    tools that stack infos (TorchRL's info reader, Tianshou's buffer) can store."""
+    return np.array([breakdown[k] for k in BREAKDOWN_KEYS], np.int64)
+
+
+def breakdown_dict(value: Any) -> dict[str, int]:
+    """``info["score_breakdown"]`` by name (the array of one game, or a dict as vector envs give)."""
+    if isinstance(value, dict):
+        return value
+    return dict(zip(BREAKDOWN_KEYS, np.asarray(value).tolist()))
 
 
 def mask_space(n: int) -> spaces.Box:

@@ -73,7 +73,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     in *penalize* mode.
 
     **Info** — NumPy values of fixed shape: ``action_mask`` (bool, slots), ``score``,
-    ``score_breakdown`` (a dict of int64, as on ``NumberDrop-v0``), ``turn``, ``candidates`` (how
+    ``score_breakdown`` (int64, 7, as on ``NumberDrop-v0``), ``turn``, ``candidates`` (how
     many slots are in use), ``boxes`` (boxes scored so far), all int64, and
     ``illegal_action`` (bool). ``mask_in_obs=True`` moves the mask into
     ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``.

@@ -19,7 +19,7 @@ import oracle  # noqa: E402
 import numberdrop_env  # noqa: E402,F401  (registers NumberDrop-v0)
 from numberdrop_env import Phase, SoloGame, layout_for  # noqa: E402
 from numberdrop_env.actions import PHASE_CODES, PHASES  # noqa: E402
-from numberdrop_env.env_base import BREAKDOWN_KEYS  # noqa: E402
+from numberdrop_env.env_base import BREAKDOWN_KEYS, breakdown_dict  # noqa: E402
 from numberdrop_env.env import NumberDropEnv  # noqa: E402
 
 L = layout_for(SoloGame().rules)
@@ -95,13 +95,13 @@ def check_info(env, obs, info, total_reward) -> None:
     assert type(info["score"]) is np.int64  # NumPy scalars: tools that stack infos need a dtype
     assert info["score"] == total_reward
     assert info["score"] == unwrapped.game.score()
-    parts = dict(info["score_breakdown"])
-    assert tuple(parts) == BREAKDOWN_KEYS and parts == unwrapped.game.sheet.score_breakdown()
-    assert all(type(v) is np.int64 for v in parts.values())
+    assert info["score_breakdown"].dtype == np.int64 and info["score_breakdown"].shape == (len(BREAKDOWN_KEYS),)
+    parts = breakdown_dict(info["score_breakdown"])
+    assert parts == unwrapped.game.sheet.score_breakdown()
     total = parts.pop("total")
     assert sum(parts.values()) == total == info["score"]
     assert type(info["phase"]) is np.int64 and info["phase"] == PHASE_CODES[unwrapped.game.phase]
-    assert all(isinstance(v, (np.ndarray, np.generic)) for k, v in info.items() if k != "score_breakdown"), info
+    assert all(isinstance(v, (np.ndarray, np.generic)) for v in info.values()), info
     assert obs["phase"][PHASES.index(unwrapped.game.phase)] == 1
     assert env.observation_space.contains(obs), {k: (v.dtype, v.min(), v.max()) for k, v in obs.items()}
 

@@ -1,0 +1,130 @@
+"""The environments in the tools researchers already use: TorchRL, Tianshou, PettingZoo's
+conversions and wrappers, SuperSuit. Each library comes with the ``integrations`` extra; a test
+whose library is missing is skipped. The README's "Using it from your own code" shows the same
+lines."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import agents.lucky.gym_env  # noqa: F401  (registers LuckyNumbers-v0)
+import numberdrop_env  # noqa: F401  (registers the solo envs)
+from luckynumbers_env import lucky_numbers_v0
+from numberdrop_env import multiplayer_v0
+
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore::UserWarning")]
+
+MULTI_AGENT = {"numberdrop": lambda: multiplayer_v0.env(num_players=2),
+               "lucky": lambda: lucky_numbers_v0.env(num_players=2)}
+
+
+def _legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask))) if mask.any() else 0
+
+
+# ------------------------------------------------------------------ TorchRL
+@pytest.mark.parametrize("env_id, kwargs", [("NumberDrop-v0", {}), ("NumberDropTurn-v0", {"candidates": 8})])
+def test_torchrl_gym_env_checks_its_specs_and_rolls_out_masked(env_id, kwargs):
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv, TransformedEnv
+    from torchrl.envs.transforms import ActionMask
+    from torchrl.envs.utils import check_env_specs
+
+    env = TransformedEnv(GymEnv(env_id, mask_in_obs=True, **kwargs), ActionMask())
+    check_env_specs(env)
+    env.set_seed(0)
+    rollout = env.rollout(300)  # random actions drawn among the legal ones; a masked one would raise
+    assert rollout.shape[0] > 1
+    assert not (rollout["action"].bool() & ~rollout["action_mask"].bool()).any()  # one-hot actions, all legal
+
+
+@pytest.mark.parametrize("name", list(MULTI_AGENT))
+def test_torchrl_pettingzoo_wrapper_plays_a_game_to_its_winners(name):
+    pytest.importorskip("torchrl")
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    env = PettingZooWrapper(MULTI_AGENT[name](), use_mask=True, categorical_actions=True, seed=0)
+    check_env_specs(env)
+    rollout = env.rollout(3000, break_when_any_done=True)
+    assert rollout["next", "done"][-1].all()
+    winners = rollout["next", "player_0", "info", "winners"][-1].reshape(-1)
+    assert winners.shape == (2,) and winners.sum() >= 1
+
+
+# ------------------------------------------------------------------ Tianshou
+@pytest.mark.parametrize("name, seed, games, size", [("numberdrop", 2, 4, 600), ("lucky", 0, 12, 6000)])
+def test_tianshou_collects_games_ties_included(name, seed, games, size):
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as RandomAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    def make():
+        return PettingZooEnv(MULTI_AGENT[name]())
+
+    env = make()
+    policy = MultiAgentPolicy({a: RandomAlgorithm(env.action_space).policy for a in env.agents})
+    venv = DummyVectorEnv([make])
+    venv.seed(seed)
+    buffer = VectorReplayBuffer(size, 1)
+    np.random.seed(seed)  # the random policy draws from NumPy's global generator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stats = Collector(policy, venv, buffer).collect(n_episode=games, reset_before_collect=True)
+    assert stats.n_collected_episodes == games
+    ends = buffer.info.winners[buffer.terminated]
+    assert ends.shape[1] == 2 and (ends.sum(axis=1) >= 1).all()
+    assert (ends.sum(axis=1) == 2).any()  # a tie: the buffer that broke on a longer winners list
+
+
+# ------------------------------------------------------------------ PettingZoo conversions and wrappers
+def test_pettingzoo_parallel_to_aec_and_back():
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
+
+    par = multiplayer_v0.parallel_env(num_players=3)
+    aec = parallel_to_aec(par)
+    assert aec_to_parallel(aec) is par
+    aec.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in aec.agent_iter(400):
+        obs, _, term, trunc, _ = aec.last()
+        aec.step(None if term or trunc else _legal(obs["action_mask"], rng))
+    parallel_api_test(multiplayer_v0.parallel_env(num_players=2), num_cycles=100)
+
+
+@pytest.mark.parametrize("name", list(MULTI_AGENT))
+def test_pettingzoo_standard_wrappers(name):
+    from pettingzoo.utils import wrappers
+
+    env = wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(MULTI_AGENT[name](), illegal_reward=-1))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter(300):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else _legal(obs["action_mask"], rng))
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))  # illegal: the game ends
+    assert all(env.terminations.values()) and env.rewards[agent] == -1
+
+
+# ------------------------------------------------------------------ SuperSuit
+def test_supersuit_vector_env_of_the_parallel_env():
+    ss = pytest.importorskip("supersuit")
+
+    venv = ss.pettingzoo_env_to_vec_env_v1(multiplayer_v0.parallel_env(num_players=2))
+    obs, infos = venv.reset(seed=0)
+    assert obs["observation"].shape == (2, multiplayer_v0.observation_size(multiplayer_v0.DEFAULT_RULES))
+    rng, games = np.random.default_rng(0), 0
+    for _ in range(400):
+        obs, rewards, terminated, truncated, infos = venv.step(
+            np.array([_legal(m, rng) for m in obs["action_mask"]]))
+        games += int(terminated.all())
+    assert games >= 2 and all(info["winners"].shape == (2,) for info in infos)
