@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from agents.checkpoints import (Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, keep_steps_up_to,
-                                last_step, read_json, read_jsonl, resume_command, write_json)
+                                last_step, read_json, read_jsonl, report_stop, resume_command, write_json)
 from agents.config import EnvConfig, TrainConfig, load_config
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions")
@@ -81,11 +81,6 @@ def build_vec_env(cfg: TrainConfig, seed: int):
         venv = DummyVecEnv(fns)
     venv.seed(seed)  # env i draws its games from seed + i, then continues its own stream
     return venv
-
-
-def envs_key(cfg: Any) -> dict[str, Any]:
-    """What a checkpoint's environments must match for an exact resume."""
-    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
 
 
 def greedy_available() -> tuple[bool, str]:
@@ -552,25 +547,17 @@ def start_model(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progr
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents.resume import Resumed, check_checkpoint, load_checkpoint
+    from agents.resume import check_checkpoint, envs_key, start_or_resume
 
     start_steps = check_checkpoint(args.resume) if args.resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
     venv = build_vec_env(cfg, seed)
     try:
-        if args.resume is None:
-            resumed = Resumed(build_model(cfg, venv, run_dir), venv, False, None)
-            if cfg.init_from:
-                resumed.model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
-                print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
-        else:
-            resumed = load_checkpoint(args.resume, venv, ppo_hyperparameters(cfg), envs_key(cfg))
-            venv = resumed.venv
-            if not resumed.exact:  # new games: the env seeds move on with the step count
-                venv.seed(seed)
-                set_random_seed(seed)
-            report_resume(args.resume, start_steps, resumed.exact)
+        resumed = start_or_resume(args.resume, venv, partial(new_model, cfg, run_dir), ppo_hyperparameters(cfg),
+                                  envs_key(cfg), seed)
+        venv = resumed.venv
+        if args.resume is not None:  # the evaluations after the checkpoint are written again
             keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
         resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if args.resume is None and cfg.pretrain.games:
@@ -581,14 +568,16 @@ def start_model(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progr
     return resumed
 
 
-def report_resume(path: Path, steps: int, exact: bool) -> None:
-    how = ("exactly where it stopped" if exact else
-           "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)")
-    print(f"resuming from {path} at step {steps}, {how}", file=sys.stderr)
+def new_model(cfg: TrainConfig, run_dir: Path, venv: Any) -> Any:
+    model = build_model(cfg, venv, run_dir)
+    if cfg.init_from:
+        model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
+        print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
+    return model
 
 
 def _train(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progress: bool) -> dict[str, Any]:
-    from agents.resume import save_checkpoint, set_rng_state
+    from agents.resume import envs_key, save_checkpoint, set_rng_state
 
     resumed = start_model(cfg, args, run_dir, progress)
     model, start_steps = resumed.model, resumed.model.num_timesteps
@@ -608,7 +597,7 @@ def _train(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progress: 
                             reset_num_timesteps=args.resume is None, progress_bar=False)
             except Interrupted as stopped:
                 model.logger.close()
-                return stopped_early(cfg, args, run_dir, stopped.checkpoint, stopped.steps)
+                return stopped_early(args, run_dir, stopped.checkpoint, stopped.steps)
             finally:
                 for callback in callbacks:
                     getattr(callback, "close", lambda: None)()
@@ -618,13 +607,13 @@ def _train(cfg: TrainConfig, args: argparse.Namespace, run_dir: Path, progress: 
     finally:
         resumed.venv.close()
     if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
-        return stopped_early(cfg, args, run_dir, boundaries.latest, model.num_timesteps)
+        return stopped_early(args, run_dir, boundaries.latest, model.num_timesteps)
     return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals, progress)
 
 
 def training_callbacks(cfg: TrainConfig, run_dir: Path, evals: Evaluation, resumed_from: Path | None,
                        progress: bool) -> tuple[StopRequest, list[Any], Any]:
-    from agents.resume import UpdateBoundaries
+    from agents.resume import UpdateBoundaries, envs_key
     from numberdrop_env.rules import DEFAULT_RULES
 
     Metrics, Progress, Warmup = _callbacks()
@@ -637,11 +626,9 @@ def training_callbacks(cfg: TrainConfig, run_dir: Path, evals: Evaluation, resum
     return stop, callbacks, boundaries
 
 
-def stopped_early(cfg: Any, args: argparse.Namespace, run_dir: Path, checkpoint: Path | None,
-                  steps: int) -> dict[str, Any]:
-    """The message and result of a run that Ctrl-C stopped at an update boundary."""
-    print(f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: "
-          f"{resume_command(args.config, checkpoint)}", file=sys.stderr, flush=True)
+def stopped_early(args: argparse.Namespace, run_dir: Path, checkpoint: Path | None, steps: int) -> dict[str, Any]:
+    """The result of a run that Ctrl-C stopped at an update boundary."""
+    report_stop(args.config, checkpoint, steps)
     return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(checkpoint), "steps": steps}
 
 

@@ -245,6 +245,12 @@ def resume_command(config: str | Path, checkpoint: str | Path) -> str:
     return f"python train.py --config {config} --resume {checkpoint}"
 
 
+def report_stop(config: str | Path, checkpoint: str | Path | None, steps: int) -> None:
+    """What a run stopped by Ctrl-C says last: where it stopped and the command that resumes."""
+    print(f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: {resume_command(config, checkpoint)}",
+          file=sys.stderr, flush=True)
+
+
 # ---------------------------------------------------------------- Ctrl-C
 class StopRequest:
     """While active (``with StopRequest(): ...``), the first Ctrl-C sets :attr:`requested`

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv
 
 from .checkpoints import Interrupted, StopRequest, atomic_path, ignore_ctrl_c, pick_checkpoint
@@ -176,6 +178,28 @@ def load_checkpoint(path: str | Path, venv: VecEnv, custom_objects: dict[str, An
     return Resumed(model, venv, False, None)
 
 
+def envs_key(cfg: Any) -> dict[str, Any]:
+    """What a checkpoint's environments must match for an exact resume (a trainer config's
+    ``vec_env``, ``n_envs`` and ``env`` section)."""
+    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
+
+
+def start_or_resume(resume: Path | None, venv: VecEnv, build: Callable[[VecEnv], Any],
+                    custom_objects: dict[str, Any], key: dict[str, Any], seed: int) -> Resumed:
+    """A new model (``build(venv)``), or the checkpoint ``resume`` continued: exactly when it
+    holds environments like these, else on new games seeded by ``seed``."""
+    if resume is None:
+        return Resumed(build(venv), venv, False, None)
+    resumed = load_checkpoint(resume, venv, custom_objects, key)
+    if not resumed.exact:  # new games: the caller's seed moves on with the step count
+        resumed.venv.seed(seed)
+        set_random_seed(seed)
+    how = ("exactly where it stopped" if resumed.exact else
+           "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)")
+    print(f"resuming from {resume} at step {resumed.model.num_timesteps}, {how}", file=sys.stderr)
+    return resumed
+
+
 # ---------------------------------------------------------------- update boundaries
 class BoundaryHook(Protocol):
     def __call__(self, model: Any, steps: int, final: bool) -> None: ...
@@ -245,5 +269,5 @@ def newest_checkpoint(folder: Path) -> Path | None:
 
 
 __all__ = ["RESUME_ENTRY", "Resumable", "Resumed", "UpdateBoundaries", "capture_envs", "check_checkpoint",
-           "find_checkpoint", "load_checkpoint", "newest_checkpoint", "restore_envs",
+           "envs_key", "find_checkpoint", "load_checkpoint", "start_or_resume", "newest_checkpoint", "restore_envs",
            "resume_state", "rng_state", "save_checkpoint", "save_model", "set_rng_state", "worker_env"]

@@ -9,6 +9,7 @@ Adam state, bit for bit.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -279,3 +280,44 @@ def test_a_write_cut_short_leaves_the_old_file(tmp_path, monkeypatch):
     (tmp_path / "e.jsonl").write_text((tmp_path / "e.jsonl").read_text() + '{"step": 2, "sc')
     append_jsonl(tmp_path / "e.jsonl", {"step": 3})
     assert (tmp_path / "e.jsonl").read_text() == '{"step": 1}\n{"step": 3}\n'
+
+
+# ---------------------------------------------------------------- Lucky Numbers
+def lucky_config(tmp: Path, **changes) -> Path:
+    data = yaml.safe_load((ROOT / "configs" / "lucky_ppo.yaml").read_text())
+    data.update(n_envs=2, ship_to=None, progress_bar=False, total_timesteps=256)
+    data["ppo"].update(n_steps=32, batch_size=32)
+    data["env"]["players"] = 2
+    data["eval"].update(every_steps=128, games=2)
+    data["checkpoint"]["every_steps"] = 64
+    data["pretrain"]["games"] = 0
+    data["final_eval"]["games"] = 0
+    data.update(changes)
+    path = tmp / "lucky.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_lucky_numbers_runs_resume_exactly_and_stop_on_ctrl_c(tmp_path, monkeypatch, capsys):
+    from agents.lucky import train as lucky
+
+    cfg = lucky_config(tmp_path)
+    run(cfg, tmp_path / "straight")
+    done = tmp_path / "straight"
+    assert_same_training_state(done / "checkpoints" / "ppo_256_steps.zip", done / "final_model.zip")
+    run(cfg, tmp_path / "b", "--resume", str(done / "checkpoints" / "ppo_128_steps.zip"))
+    assert_same_training_state(done / "final_model.zip", tmp_path / "b" / "final_model.zip")
+    def scores(run_dir: Path) -> list[tuple]:
+        return [(e["step"], e["win_rate"], e["score_mean"]) for e in map(json.loads, evals(run_dir))]
+
+    assert scores(tmp_path / "b") == scores(done)
+
+    make = lucky.make_env
+    monkeypatch.setattr(lucky, "make_env", lambda env_cfg: CtrlCAt(make(env_cfg), at=40))
+    CtrlCAt.fired = False
+    result = run(cfg, tmp_path / "c")
+    assert result["interrupted"] and result["steps"] == 128
+    assert f"--resume {tmp_path / 'c' / 'checkpoints' / 'ppo_128_steps.zip'}" in capsys.readouterr().err
+    monkeypatch.setattr(lucky, "make_env", make)
+    run(cfg, tmp_path / "c", "--resume", str(tmp_path / "c"))
+    assert_same_training_state(done / "final_model.zip", tmp_path / "c" / "final_model.zip")

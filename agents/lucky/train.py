@@ -5,12 +5,14 @@ The run directory (``runs/<experiment>/``) receives the resolved ``config.yaml``
 events, ``checkpoints/``, ``final_model.zip``, ``best_model.zip`` (best periodic win rate on
 fixed seeds, against the training opponents) and ``final_eval.json``: the model in one seat
 against each opponent lineup of ``final_eval.opponents``, every seed under every rotation.
+
+Checkpoints, ``--resume`` and Ctrl-C work as for Number Drop (``agents.resume``): taken after
+an update, they continue exactly where the run stopped.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 import sys
@@ -25,7 +27,9 @@ import yaml
 
 from luckynumbers_env import Rules
 
-from ..config import PPOConfig, _build
+from ..checkpoints import (Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, keep_steps_up_to,
+                           last_step, read_json, report_stop, write_json)
+from ..config import CheckpointConfig, PPOConfig, _build
 from .registry import AGENTS
 
 
@@ -94,6 +98,7 @@ class LuckyTrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     network: LuckyNetworkConfig = field(default_factory=LuckyNetworkConfig)
     eval: LuckyEvalConfig = field(default_factory=LuckyEvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     final_eval: LuckyFinalEvalConfig = field(default_factory=LuckyFinalEvalConfig)
 
     @property
@@ -145,6 +150,7 @@ def _check(cfg: LuckyTrainConfig) -> None:
     need(cfg.env.shaping >= 0, "env.shaping", "must be >= 0")
     need(cfg.network.torch_threads >= 1, "network.torch_threads", "must be >= 1")
     need(cfg.eval.every_steps >= 0 and cfg.eval.games >= 1 and cfg.eval.seed >= 0, "eval", "has an out-of-range value")
+    need(cfg.checkpoint.every_steps >= 0, "checkpoint.every_steps", "must be >= 0")
     b = cfg.pretrain
     need(b.games >= 0 and b.seed >= 0 and b.epochs >= 1 and b.batch_size >= 1 and b.learning_rate > 0, "pretrain",
          "has an out-of-range value")
@@ -181,18 +187,15 @@ def win_rate(model: Any, cfg: LuckyTrainConfig) -> tuple[float, float]:
     return float(np.mean(wins)), float(np.mean(scores))
 
 
-def _callback(cfg: LuckyTrainConfig, run_dir: Path):
+def _wins_callback():
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class EvalCallback(BaseCallback):
-        """Periodic win rate on fixed seeds (``eval/*``, ``best_model.zip``, ``evals.jsonl``), training
-        win rate per rollout (``game/win``) and a line on stderr."""
+    class WinsCallback(BaseCallback):
+        """The training win rate per rollout (``game/win``)."""
 
         def __init__(self) -> None:
             super().__init__()
-            self.best, self.best_key, self.last_eval, self.wins = -1.0, (-1.0, -1e9), 0, []
-            self.evaluated_at = -1
-            self.start = time.perf_counter()
+            self.wins: list[float] = []
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
@@ -203,32 +206,63 @@ def _callback(cfg: LuckyTrainConfig, run_dir: Path):
         def _on_rollout_end(self) -> None:
             if self.wins:
                 self.logger.record("game/win", float(np.mean(self.wins)))
-            n = self.num_timesteps
-            every = cfg.eval.every_steps
-            if every and n - self.last_eval >= every:
-                self.last_eval = n - n % every
-                self.evaluate()
             self.wins = []
 
-        def _on_training_end(self) -> None:
-            if self.num_timesteps != self.evaluated_at:
-                self.evaluate()
+    return WinsCallback()
 
-        def evaluate(self) -> None:
-            self.evaluated_at = self.num_timesteps
-            rate, score = win_rate(self.model, cfg)
-            self.logger.record("eval/win_rate", rate)
-            self.logger.record("eval/score_mean", score)
-            if (rate, score) > self.best_key:  # the win rate first, the mean score breaks ties
-                self.best, self.best_key = rate, (rate, score)
-                self.model.save(run_dir / "best_model.zip")
-            with (run_dir / "evals.jsonl").open("a") as fh:
-                fh.write(json.dumps({"step": self.num_timesteps, "win_rate": rate, "score_mean": score,
-                                     "seconds": time.perf_counter() - self.start}) + "\n")
-            print(f"step {self.num_timesteps}: eval win rate {rate:.3f}, mean score {score:.2f} "
-                  f"({time.perf_counter() - self.start:.0f} s)", file=sys.stderr, flush=True)
 
-    return EvalCallback()
+class LuckyEvaluation:
+    """Win rate on fixed seeds at update boundaries (``eval/*``, ``best_model.zip``,
+    ``evals.jsonl``, a line on stderr): every ``eval.every_steps`` steps and at the end."""
+
+    def __init__(self, cfg: LuckyTrainConfig, run_dir: Path, start_steps: int) -> None:
+        self.cfg, self.run_dir, self.every = cfg, run_dir, cfg.eval.every_steps
+        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
+        self.last_eval = self.evaluated_at - self.evaluated_at % self.every if self.every and start_steps else 0
+        self.best_key = best_key(run_dir)
+        self.best = self.best_key[0]
+        self.start = time.perf_counter()
+
+    def __call__(self, model: Any, steps: int, final: bool) -> None:
+        if final:
+            due = steps != self.evaluated_at or not (self.run_dir / "best_model.zip").is_file()
+        else:
+            due = bool(self.every) and steps - self.last_eval >= self.every
+        if due:
+            if self.every:
+                self.last_eval = steps - steps % self.every
+            self.evaluate(model, steps)
+            model.logger.dump(steps)
+
+    def evaluate(self, model: Any, steps: int) -> None:
+        from ..resume import save_model
+
+        self.evaluated_at = steps
+        rate, score = win_rate(model, self.cfg)
+        model.logger.record("eval/win_rate", rate)
+        model.logger.record("eval/score_mean", score)
+        if (rate, score) > self.best_key:  # the win rate first, the mean score breaks ties
+            self.best, self.best_key = rate, (rate, score)
+            save_model(model, self.run_dir / "best_model.zip")
+            write_json(self.run_dir / "best.json", {"win_rate": rate, "score_mean": score, "step": steps})
+        seconds = time.perf_counter() - self.start
+        append_jsonl(self.run_dir / "evals.jsonl",
+                     {"step": steps, "win_rate": rate, "score_mean": score, "seconds": seconds})
+        print(f"step {steps}: eval win rate {rate:.3f}, mean score {score:.2f} ({seconds:.0f} s)",
+              file=sys.stderr, flush=True)
+
+
+def best_key(run_dir: Path) -> tuple[float, float]:
+    """(win rate, mean score) of ``best_model.zip`` (``best.json``; a damaged file is named
+    and the evaluations start over)."""
+    state = run_dir / "best.json"
+    if state.is_file():
+        try:
+            data = read_json(state)
+            return float(data["win_rate"]), float(data["score_mean"])
+        except (ValueError, KeyError, TypeError) as err:
+            print(f"note: {err}; the next evaluation sets the best model again", file=sys.stderr)
+    return -1.0, -1e9
 
 
 def final_tables(cfg: LuckyTrainConfig, model_path: Path, run_dir: Path, progress: bool) -> dict[str, Any]:
@@ -243,7 +277,7 @@ def final_tables(cfg: LuckyTrainConfig, model_path: Path, run_dir: Path, progres
         summary = summarise(results, ["ppo", opponent], players)
         print(format_summary(summary))
         out[f"vs_{opponent}"] = summary
-    (run_dir / "final_eval.json").write_text(json.dumps(out, indent=1))
+    write_json(run_dir / "final_eval.json", out, indent=1)
     return out
 
 
@@ -258,59 +292,129 @@ def ppo_hyperparameters(cfg: LuckyTrainConfig) -> dict[str, Any]:
                 normalize_advantage=p.normalize_advantage)
 
 
-def train(cfg: LuckyTrainConfig, args: Any) -> dict[str, Any]:
-    """Train, keep the best model, play the closing tables; ``args`` as parsed by train.py."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.utils import set_random_seed
+def build_vec_env(cfg: LuckyTrainConfig, seed: int) -> Any:
+    """The training tables: one process each (``subproc``, resumable workers deaf to Ctrl-C)
+    or one after the other (``dummy``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from ..ppo import load_model
+    from ..resume import worker_env
 
-    if getattr(args, "resume", None) is not None:
-        raise ValueError("--resume is not supported for Lucky Numbers configs; raise total_timesteps instead")
+    fns = [partial(make_env, cfg.env) for _ in range(cfg.n_envs)]
+    venv: Any = SubprocVecEnv([partial(worker_env, f) for f in fns]) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
+
+
+def new_model(cfg: LuckyTrainConfig, run_dir: Path, venv: Any) -> Any:
+    """A MaskablePPO model of the config's network, cloned from a scripted agent first when
+    ``pretrain.games`` asks for it."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    n = cfg.network
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[n.activation]
+    return MaskablePPO("MlpPolicy", venv, seed=cfg.seed, verbose=0, device="cpu",
+                       policy_kwargs=dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=act),
+                       **ppo_hyperparameters(cfg))
+
+
+def pretrain(cfg: LuckyTrainConfig, model: Any, run_dir: Path) -> None:
+    from .imitation import behaviour_cloning
+
+    b, e = cfg.pretrain, cfg.env
+    rules = Rules(players=e.players, setup=e.setup, bruno=e.bruno)
+    cloned = behaviour_cloning(model, b.agent, rules, b.games, b.seed, e.shaping, b.epochs, b.batch_size,
+                               b.learning_rate)
+    write_json(run_dir / "pretrain.json", cloned)
+
+
+def start_model(cfg: LuckyTrainConfig, resume: Path | None, run_dir: Path) -> Any:
+    """A new model on new tables, or the checkpoint ``resume`` continued (``agents.resume``)."""
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+
+    from ..resume import check_checkpoint, envs_key, start_or_resume
+
+    start_steps = check_checkpoint(resume) if resume is not None else 0
+    seed = cfg.seed + start_steps
+    set_random_seed(seed)
+    venv = build_vec_env(cfg, seed)
+    try:
+        resumed = start_or_resume(resume, venv, partial(new_model, cfg, run_dir), ppo_hyperparameters(cfg),
+                                  envs_key(cfg), seed)
+        venv = resumed.venv
+        resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        if resume is None and cfg.pretrain.games:
+            pretrain(cfg, resumed.model, run_dir)
+        if resume is not None:  # the evaluations after the checkpoint are written again
+            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+    except BaseException:
+        venv.close()
+        raise
+    return resumed
+
+
+def train(cfg: LuckyTrainConfig, args: Any) -> dict[str, Any]:
+    """Train, keep the best model, play the closing tables; ``args`` as parsed by train.py.
+    Stopped by Ctrl-C, returns ``interrupted: True`` and the checkpoint to resume from."""
+    import torch
+
+    from ..resume import UpdateBoundaries, envs_key, save_checkpoint, set_rng_state
+
+    resume: Path | None = getattr(args, "resume", None)
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    set_random_seed(cfg.seed)
-    fns = [partial(make_env, cfg.env) for _ in range(cfg.n_envs)]
-    venv = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
-    venv.seed(cfg.seed)
-    n = cfg.network
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[n.activation]
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    resumed = start_model(cfg, resume, run_dir)
+    model, start_steps = resumed.model, resumed.model.num_timesteps
     try:
-        model = MaskablePPO("MlpPolicy", venv, seed=cfg.seed, verbose=0, device="cpu",
-                            policy_kwargs=dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=act),
-                            **ppo_hyperparameters(cfg))
-        model.set_logger(configure(str(run_dir), ["tensorboard"]))
-        if cfg.pretrain.games:
-            from .imitation import behaviour_cloning
-
-            b, e = cfg.pretrain, cfg.env
-            rules = Rules(players=e.players, setup=e.setup, bruno=e.bruno)
-            cloned = behaviour_cloning(model, b.agent, rules, b.games, b.seed, e.shaping, b.epochs, b.batch_size,
-                                       b.learning_rate)
-            (run_dir / "pretrain.json").write_text(json.dumps(cloned))
-        callback = _callback(cfg, run_dir)
+        evaluation = LuckyEvaluation(cfg, run_dir, start_steps if resume else 0)
+        stop = StopRequest()
+        boundaries = UpdateBoundaries(run_dir / "checkpoints", "ppo", cfg.checkpoint.every_steps, envs_key(cfg),
+                                      stop, [evaluation], resumed_from=resume)
+        if resumed.rng is not None:
+            set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
-        model.learn(total_timesteps=cfg.total_timesteps, callback=callback, progress_bar=False)
+        with stop:
+            try:
+                model.learn(total_timesteps=max(0, cfg.total_timesteps - start_steps),
+                            callback=[_wins_callback(), boundaries], reset_num_timesteps=resume is None,
+                            progress_bar=False)
+            except Interrupted as stopped:
+                report_stop(args.config, stopped.checkpoint, stopped.steps)
+                return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(stopped.checkpoint),
+                        "steps": stopped.steps}
         seconds = time.perf_counter() - start
-        model.save(run_dir / "final_model.zip")
+        save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
     finally:
-        venv.close()
+        resumed.venv.close()
+    if stop.requested:  # Ctrl-C after the last update: the closing tables are left to a resume
+        report_stop(args.config, boundaries.latest, model.num_timesteps)
+        return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(boundaries.latest),
+                "steps": model.num_timesteps}
+    return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evaluation.best,
+                  progress)
+
+
+def finish(cfg: LuckyTrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, best_rate: float,
+           progress: bool) -> dict[str, Any]:
+    """After training: the best model, the closing tables, shipping."""
+    from ..ppo import load_model
+    from ..resume import save_model
+
     best = run_dir / "best_model.zip"
     if not best.is_file():
-        shutil.copy2(run_dir / "final_model.zip", best)
-    print(f"trained {model.num_timesteps} steps in {seconds:.0f} s ({model.num_timesteps / seconds:.0f} steps/s); "
-          f"best eval win rate {callback.best:.3f}; run dir {run_dir}", file=sys.stderr)
+        with atomic_path(best) as tmp:
+            shutil.copy2(run_dir / "final_model.zip", tmp)
+    fps = trained / seconds if seconds > 0 else float("nan")
+    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval win rate {best_rate:.3f}; "
+          f"run dir {run_dir}", file=sys.stderr)
     summary = final_tables(cfg, best, run_dir, progress) if cfg.final_eval.games else {}
     if cfg.ship_to:
         shipped = load_model(best)
         shipped.policy.optimizer = type(shipped.policy.optimizer)(shipped.policy.parameters())
-        Path(cfg.ship_to).parent.mkdir(parents=True, exist_ok=True)
-        shipped.save(cfg.ship_to)
-    return {"run_dir": str(run_dir), "best_model": str(best), "steps": model.num_timesteps, "seconds": seconds,
-            "best_eval": callback.best, "final_eval": summary}
+        save_model(shipped, cfg.ship_to)
+    return {"run_dir": str(run_dir), "best_model": str(best), "steps": steps, "seconds": seconds,
+            "best_eval": best_rate, "final_eval": summary}
