@@ -426,3 +426,27 @@ def test_lucky_setup_is_turn_0():
 def test_lucky_version_is_the_int_1(version):
     with pytest.raises(ValueError, match=r"state\.version"):
         Game.from_dict({**lucky_state(LuckyRules(players=2), 3), "version": version})
+
+
+def tiny_lucky(boards: list[list[int]], table: list[int], **fields: Any) -> dict[str, Any]:
+    """A state of two players on 2 x 2 boards with tiles 1..max_tile, the pool empty."""
+    rules = LuckyRules(players=2, size=2, max_tile=fields.pop("max_tile", 4), bruno=fields.pop("bruno", False))
+    state = {"version": 1, "rules": rules.to_dict(), "boards": boards, "pool": [], "table": table, "player": 0,
+             "phase": "over", "hand": 0, "drawn": False, "extra": False, "turn": 0, "winners": [0],
+             "ended_by": "full"}
+    state.update(fields)
+    return state
+
+
+@pytest.mark.parametrize("ended_by, winners", [("full", [0]), ("pool", [0, 1])])
+def test_lucky_the_first_full_board_ends_the_game(ended_by, winners):
+    both_full = [[1, 2, 3, 4], [1, 3, 2, 4]]
+    with pytest.raises(ValueError, match=r"state\.boards"):
+        Game.from_dict(tiny_lucky(both_full, [], ended_by=ended_by, winners=winners))
+
+
+def test_lucky_an_extra_action_needs_a_tile_to_draw_or_take():
+    nothing_fits = tiny_lucky([[1, 0, 2, 3], [1, 0, 0, 2]], [3], max_tile=3, bruno=True, phase="choose",
+                              extra=True, winners=[], ended_by=None)
+    with pytest.raises(ValueError, match=r"state\.extra"):
+        Game.from_dict(nothing_fits)
