@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from agents.checkpoints import (Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, keep_steps_up_to,
-                                last_step, read_json, read_jsonl, report_stop, resume_command, write_json)
+from agents.checkpoints import (Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, best_score,
+                                keep_steps_up_to, last_step, read_json, report_stop, resume_command, write_json)
 from agents.config import EnvConfig, TrainConfig, load_config
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions")
@@ -272,19 +272,6 @@ class Evaluation:
         rec("eval/best_score_mean", self.best)
         append_jsonl(self.run_dir / "evals.jsonl", entry)
         return mean
-
-
-def best_score(run_dir: Path, key: str = "score_mean") -> float:
-    """The best evaluation so far (``best.json``); when that file is damaged, the best line
-    of ``evals.jsonl`` (the evaluations that chose ``best_model.zip``)."""
-    state = run_dir / "best.json"
-    if not state.is_file():
-        return -float("inf")
-    try:
-        return float(read_json(state)["score"])
-    except (ValueError, KeyError, TypeError) as err:
-        print(f"note: {err}; the best score is taken from evals.jsonl", file=sys.stderr)
-        return max((float(e[key]) for e in read_jsonl(run_dir / "evals.jsonl") if key in e), default=-float("inf"))
 
 
 # ---------------------------------------------------------------- pieces

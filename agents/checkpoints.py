@@ -152,6 +152,22 @@ def last_step(path: str | Path, up_to: int) -> int:
     return max((_step(e) for e in read_jsonl(path) if _step(e) <= up_to), default=0)
 
 
+def best_score(run_dir: str | Path) -> float:
+    """The best evaluation mean so far (``best.json``); when that file is damaged, it is
+    named and the best line of ``evals.jsonl`` (the evaluations that chose the best model)
+    is taken instead."""
+    run_dir = Path(run_dir)
+    state = run_dir / "best.json"
+    if not state.is_file():
+        return -float("inf")
+    try:
+        return float(read_json(state)["score"])
+    except (ValueError, KeyError, TypeError) as err:
+        print(f"note: {err}; the best score is taken from evals.jsonl", file=sys.stderr)
+    means = [e["score_mean"] for e in read_jsonl(run_dir / "evals.jsonl")]
+    return max((float(m) for m in means if isinstance(m, (int, float))), default=-float("inf"))
+
+
 def _step(entry: dict[str, Any]) -> int:
     step = entry.get("step")
     return step if isinstance(step, int) else 0

@@ -16,11 +16,18 @@ The run directory receives what an SB3 run's does, in RLlib's forms: TensorBoard
 seeds next to the greedy), the resolved ``config.yaml``, ``checkpoints/rllib_<steps>_steps/``,
 ``best_checkpoint/``, ``final_checkpoint/``, ``evals.jsonl``, ``learning_curve.png`` and
 ``final_eval.json`` with the closing table (played by Ray tasks).
+
+A checkpoint follows an iteration (sampling, then the update), so it holds the weights and
+optimizer state after the update. Resumed, the run continues from them on new games: env
+runners sample in other processes, so unlike an SB3 run it is not bit for bit the run that
+was never stopped. Ctrl-C stops after the current iteration with a checkpoint and prints
+the command that resumes; checkpoints (folders), ``evals.jsonl`` and the JSON files are
+written atomically (``agents.checkpoints``), and ``--resume RUN_DIR`` takes the newest good
+checkpoint.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -35,10 +42,12 @@ import yaml
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
+from .checkpoints import (STEPS_FILE, Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, best_score,
+                          folder_steps, keep_steps_up_to, last_step, report_stop, write_json)
 from .rllib_config import RLlibTrainConfig
 
 ENV_NAME = "numberdrop_rllib"
-PROGRESS_FILE = "numberdrop_progress.json"
+PROGRESS_FILE = STEPS_FILE
 """Written into every checkpoint: the env steps it was taken at (resume reseeds from there)."""
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
 
@@ -214,8 +223,7 @@ class Evaluator:
     def __init__(self, cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None) -> None:
         self.cfg, self.run_dir, self.greedy = cfg, run_dir, greedy
         self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
-        state = run_dir / "best.json"
-        self.best = json.loads(state.read_text())["score"] if state.is_file() else -float("inf")
+        self.best = best_score(run_dir)
         self.latest: float | None = None
 
     def __call__(self, algo: Any, steps: int, writer: Any) -> float:
@@ -244,14 +252,11 @@ class Evaluator:
         self.latest = mean
         if mean > self.best:
             self.best = mean
-            best = self.run_dir / "best_checkpoint"
-            if best.exists():
-                shutil.rmtree(best)
-            shutil.copytree(latest, best)
-            (self.run_dir / "best.json").write_text(json.dumps({"score": mean, "step": steps}))
+            with atomic_path(self.run_dir / "best_checkpoint") as tmp:
+                shutil.copytree(latest, tmp)
+            write_json(self.run_dir / "best.json", {"score": mean, "step": steps})
         rec("eval/best_score_mean", self.best)
-        with (self.run_dir / "evals.jsonl").open("a") as fh:
-            fh.write(json.dumps(entry) + "\n")
+        append_jsonl(self.run_dir / "evals.jsonl", entry)
         return mean
 
 
@@ -260,19 +265,17 @@ def _record(writer: Any, key: str, value: float, steps: int) -> None:
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
-    """An algorithm checkpoint (replacing any at ``path``) with the step count beside it."""
-    if path.exists():
-        shutil.rmtree(path)
-    algo.save_to_path(str(path.resolve()))
-    (path / PROGRESS_FILE).write_text(json.dumps({"env_steps": steps}))
+    """An algorithm checkpoint with the step count inside, written whole to a temporary
+    folder and then put in place of any at ``path``."""
+    with atomic_path(path) as tmp:
+        algo.save_to_path(str(tmp.resolve()))
+        write_json(tmp / PROGRESS_FILE, {"env_steps": steps})
     return path
 
 
 def checkpoint_steps(path: Path) -> int:
-    progress = Path(path) / PROGRESS_FILE
-    if not progress.is_file():
-        raise FileNotFoundError(f"{str(path)!r} is not a checkpoint of this trainer (no {PROGRESS_FILE})")
-    return int(json.loads(progress.read_text())["env_steps"])
+    """The step count of a checkpoint; a damaged one raises a ``ValueError`` naming it."""
+    return folder_steps(path)
 
 
 def final_evaluation(cfg: RLlibTrainConfig, checkpoint: Path, run_dir: Path, progress: bool) -> dict[str, Any] | None:
@@ -295,7 +298,7 @@ def final_evaluation(cfg: RLlibTrainConfig, checkpoint: Path, run_dir: Path, pro
     summary = summarise(results, f.games, f.seed)
     summary["model"] = str(checkpoint)
     print(format_table(summary))
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=1))
+    write_json(run_dir / "final_eval.json", summary, indent=1)
     return summary
 
 
@@ -312,12 +315,12 @@ def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     greedy = greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
 
     started = start_ray(cfg)
     try:
-        return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask)
+        return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
     finally:
         if started:
             import ray
@@ -325,12 +328,61 @@ def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str
             ray.shutdown()
 
 
-def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, resume: Path | None,
-           start_steps: int, progress: bool, lose_mask: bool) -> dict[str, Any]:
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
+class Every:
+    """When something periodic is due: every ``every`` steps (0: never), counted from the
+    multiple of ``every`` at or below ``since``."""
 
-    from train import write_learning_curve
+    def __init__(self, every: int, since: int) -> None:
+        self.every, self.last = every, since - since % every if every else 0
+
+    def due(self, steps: int) -> bool:
+        if not self.every or steps - self.last < self.every:
+            return False
+        self.last = steps - steps % self.every
+        return True
+
+
+class Run:
+    """One training run's algorithm, files and schedules."""
+
+    def __init__(self, cfg: RLlibTrainConfig, run_dir: Path, algo: Any, evaluate: Evaluator, writer: Any,
+                 start_steps: int, resumed: bool) -> None:
+        self.cfg, self.run_dir, self.algo, self.evaluate, self.writer = cfg, run_dir, algo, evaluate, writer
+        self.steps = start_steps
+        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if resumed else -1
+        self.evals = Every(cfg.eval.every_steps, max(self.evaluated_at, 0))
+        self.checkpoints = Every(cfg.checkpoint.every_steps, start_steps)
+        self.saved: dict[int, Path] = {}
+
+    def checkpoint(self) -> Path:
+        """The numbered checkpoint of the current step (saved once)."""
+        if self.steps not in self.saved:
+            path = self.run_dir / "checkpoints" / f"rllib_{self.steps}_steps"
+            self.saved[self.steps] = save_checkpoint(self.algo, path, self.steps)
+        return self.saved[self.steps]
+
+    def boundary(self) -> None:
+        """After an update (or at the start): the checkpoint and the evaluation when due."""
+        if self.checkpoints.due(self.steps):
+            self.checkpoint()
+        if self.evals.due(self.steps):
+            self.evaluate(self.algo, self.steps, self.writer)
+            self.evaluated_at = self.steps
+
+    def end(self) -> None:
+        """The final checkpoints first (a kill during the evaluation loses nothing), then the
+        final evaluation."""
+        if self.cfg.checkpoint.every_steps:
+            self.checkpoint()
+        save_checkpoint(self.algo, self.run_dir / "final_checkpoint", self.steps)
+        if self.steps != self.evaluated_at or not (self.run_dir / "best_checkpoint").is_dir():
+            self.evaluate(self.algo, self.steps, self.writer)
+            self.evaluated_at = self.steps
+
+
+def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, resume: Path | None,
+           start_steps: int, progress: bool, lose_mask: bool, config_path: Any = None) -> dict[str, Any]:
+    from torch.utils.tensorboard import SummaryWriter
 
     algo = None
     writer = SummaryWriter(str(run_dir))
@@ -340,68 +392,103 @@ def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, 
             config = config.debugging(seed=cfg.seed + start_steps)
         algo = config.build_algo()
         if resume is not None:
-            algo.restore_from_path(str(Path(resume).resolve()))
-            print(f"resuming from {resume} at step {start_steps}", file=sys.stderr)
-        evaluate = Evaluator(cfg, run_dir, greedy)
-        steps, last_eval, last_ckpt = start_steps, start_steps, start_steps
-        if cfg.eval.every_steps:
-            last_eval -= start_steps % cfg.eval.every_steps
-        if cfg.checkpoint.every_steps:
-            last_ckpt -= start_steps % cfg.checkpoint.every_steps
-        bar = tqdm(total=cfg.total_timesteps, initial=steps, unit="step", unit_scale=True, desc="train",
-                   dynamic_ncols=True, disable=not (progress and sys.stderr.isatty()))
-        start = last_line = time.perf_counter()
-        evaluated_at = -1
-        while steps < cfg.total_timesteps:
-            if cfg.ppo.actor_warmup_steps:
-                algo.learner_group.foreach_learner(partial(set_actor_frozen, steps < cfg.ppo.actor_warmup_steps))
-            result = train_iteration(algo)
-            check_iteration(result, algo, cfg)
-            sampled = int(result["env_runners"].get("num_env_steps_sampled", 0))
-            steps += sampled
-            bar.update(sampled)
-            games = game_means(result["env_runners"])
-            for key, value in {**{f"game/{k}": v for k, v in games.items()}, **scalars(result)}.items():
-                writer.add_scalar(key, value, steps)
-            fps = (steps - start_steps) / max(time.perf_counter() - start, 1e-9)
-            writer.add_scalar("time/fps", fps, steps)
-            every = cfg.checkpoint.every_steps
-            if every and steps - last_ckpt >= every:
-                last_ckpt = steps - steps % every
-                save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{steps}_steps", steps)
-            every = cfg.eval.every_steps
-            if every and steps - last_eval >= every:
-                last_eval = steps - steps % every
-                evaluate(algo, steps, writer)
-                evaluated_at = steps
-            post = {"fps": f"{fps:.0f}"}
-            if "score" in games:
-                post["score"] = f"{games['score']:.1f}"
-            if evaluate.latest is not None:
-                post["eval"] = f"{evaluate.latest:.1f}"
-            bar.set_postfix(post, refresh=False)
-            now = time.perf_counter()
-            if progress and bar.disable and (now - last_line >= 30 or steps >= cfg.total_timesteps):
-                last_line = now
-                print(f"train: {steps}/{cfg.total_timesteps} steps, "
-                      + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
-        bar.close()
-        seconds = time.perf_counter() - start
-        if steps != evaluated_at or not (run_dir / "best_checkpoint").is_dir():
-            evaluate(algo, steps, writer)
-        save_checkpoint(algo, run_dir / "final_checkpoint", steps)
+            restore(algo, resume)
+            print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
+            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+        run = Run(cfg, run_dir, algo, Evaluator(cfg, run_dir, greedy), writer, start_steps, resume is not None)
+        start = time.perf_counter()
+        with StopRequest() as stop:
+            try:
+                loop(run, stop, progress)
+            except Interrupted as stopped:
+                report_stop(config_path, stopped.checkpoint, stopped.steps)
+                return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(stopped.checkpoint),
+                        "steps": stopped.steps}
+            seconds = time.perf_counter() - start
+            run.end()
     finally:
         writer.close()
         if algo is not None:
             algo.stop()
+    if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
+        report_stop(config_path, run.saved.get(run.steps, run_dir / "final_checkpoint"), run.steps)
+        return {"run_dir": str(run_dir), "interrupted": True, "steps": run.steps,
+                "checkpoint": str(run.saved.get(run.steps, run_dir / "final_checkpoint"))}
+    return finish(cfg, run_dir, run, seconds, start_steps, progress)
+
+
+def restore(algo: Any, checkpoint: Path) -> None:
+    """``algo.restore_from_path``, a failure named by its checkpoint."""
+    try:
+        algo.restore_from_path(str(Path(checkpoint).resolve()))
+    except Exception as err:  # noqa: BLE001 - RLlib raises many kinds; all mean "this checkpoint"
+        raise ValueError(f"checkpoint {checkpoint} cannot be restored ({type(err).__name__}: {err}); "
+                         "--resume the run directory to take an earlier one") from err
+
+
+def loop(run: Run, stop: StopRequest, progress: bool) -> None:
+    """Iterations until ``total_timesteps``; Ctrl-C stops after the current one, with a
+    checkpoint (:class:`Interrupted`)."""
+    from tqdm import tqdm
+
+    cfg = run.cfg
+    bar = tqdm(total=cfg.total_timesteps, initial=run.steps, unit="step", unit_scale=True, desc="train",
+               dynamic_ncols=True, disable=not (progress and sys.stderr.isatty()))
+    start, start_steps = time.perf_counter(), run.steps
+    last_line = start
+    try:
+        run.boundary()  # a resumed run catches up on an evaluation its checkpoint missed
+        while run.steps < cfg.total_timesteps and not stop.requested:
+            fps, games = iteration(run, start, start_steps)
+            bar.update(run.steps - bar.n)
+            run.boundary()
+            post = {"fps": f"{fps:.0f}"}
+            if "score" in games:
+                post["score"] = f"{games['score']:.1f}"
+            if run.evaluate.latest is not None:
+                post["eval"] = f"{run.evaluate.latest:.1f}"
+            bar.set_postfix(post, refresh=False)
+            now = time.perf_counter()
+            if progress and bar.disable and (now - last_line >= 30 or run.steps >= cfg.total_timesteps):
+                last_line = now
+                print(f"train: {run.steps}/{cfg.total_timesteps} steps, "
+                      + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
+    finally:
+        bar.close()
+    if stop.requested and run.steps < cfg.total_timesteps:
+        raise Interrupted(run.checkpoint(), run.steps)
+
+
+def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str, float]]:
+    """One ``algo.train()`` (sampling, then the update), checked and logged."""
+    cfg, algo = run.cfg, run.algo
+    if cfg.ppo.actor_warmup_steps:
+        algo.learner_group.foreach_learner(partial(set_actor_frozen, run.steps < cfg.ppo.actor_warmup_steps))
+    result = train_iteration(algo)
+    check_iteration(result, algo, cfg)
+    run.steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
+    games = game_means(result["env_runners"])
+    for key, value in {**{f"game/{k}": v for k, v in games.items()}, **scalars(result)}.items():
+        run.writer.add_scalar(key, value, run.steps)
+    fps = (run.steps - start_steps) / max(time.perf_counter() - start, 1e-9)
+    run.writer.add_scalar("time/fps", fps, run.steps)
+    return fps, games
+
+
+def finish(cfg: RLlibTrainConfig, run_dir: Path, run: Run, seconds: float, start_steps: int,
+           progress: bool) -> dict[str, Any]:
+    """After training: the best checkpoint, the learning curve, the closing table."""
+    from train import write_learning_curve
+
     best = run_dir / "best_checkpoint"
     if not best.is_dir():
-        shutil.copytree(run_dir / "final_checkpoint", best)
-    trained = steps - start_steps
+        with atomic_path(best) as tmp:
+            shutil.copytree(run_dir / "final_checkpoint", tmp)
+    trained = run.steps - start_steps
     fps = trained / seconds if seconds > 0 else float("nan")
-    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean {evaluate.best:.2f}; "
-          f"run dir {run_dir}", file=sys.stderr)
+    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
+          f"{run.evaluate.best:.2f}; run dir {run_dir}", file=sys.stderr)
     write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
     summary = final_evaluation(cfg, best, run_dir, progress)
-    return {"run_dir": str(run_dir), "best_model": str(best), "steps": steps, "seconds": seconds, "fps": fps,
-            "best_eval": evaluate.best, "final_eval": summary}
+    return {"run_dir": str(run_dir), "best_model": str(best), "steps": run.steps, "seconds": seconds, "fps": fps,
+            "best_eval": run.evaluate.best, "final_eval": summary}

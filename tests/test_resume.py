@@ -255,6 +255,29 @@ def test_damaged_json_files_are_named(base, tmp_path, capsys):
     assert_same_training_state(done / "final_model.zip", out / "final_model.zip")
 
 
+def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
+    """A checkpoint folder whose step file is damaged is named and the previous one taken; a
+    folder written through ``atomic_path`` replaces the old one whole or not at all."""
+    from agents.checkpoints import STEPS_FILE, atomic_path, find_folder_checkpoint, write_json
+
+    folder = tmp_path / "checkpoints"
+    for steps in (128, 256, 384):
+        with atomic_path(folder / f"rllib_{steps}_steps") as tmp:
+            tmp.mkdir()
+            write_json(tmp / STEPS_FILE, {"env_steps": steps})
+    (folder / "rllib_384_steps" / STEPS_FILE).write_text('{"env_st')
+    (folder / "rllib_256_steps" / STEPS_FILE).unlink()
+    assert train.find_resume(tmp_path, rllib=True) == folder / "rllib_128_steps"
+    err = capsys.readouterr().err
+    assert str(folder / "rllib_384_steps" / STEPS_FILE) in err and str(folder / "rllib_256_steps") in err
+    with pytest.raises(RuntimeError):
+        with atomic_path(folder / "rllib_128_steps") as tmp:
+            tmp.mkdir()
+            raise RuntimeError("killed while saving")
+    assert train.find_resume(folder / "rllib_128_steps", rllib=True) == folder / "rllib_128_steps"
+    assert sorted(p.name for p in folder.iterdir()) == [f"rllib_{n}_steps" for n in (128, 256, 384)]
+
+
 # ---------------------------------------------------------------- atomic files
 def test_a_write_cut_short_leaves_the_old_file(tmp_path, monkeypatch):
     from agents.checkpoints import append_jsonl, atomic_path, atomic_write

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import signal
 import sys
 import tempfile
 import time
@@ -140,6 +141,34 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     resumed = train.main(["--config", str(write(tmp_path, data)), "--no-progress",
                           "--resume", str(run_dir / "final_checkpoint")])
     assert resumed["steps"] - result["steps"] >= 64 and resumed["seconds"] < 60
+
+
+def test_ctrl_c_stops_after_the_iteration_with_a_checkpoint(local_ray, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during an iteration: the iteration (and its update) ends, a checkpoint is saved,
+    the run says how to resume and returns; ``--resume RUN_DIR`` goes on from there."""
+    from agents import rllib_train
+
+    data = smoke_data(tmp_path, total_timesteps=256)
+    data["ray"]["env_runners"] = 0  # sampling in the driver: no actor to start
+    data["checkpoint"]["every_steps"] = 0  # no periodic checkpoints: Ctrl-C's own
+    cfg = write(tmp_path, data)
+    real = rllib_train.train_iteration
+
+    def ctrl_c_during(algo):
+        signal.raise_signal(signal.SIGINT)
+        return real(algo)
+
+    monkeypatch.setattr(rllib_train, "train_iteration", ctrl_c_during)
+    result = train.main(["--config", str(cfg), "--no-progress"])
+    assert result["interrupted"] and 128 <= result["steps"] < 256  # one iteration
+    checkpoint = tmp_path / "run" / "checkpoints" / f"rllib_{result['steps']}_steps"
+    assert result["checkpoint"] == str(checkpoint) and checkpoint.is_dir()
+    assert f"python train.py --config {cfg} --resume {checkpoint}" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    monkeypatch.undo()
+    resumed = train.main(["--config", str(cfg), "--no-progress", "--resume", str(tmp_path / "run")])
+    assert resumed["steps"] >= 256 and not resumed.get("interrupted")
+    assert (tmp_path / "run" / "final_checkpoint").is_dir()
 
 
 def test_turn_level_module_starts_as_the_planner(local_ray, tmp_path):
