@@ -304,6 +304,9 @@ def _block_phase(table: Any, data: dict[str, Any], rules: Rules, shapes: dict[st
     if letter is None:
         if in_block:
             raise ValueError("state.block_letter: seats drop a block only in a block phase")
+        star = table.dice is not None and (WILD in table.dice or table.shape_face == "*")
+        if star and not table.over and not scored and (circled.any(axis=0) & uncrossed).any():
+            raise ValueError("state.block_letter: a star rolled while a letter is active starts a block phase")
         return
     letter = as_int(letter, 0, len(rules.letters) - 1, "state.block_letter")
     if table.over:

@@ -450,3 +450,12 @@ def test_lucky_an_extra_action_needs_a_tile_to_draw_or_take():
                               extra=True, winners=[], ended_by=None)
     with pytest.raises(ValueError, match=r"state\.extra"):
         Game.from_dict(nothing_fits)
+
+
+def test_a_star_with_an_active_letter_is_a_block_phase():
+    data = block_phase().to_dict()
+    data["block_letter"] = None
+    for seat in data["seats"]:
+        seat["phase"] = "place"
+    with pytest.raises(ValueError, match=r"state\.block_letter.*star"):
+        Table.from_dict(data)
