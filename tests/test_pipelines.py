@@ -49,7 +49,7 @@ def test_penalize_answers_a_masked_action_and_leaves_the_game(env_id):
     # a legal move clears the streak; three masked moves in a row then truncate
     legal = int(np.flatnonzero(env.unwrapped.action_masks())[0])
     _, _, terminated, _, info = env.step(legal)
-    assert info["illegal_action"] is False and env.unwrapped.illegal_streak == 0
+    assert not info["illegal_action"] and env.unwrapped.illegal_streak == 0
     env.reset(seed=1)
     truncations = [env.step(masked_action(env, rng))[3] for _ in range(3)]
     assert truncations == [False, False, True]
