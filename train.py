@@ -289,7 +289,8 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
     if not ok:
         note = f"note: greedy baseline unavailable ({why}); eval/greedy_* not logged"
         print(note, file=sys.stderr)
-        (run_dir / "notes.txt").open("a").write(note + "\n")
+        with (run_dir / "notes.txt").open("a") as fh:
+            fh.write(note + "\n")
         return None
     from agents.evaluate import run
 

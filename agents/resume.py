@@ -260,14 +260,6 @@ class UpdateBoundaries(BaseCallback):
         return self.latest
 
 
-def newest_checkpoint(folder: Path) -> Path | None:
-    """The newest good checkpoint of a run directory, for a message after a hard stop."""
-    try:
-        return find_checkpoint(folder)
-    except (FileNotFoundError, ValueError):
-        return None
-
-
 __all__ = ["RESUME_ENTRY", "Resumable", "Resumed", "UpdateBoundaries", "capture_envs", "check_checkpoint",
-           "envs_key", "find_checkpoint", "load_checkpoint", "start_or_resume", "newest_checkpoint", "restore_envs",
-           "resume_state", "rng_state", "save_checkpoint", "save_model", "set_rng_state", "worker_env"]
+           "envs_key", "find_checkpoint", "load_checkpoint", "restore_envs", "resume_state", "rng_state",
+           "save_checkpoint", "save_model", "set_rng_state", "start_or_resume", "worker_env"]
