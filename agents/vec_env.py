@@ -13,7 +13,7 @@ from seed ``s + i``, then each game's generator continues), with SB3's conventio
 - the step that ends a game adds ``infos[i]["episode"] = {"r": return, "l": length, "t": seconds}``
   as a ``Monitor`` does (``rollout/ep_rew_mean`` and ``ep_len_mean`` are read from it);
 - every info carries the single environment's keys (``action_mask``, ``score``,
-  ``score_breakdown``, ``turn``, ``candidates``, ``boxes``, ``illegal_action``);
+  ``score_breakdown``, ``turn``, ``candidate_count``, ``boxes``, ``illegal_action``);
 - ``env_method("action_masks")`` / ``get_attr`` / ``has_attr`` reach a per-game view with
   ``action_masks()``, ``game``, ``offered``, ``get_state()``, ``candidate_actions(a)``,
   ``describe_action(a)`` and ``render_mode``, so ``get_action_masks`` and
@@ -32,7 +32,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from numberdrop_env.rules import DEFAULT_RULES, Rules
-from numberdrop_env.vector_env import BREAKDOWN_KEYS, NumberDropTurnVectorEnv
+from numberdrop_env.vector_env import NumberDropTurnVectorEnv
 
 __all__ = ["NativeTurnVecEnv"]
 
@@ -164,10 +164,9 @@ class NativeTurnVecEnv(VecEnv):
     def _infos(self, info: dict[str, Any]) -> list[dict[str, Any]]:
         """The vector info as one dict per game, the single environment's keys."""
         mask = info["action_mask"]
-        score, turn, count, boxes = (info[k] for k in ("score", "turn", "candidates", "boxes"))
-        b = info["score_breakdown"]
-        parts = np.stack([b[k] for k in BREAKDOWN_KEYS], axis=1).astype(np.int64)  # (games, 7) as NumberDropTurn-v0
+        score, turn, count, boxes = (info[k] for k in ("score", "turn", "candidate_count", "boxes"))
+        parts = info["score_breakdown"]
         return [{"action_mask": mask[i], "score": np.int64(score[i]), "score_breakdown": parts[i],
-                 "turn": np.int64(turn[i]), "candidates": np.int64(count[i]), "boxes": np.int64(boxes[i]),
+                 "turn": np.int64(turn[i]), "candidate_count": np.int64(count[i]), "boxes": np.int64(boxes[i]),
                  "illegal_action": np.False_}
                 for i in range(self.num_envs)]

@@ -34,7 +34,7 @@ class Phase(str, Enum):
 
 
 PHASE_CODES = {phase: code for code, phase in enumerate(Phase)}
-"""``info["phase"]`` of the environments: 0 setup, 1 choose, 2 place, 3 over."""
+"""``info["phase_code"]`` of the environments: 0 setup, 1 choose, 2 place, 3 over."""
 
 
 def phase_code(phase: Phase) -> np.int64:

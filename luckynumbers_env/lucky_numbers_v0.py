@@ -128,7 +128,7 @@ class raw_env(AECEnv):
         winners = np.zeros(self.rules.players, np.int8)
         winners[self.game.winners] = 1  # empty before the end
         return {"empty_cells": np.int64(self.game.empty_cells(seat)), "turn": np.int64(self.game.turn),
-                "phase": phase_code(self.game.phase), "winners": winners}
+                "phase_code": phase_code(self.game.phase), "winners": winners}
 
     def describe_action(self, agent: str, action: int) -> str:
         """An action of the agent to act, in the game's words."""

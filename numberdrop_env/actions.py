@@ -40,7 +40,7 @@ PHASES = tuple(p for p in Phase if p is not Phase.WAIT)
 """The phases of a solo game (its observation's one-hot); ``WAIT`` exists only at a table."""
 
 PHASE_CODES = {phase: code for code, phase in enumerate(Phase)}
-"""``info["phase"]`` of the environments: 0 start, 1 slide, 2 star_slide, 3 block, 4 place,
+"""``info["phase_code"]`` of the environments: 0 start, 1 slide, 2 star_slide, 3 block, 4 place,
 5 arrange, 6 wild, 7 combo, 8 game_over, 9 wait (a table seat whose part of the turn is done)."""
 
 

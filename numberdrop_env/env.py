@@ -156,7 +156,7 @@ class NumberDropEnv(SoloEnvBase):
             **self._mask_info(),
             "score": np.int64(breakdown["total"]),
             "score_breakdown": breakdown_info(breakdown),
-            "phase": phase_code(self.game.phase),
+            "phase_code": phase_code(self.game.phase),
             "turn": np.int64(self.game.turn),
             "illegal_action": np.False_,
         }

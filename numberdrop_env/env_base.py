@@ -29,10 +29,12 @@ def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
 
 
 def breakdown_dict(value: Any) -> dict[str, int]:
-    """``info["score_breakdown"]`` by name (the array of one game, or a dict as vector envs give)."""
-    if isinstance(value, dict):
-        return value
-    return dict(zip(BREAKDOWN_KEYS, np.asarray(value).tolist()))
+    """``info["score_breakdown"]`` by name: ints for one game's array, arrays (one entry per
+    game) for a vector env's (games, 7)."""
+    value = np.asarray(value)
+    if value.ndim == 2:
+        return {key: value[:, i] for i, key in enumerate(BREAKDOWN_KEYS)}
+    return dict(zip(BREAKDOWN_KEYS, value.tolist()))
 
 
 def mask_space(n: int) -> spaces.Box:

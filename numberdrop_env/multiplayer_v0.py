@@ -179,7 +179,7 @@ class _TableCore:
         winners = np.zeros(self.table.num_players, np.int8)
         if self.table.over:
             winners[self.table.winners()] = 1
-        return {"score": np.int64(seat.score()), "phase": phase_code(seat.phase), "turn": np.int64(self.table.turn),
+        return {"score": np.int64(seat.score()), "phase_code": phase_code(seat.phase), "turn": np.int64(self.table.turn),
                 "winners": winners}
 
     def describe_action(self, agent: str, action: int) -> dict[str, Any]:

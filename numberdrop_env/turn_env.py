@@ -165,7 +165,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         breakdown, s = self._breakdown, self.game.sheet
         return {**self._mask_info(), "score": np.int64(breakdown["total"]),
                 "score_breakdown": breakdown_info(breakdown), "turn": np.int64(self.game.turn),
-                "candidates": np.int64(len(self.offered)),
+                "candidate_count": np.int64(len(self.offered)),
                 "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
                 "illegal_action": np.False_}
 

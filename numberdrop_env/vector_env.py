@@ -20,7 +20,7 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import Phase
 from .env import game_from_options
-from .env_base import UnsupportedRenderMode
+from .env_base import BREAKDOWN_KEYS, UnsupportedRenderMode
 from .rules import DEFAULT_RULES, Rules
 from .solo import SoloGame
 from .turn_env import CANDIDATE_FEATURES, _state, candidate_features, state_size
@@ -29,9 +29,7 @@ from .turns import TurnCandidates, TurnPlanner
 __all__ = ["NumberDropTurnVectorEnv"]
 
 N_FEATURES = len(CANDIDATE_FEATURES)
-BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
-"""Keys of ``Sheet.score_breakdown()`` (``info["score_breakdown"]``)."""
-INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidates", "boxes", "illegal_action")
+INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidate_count", "boxes", "illegal_action")
 _NONE = TurnCandidates.from_candidates([])
 
 
@@ -65,8 +63,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
     Games are never truncated.
 
     **Info** — Gymnasium's vector convention, a dict of arrays with a ``_key`` mask each:
-    ``action_mask`` (num_envs, candidates), ``score``, ``score_breakdown`` (a dict of
-    arrays), ``turn``, ``candidates`` (slots in use), ``boxes``, ``illegal_action``
+    ``action_mask`` (num_envs, candidates), ``score``, ``score_breakdown`` (num_envs, 7:
+    ``env_base.BREAKDOWN_KEYS``), ``turn``, ``candidate_count`` (slots in use), ``boxes``, ``illegal_action``
     (always ``False``). ``action_masks()`` returns the (num_envs, candidates) mask.
     """
 
@@ -112,7 +110,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._obs_state = np.zeros((n, state_size(rules)), np.float32)
         self._obs_cands = np.zeros((n, self.slots, N_FEATURES), np.float32)
         self._score = np.zeros(n, np.int64)
-        self._breakdown = {k: np.zeros(n, np.int64) for k in BREAKDOWN_KEYS}
+        self._breakdown = np.zeros((n, len(BREAKDOWN_KEYS)), np.int64)
         self._turn = np.zeros(n, np.int64)
         self._boxes = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, bool)
@@ -248,23 +246,18 @@ class NumberDropTurnVectorEnv(VectorEnv):
             boxes.append(sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus)
         self._count[indices] = counts
         self._mask[indices] = self._slot_index < self._count[indices, None]
-        for key in BREAKDOWN_KEYS:
-            self._breakdown[key][indices] = [b[key] for b in breakdowns]
+        self._breakdown[indices] = [[b[key] for key in BREAKDOWN_KEYS] for b in breakdowns]
         self._turn[indices] = turns
         self._boxes[indices] = boxes
-        self._score[:] = self._breakdown["total"]
+        self._score[:] = self._breakdown[:, BREAKDOWN_KEYS.index("total")]
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
-        breakdown: dict[str, np.ndarray] = {}
-        for key in BREAKDOWN_KEYS:
-            breakdown[key] = self._breakdown[key].copy()
-            breakdown["_" + key] = which.copy()
         info: dict[str, Any] = {"action_mask": self._mask.copy(), "score": self._score.copy(),
-                                "score_breakdown": breakdown, "turn": self._turn.copy(),
-                                "candidates": self._count.copy(), "boxes": self._boxes.copy(),
+                                "score_breakdown": self._breakdown.copy(), "turn": self._turn.copy(),
+                                "candidate_count": self._count.copy(), "boxes": self._boxes.copy(),
                                 "illegal_action": np.zeros(self.num_envs, bool)}
         for key in INFO_KEYS:
             info["_" + key] = which.copy()

@@ -100,7 +100,7 @@ def check_info(env, obs, info, total_reward) -> None:
     assert parts == unwrapped.game.sheet.score_breakdown()
     total = parts.pop("total")
     assert sum(parts.values()) == total == info["score"]
-    assert type(info["phase"]) is np.int64 and info["phase"] == PHASE_CODES[unwrapped.game.phase]
+    assert type(info["phase_code"]) is np.int64 and info["phase_code"] == PHASE_CODES[unwrapped.game.phase]
     assert all(isinstance(v, (np.ndarray, np.generic)) for v in info.values()), info
     assert obs["phase"][PHASES.index(unwrapped.game.phase)] == 1
     assert env.observation_space.contains(obs), {k: (v.dtype, v.min(), v.max()) for k, v in obs.items()}

@@ -101,7 +101,7 @@ def test_pettingzoo_infos_are_numeric_with_a_winners_row_per_seat(make, codes):
     for info in infos:
         _numeric(info)
         assert "action_mask" not in info and info["winners"].shape == (3,) and info["winners"].dtype == np.int8
-        assert 0 <= info["phase"] < len(codes)
+        assert 0 <= info["phase_code"] < len(codes)
     game = env.unwrapped.table if hasattr(env.unwrapped, "table") else env.unwrapped.game
     winners = game.winners() if callable(game.winners) else game.winners
     assert infos[-1]["winners"].tolist() == [int(p in winners) for p in range(3)]

@@ -29,17 +29,25 @@ def _legal(mask: np.ndarray, rng: np.random.Generator) -> int:
 # ------------------------------------------------------------------ TorchRL
 @pytest.mark.parametrize("env_id, kwargs", [("NumberDrop-v0", {}), ("NumberDropTurn-v0", {"candidates": 8})])
 def test_torchrl_gym_env_checks_its_specs_and_rolls_out_masked(env_id, kwargs):
+    torch = pytest.importorskip("torch")
     pytest.importorskip("torchrl")
     from torchrl.envs import GymEnv, TransformedEnv
     from torchrl.envs.transforms import ActionMask
     from torchrl.envs.utils import check_env_specs
 
-    env = TransformedEnv(GymEnv(env_id, mask_in_obs=True, **kwargs), ActionMask())
+    # the info reader learns its specs from one random step, which "penalize" survives
+    base = GymEnv(env_id, mask_in_obs=True, illegal_action="penalize", **kwargs)
+    base.auto_register_info_dict()
+    env = TransformedEnv(base, ActionMask())
     check_env_specs(env)
     env.set_seed(0)
-    rollout = env.rollout(300)  # random actions drawn among the legal ones; a masked one would raise
+    rollout = env.rollout(300)  # random actions drawn among the legal ones
     assert rollout.shape[0] > 1
     assert not (rollout["action"].bool() & ~rollout["action_mask"].bool()).any()  # one-hot actions, all legal
+    assert not rollout["next", "illegal_action"].any()
+    scores, parts = rollout["next", "score"], rollout["next", "score_breakdown"]
+    assert scores.dtype == torch.int64 and parts.shape == (rollout.shape[0], 7)
+    assert torch.equal(parts[:, -1], scores)  # the breakdown's total is the score
 
 
 @pytest.mark.parametrize("name", list(MULTI_AGENT))

@@ -243,7 +243,7 @@ def test_native_vec_env_plays_the_games_of_the_dummy_one():
             obs_n, rew_n, done_n, infos_n = native.step(actions)
             assert np.array_equal(rew_d, rew_n) and rew_n.dtype == rew_d.dtype and np.array_equal(done_d, done_n)
             for i_d, i_n in zip(infos_d, infos_n):
-                for key in ("score", "score_breakdown", "turn", "boxes", "candidates", "illegal_action"):
+                for key in ("score", "score_breakdown", "turn", "boxes", "candidate_count", "illegal_action"):
                     assert np.array_equal(i_d[key], i_n[key]), (t, key)
                 assert np.array_equal(i_d["action_mask"], i_n["action_mask"])
                 assert ("episode" in i_d) == ("episode" in i_n) == ("terminal_observation" in i_n)
