@@ -1,0 +1,119 @@
+"""The README and the documentation pages (docs/*.md) say what works.
+
+- Every ```python block runs: the blocks of one page run in order in one namespace, in a
+  fresh working directory. A block that takes long or needs a package outside `make test`
+  is marked on the line before its fence with ``<!-- doc-test: skip (the reason) -->``, an
+  HTML comment that neither GitHub nor the site shows.
+- Every command in the code of a page names what exists: the modules of ``python -m``, the
+  files under configs/, results/, docs/ and agents/models/, and the make targets.
+- The README's links into docs/ lead to files that exist (``mkdocs build --strict``, run by
+  ``make test``, checks the links between the pages of the site).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+FENCE = re.compile(r"^```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^```[ \t]*$", re.S | re.M)
+SKIP = re.compile(r"<!--\s*doc-test:\s*skip\b[^>]*-->\s*$")
+INLINE = re.compile(r"`([^`]+)`")
+
+
+def _name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def python_blocks(page: Path) -> list[tuple[int, str, bool]]:
+    """(line of the fence, code, skipped) of each ```python block of a page."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        if match.group("lang") != "python":
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        found.append((line, match.group("body"), bool(SKIP.search(before))))
+    return found
+
+
+def code_text(page: Path) -> str:
+    """Everything a page shows as code: its fenced blocks and its inline code spans."""
+    text = page.read_text(encoding="utf-8")
+    blocks = [m.group("body") for m in FENCE.finditer(text)]
+    prose = FENCE.sub("", text)
+    return "\n".join(blocks + INLINE.findall(prose))
+
+
+RUNNABLE = [page for page in PAGES if any(not skipped for _, _, skipped in python_blocks(page))]
+
+
+def test_the_pages_are_found():
+    names = {_name(page) for page in PAGES}
+    assert {"README.md", "docs/index.md", "docs/envs/numberdrop-turn.md"} <= names
+    assert _name(ROOT / "README.md") in {_name(page) for page in RUNNABLE}
+
+
+@pytest.mark.parametrize("page", RUNNABLE, ids=_name)
+def test_python_blocks_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__main__"}
+    for line, code, skipped in python_blocks(page):
+        if skipped:
+            continue
+        try:
+            exec(compile(code, f"{_name(page)}, block at line {line}", "exec"), namespace)
+        finally:
+            for value in list(namespace.values()):  # vector envs hold worker processes
+                close = getattr(value, "close", None)
+                if callable(close) and type(value).__module__.startswith(("gymnasium", "numberdrop_env")):
+                    try:
+                        close()
+                    except Exception:
+                        pass
+
+
+MODULE = re.compile(r"python -m ([A-Za-z_][\w.]*)")
+PATH = re.compile(r"(?<![\w/.~-])((?:configs|results|docs|agents/models)/[\w./-]*\w\.(?:yaml|jsonl|json|txt|png|gif|zip))(?![\w/])")
+MAKE = re.compile(r"(?<![\w-])make ([a-z]+)\b")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_name)
+def test_commands_name_what_exists(page):
+    code = code_text(page)
+    missing = []
+    for module in sorted(set(MODULE.findall(code))):
+        if module == "pytest":
+            continue
+        try:
+            spec = importlib.util.find_spec(module)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is None:
+            missing.append(f"python -m {module}")
+    for path in sorted(set(PATH.findall(code))):
+        if not (ROOT / path).exists():
+            missing.append(path)
+    targets = set(re.findall(r"^([a-z]+):", (ROOT / "Makefile").read_text(), re.M))
+    for target in sorted(set(MAKE.findall(code))):
+        if target not in targets:
+            missing.append(f"make {target}")
+    assert not missing, f"{_name(page)} names what does not exist: {missing}"
+
+
+def test_readme_links_into_the_docs_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#[^)]*)?\)", text)
+    assert links
+    missing = sorted({link for link in links if not (ROOT / link).exists()})
+    assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_readme_is_a_landing_page():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 220
