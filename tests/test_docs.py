@@ -4,8 +4,10 @@
   fresh working directory. A block that takes long or needs a package outside `make test`
   is marked on the line before its fence with ``<!-- doc-test: skip (the reason) -->``, an
   HTML comment that neither GitHub nor the site shows.
-- Every command in the code of a page names what exists: the modules of ``python -m``, the
-  files under configs/, results/, docs/ and agents/models/, and the make targets.
+- Every command and name in the code of a page names what exists: the modules of
+  ``python -m``, the project's modules and objects named by their dotted path, its source
+  files and folders, the files under configs/, results/, docs/ and agents/models/, and the
+  make targets. When a module moves, the pages that name it fail here.
 - The README's links into docs/ lead to files that exist (``mkdocs build --strict``, run by
   ``make test``, checks the links between the pages of the site).
 """
@@ -79,6 +81,31 @@ def test_python_blocks_run(page, tmp_path, monkeypatch):
                         pass
 
 
+PACKAGES = r"(?:numberdrop_env|luckynumbers_env|gamekit|agents|benchmarks|train|tests)"
+DOTTED = re.compile(r"(?<![\w./-])(" + PACKAGES + r"(?:\.[A-Za-z_]\w*)+)")
+SOURCE = re.compile(r"(?<![\w./-])(" + PACKAGES + r"/[\w/.-]*?(?:\.py|/))(?![\w.-])")
+FILE_SUFFIXES = {"md", "json", "jsonl", "zip", "py", "yaml", "txt", "png", "gif"}
+
+
+def resolves(name: str) -> bool:
+    """Whether a dotted name is a module, or an attribute of one (a class, a constant)."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            spec = importlib.util.find_spec(".".join(parts[:i]))
+        except (ImportError, ValueError, AttributeError):
+            spec = None
+        if spec is None:
+            continue
+        obj = importlib.import_module(".".join(parts[:i]))
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
 MODULE = re.compile(r"python -m ([A-Za-z_][\w.]*)")
 PATH = re.compile(r"(?<![\w/.~-])((?:configs|results|docs|agents/models)/[\w./-]*\w\.(?:yaml|jsonl|json|txt|png|gif|zip))(?![\w/])")
 MAKE = re.compile(r"(?<![\w-])make ([a-z]+)\b")
@@ -98,6 +125,12 @@ def test_commands_name_what_exists(page):
         if spec is None:
             missing.append(f"python -m {module}")
     for path in sorted(set(PATH.findall(code))):
+        if not (ROOT / path).exists():
+            missing.append(path)
+    for name in sorted(set(DOTTED.findall(code))):
+        if name.rsplit(".", 1)[-1] not in FILE_SUFFIXES and not resolves(name):
+            missing.append(name)
+    for path in sorted(set(SOURCE.findall(code))):
         if not (ROOT / path).exists():
             missing.append(path)
     targets = set(re.findall(r"^([a-z]+):", (ROOT / "Makefile").read_text(), re.M))
