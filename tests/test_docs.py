@@ -107,7 +107,8 @@ def resolves(name: str) -> bool:
 
 
 MODULE = re.compile(r"python -m ([A-Za-z_][\w.]*)")
-PATH = re.compile(r"(?<![\w/.~-])((?:configs|results|docs|agents/models)/[\w./-]*\w\.(?:yaml|jsonl|json|txt|png|gif|zip))(?![\w/])")
+DATA = r"(?:configs|results|docs|agents/models)/[\w./-]*\w\.(?:yaml|jsonl|json|txt|png|gif|zip)"
+PATH = re.compile(r"(?<![\w/.~-])(" + DATA + r")(?![\w/])")
 MAKE = re.compile(r"(?<![\w-])make ([a-z]+)\b")
 
 
