@@ -1,12 +1,34 @@
-"""The policy protocol every agent follows, scripted, search or learned."""
+"""The policy protocol every agent follows, scripted, search or learned, and where the
+shipped models are."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from numberdrop_env.solo import SoloGame
+
+MODELS = Path(__file__).resolve().parent / "models"
+"""The shipped model files (``agents/models/*.zip``)."""
+
+# schedules are only needed to keep training; replacing them makes loading independent of
+# how (and with which Python) they were pickled
+INFERENCE_OBJECTS = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def load_model(path: str | Path, device: str = "cpu", hint: str = "") -> Any:
+    """Load a MaskablePPO ``.zip`` for inference (the ``train`` extra); a clear error, with
+    ``hint``, when the file is missing."""
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    if path.suffix != ".zip" and path.with_suffix(".zip").is_file():
+        path = path.with_suffix(".zip")
+    if not path.is_file():
+        raise FileNotFoundError(f"PPO model {str(path)!r} not found{hint}")
+    return MaskablePPO.load(str(path), device=device, custom_objects=INFERENCE_OBJECTS)
 
 
 @runtime_checkable

@@ -1,44 +1,91 @@
-"""Agents by name, for the command line and configs.
+"""Agents by name, for the command line and configs: one table per game, one way to load them.
 
-``make_policy("search", {"width": 8})`` builds an agent; options are its
-constructor's keyword arguments, so a misspelt option is a clear error.
+``make_policy("search", {"width": 8})`` builds a Number Drop agent, ``make_policy("greedy",
+game="luckynumbers")`` a Lucky Numbers one; options are the constructor's keyword arguments, so
+a misspelt option is a clear error.
+
+An entry is ``"module:Class"`` (the form of Gymnasium's entry points) with, in brackets, the
+optional extra it needs: ``"agents.numberdrop.ppo:PPOPolicy [train]"``. :func:`load` checks the
+extra's packages before importing the module, so a missing one says which extra to install.
+The trainers of :mod:`agents.training` load the same way.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
+import importlib.util
 import inspect
-import re
+import json
 import textwrap
 from typing import Any
 
 from .base import Policy
 
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "train": ("torch", "stable_baselines3", "sb3_contrib"),
+    "rllib": ("torch", "ray"),
+}
+"""The packages of each optional extra of ``numberdrop-env`` that its users import."""
+
 AGENTS: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
-    "greedy": "agents.greedy:GreedyPolicy",
-    "search": "agents.search:SearchPolicy",
-    "ppo": "agents.ppo:PPOPolicy",
-    "rllib": "agents.rllib_agent:RLlibPolicy",  # needs the `rllib` extra
+    "greedy": "agents.numberdrop.greedy:GreedyPolicy",
+    "search": "agents.numberdrop.search:SearchPolicy",
+    "ppo": "agents.numberdrop.ppo:PPOPolicy [train]",
+    "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
+"""Number Drop agents."""
+
+LUCKY_AGENTS: dict[str, str] = {
+    "random": "agents.base:RandomPolicy",  # uniform over the mask: plays any game
+    "greedy": "agents.luckynumbers.greedy:GreedyPolicy",
+    "search": "agents.luckynumbers.search:SearchPolicy",
+    "ppo": "agents.luckynumbers.ppo:PPOPolicy [train]",
+}
+"""Lucky Numbers agents."""
+
+GAMES: dict[str, dict[str, str]] = {"numberdrop": AGENTS, "luckynumbers": LUCKY_AGENTS}
+GAME_NAMES = {"numberdrop": "Number Drop", "luckynumbers": "Lucky Numbers"}
 
 
-def policy_class(name: str, agents: dict[str, str] = AGENTS, game: str = "") -> type:
-    """The class registered as ``name`` in ``agents`` (another game passes its own table)."""
+def require_extra(extra: str, what: str, modules: tuple[str, ...] = ()) -> None:
+    """An ``ImportError`` naming the extra to install when one of its packages (or of ``modules``)
+    is missing."""
+    absent = next((m for m in modules or EXTRAS[extra] if importlib.util.find_spec(m) is None), None)
+    if absent is not None:
+        raise ImportError(f"{what} needs the `{extra}` extra ({absent} is not installed): "
+                          f"pip install 'numberdrop-env[{extra}]' (or pip install -e '.[{extra}]' in a checkout)")
+
+
+def load(entry: str, what: str = "") -> Any:
+    """The object an entry names: ``"module:attr"``, optionally followed by ``[extra]``."""
+    target, _, extra = entry.partition("[")
+    module, _, attr = target.strip().partition(":")
+    if extra:
+        require_extra(extra.rstrip("] "), what or module)
+    obj: Any = importlib.import_module(module)
+    for part in attr.split(".") if attr else []:
+        obj = getattr(obj, part)
+    return obj
+
+
+def agents_of(game: str) -> dict[str, str]:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
+    return GAMES[game]
+
+
+def policy_class(name: str, game: str = "numberdrop") -> type:
+    """The class registered as ``name`` for ``game`` (``ImportError`` naming the extra it needs)."""
+    agents = agents_of(game)
     if not isinstance(name, str) or name not in agents:
-        raise ValueError(f"unknown {game}agent {name!r}; known agents: {', '.join(agents)}")
-    module, attr = agents[name].split(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except ImportError as err:  # e.g. the ppo agent without torch
-        raise ImportError(f"the {game}agent {name!r} needs {err.name or 'a package'} that is not installed: "
-                          f"pip install -e '.[train]' (the trained agents' extra), then try again") from err
+        label = "" if game == "numberdrop" else GAME_NAMES[game] + " "
+        raise ValueError(f"unknown {label}agent {name!r}; known agents: {', '.join(agents)}")
+    return load(agents[name], f"the {GAME_NAMES[game]} agent {name!r}")
 
 
-def make_policy(name: str, options: dict[str, Any] | None = None, agents: dict[str, str] = AGENTS,
-                game: str = "") -> Policy:
-    cls = policy_class(name, agents, game)
+def make_policy(name: str, options: dict[str, Any] | None = None, game: str = "numberdrop") -> Policy:
+    cls = policy_class(name, game)
     options = dict(options or {})
     params = inspect.signature(cls).parameters
     unknown = set(options) - set(params)
@@ -46,6 +93,18 @@ def make_policy(name: str, options: dict[str, Any] | None = None, agents: dict[s
         known = ", ".join(params) or "none"
         raise ValueError(f"agent {name!r} has no option(s) {sorted(unknown)}; its options: {known}")
     return cls(**options)
+
+
+_BUILT: dict[str, Policy] = {}
+
+
+def cached_policy(name: str, options: dict[str, Any] | None = None, game: str = "numberdrop", seat: int = 0) -> Policy:
+    """The agent built once per process (a worker plays many games; a model loads once), one
+    instance per ``seat`` of a table."""
+    key = json.dumps([game, name, agents_of(game).get(name), options or {}, seat], sort_keys=True, default=str)
+    if key not in _BUILT:
+        _BUILT[key] = make_policy(name, options, game)
+    return _BUILT[key]
 
 
 def parse_options(items: list[str], agents: list[str]) -> dict[str, dict[str, Any]]:
@@ -71,36 +130,23 @@ def _literal(raw: str) -> Any:
     return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
 
 
-def describe_options(width: int = 79, agents: dict[str, str] = AGENTS,
+def describe_options(width: int = 79, game: str = "numberdrop",
                      heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):") -> str:
     """Every agent's options with their defaults, read off the constructors so --help cannot go stale."""
+    agents = agents_of(game)
     lines = [heading]
     pad = max(map(len, agents)) + 4
     for name in agents:
-        text = textwrap.fill(_option_list(name, agents), width, initial_indent=f"  {name}:".ljust(pad),
+        text = textwrap.fill(_option_list(name, game), width, initial_indent=f"  {name}:".ljust(pad),
                              subsequent_indent=" " * pad, break_long_words=False, break_on_hyphens=False)
         lines.append(text)
     return "\n".join(lines)
 
 
-def _option_list(name: str, agents: dict[str, str] = AGENTS) -> str:
+def _option_list(name: str, game: str) -> str:
     try:
-        params = inspect.signature(policy_class(name, agents)).parameters.values()
+        params = inspect.signature(policy_class(name, game)).parameters.values()
     except ImportError as err:  # an optional dependency missing must not break --help
         return f"(unavailable: {err})"
     shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
     return ", ".join(shown) or "none"
-
-
-def plain_text(doc: str) -> str:
-    """A docstring without its RST markup (``code``, :role:`x`), for terminal help."""
-    return re.sub(r":[\w:]+:`~?([^`]*)`", r"\1", doc).replace("``", "")
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows defaults and keeps the line breaks of the description and of the option list."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False or action.default == []:
-            return action.help  # "(default: None)" or "(default: [])" says nothing
-        return super()._get_help_string(action)

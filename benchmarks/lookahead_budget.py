@@ -22,9 +22,9 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from agents.ppo import PPOPolicy, offer_turns
-from agents.registry import HelpFormatter, plain_text
-from agents.search import SearchPolicy
+from agents.numberdrop.ppo import PPOPolicy, offer_turns
+from agents.cli.common import HelpFormatter, plain_text
+from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.solo import SoloGame
 
 from .pruning import sample_turns

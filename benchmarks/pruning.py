@@ -20,9 +20,9 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.base import Policy
-from agents.greedy import GreedyPolicy
-from agents.registry import HelpFormatter, plain_text
-from agents.search import SearchPolicy
+from agents.numberdrop.greedy import GreedyPolicy
+from agents.cli.common import HelpFormatter, plain_text
+from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
 from numberdrop_env.turns import TurnPlanner

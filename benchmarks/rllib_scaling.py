@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.rllib_config import RLlibTrainConfig, load_rllib_config
+from agents.training.config import TrainConfig as RLlibTrainConfig, load_config as load_rllib_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def rllib_rate(cfg: RLlibTrainConfig, runners: int, iterations: int) -> dict[str
     import ray
     import torch
 
-    from agents import rllib_train
+    from agents.training.rllib import train as rllib_train
 
     torch.set_num_threads(cfg.network.torch_threads)  # the learner, in this process
     cfg.ray.env_runners = runners
@@ -86,7 +86,7 @@ def sb3_rate(cfg: RLlibTrainConfig, iterations: int) -> dict[str, Any]:
     import torch
 
     import train
-    from agents.config import TrainConfig
+    from agents.training.config import TrainConfig
 
     sb3 = TrainConfig(n_envs=cfg.n_envs, vec_env="dummy", env=cfg.env, ppo=cfg.ppo, network=cfg.network)
     torch.set_num_threads(cfg.network.torch_threads)

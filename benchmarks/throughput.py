@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 import numberdrop_env  # noqa: F401  (registers NumberDrop-v0 and NumberDropTurn-v0)
-from agents.registry import HelpFormatter, plain_text
+from agents.cli.common import HelpFormatter, plain_text
 from numberdrop_env.solo import SoloGame
 
 
@@ -77,7 +77,7 @@ def vector_loop(num_envs: int) -> Callable[[float], tuple[int, int]]:
 
 def lookahead_seconds(games: int = 3) -> float:
     """CPU seconds of one core per game of the shipped agent with its strongest look-ahead."""
-    from agents.ppo import PPOPolicy
+    from agents.numberdrop.ppo import PPOPolicy
 
     policy = PPOPolicy(lookahead=8, samples=4, refine=3)
 
@@ -110,8 +110,8 @@ def engine_loop(deadline: float) -> tuple[int, int]:
 
 def greedy_loop(deadline: float) -> tuple[int, int]:
     """Turns planned and played by the greedy agent, as the evaluation runner plays them."""
-    from agents.evaluate import advance
-    from agents.greedy import GreedyPolicy
+    from agents.cli.evaluate import advance
+    from agents.numberdrop.greedy import GreedyPolicy
 
     policy = GreedyPolicy()
     turns = episodes = 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.greedy import GreedyPolicy
-from agents.search import SearchPolicy
+from agents.numberdrop.greedy import GreedyPolicy
+from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.solo import SoloGame
 
 from .helpers import finish_legally, mid_turn_game
@@ -141,7 +141,7 @@ def test_refine_plays_deterministic_legal_games():
 def test_greedy_whole_turns_play_the_same_game(seed):
     """The evaluation runner's turn-at-once play (``play_turn``) leaves every game where the
     decision-by-decision play does: same sheets, score and decision count."""
-    from agents.evaluate import advance
+    from agents.cli.evaluate import advance
 
     actions, score = play(GreedyPolicy(), seed)
     game = SoloGame(seed=seed)

@@ -16,9 +16,10 @@ pytest.importorskip("sb3_contrib")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
-from agents.evaluate import play_game  # noqa: E402
-from agents.ppo import PPOPolicy, play_games  # noqa: E402
+from agents import training as train  # noqa: E402
+from agents.training import common, sb3  # noqa: E402
+from agents.cli.evaluate import play_game  # noqa: E402
+from agents.numberdrop.ppo import PPOPolicy, play_games  # noqa: E402
 from numberdrop_env.turn_env import NumberDropTurnEnv  # noqa: E402
 
 from .helpers import finish_legally, mid_turn_game  # noqa: E402
@@ -28,7 +29,7 @@ from .helpers import finish_legally, mid_turn_game  # noqa: E402
 def model():
     from sb3_contrib import MaskablePPO
 
-    from agents.candidate_policy import CandidateScorerPolicy
+    from agents.networks.candidate import CandidateScorerPolicy
 
     torch.manual_seed(0)
     env = NumberDropTurnEnv(candidates=16, width=8)
@@ -84,7 +85,7 @@ def test_untrained_policy_is_the_planner():
     """With the residual at its zero start, the argmax is candidate 0, the greedy's choice."""
     from sb3_contrib import MaskablePPO
 
-    from agents.candidate_policy import CandidateScorerPolicy
+    from agents.networks.candidate import CandidateScorerPolicy
 
     m = MaskablePPO(CandidateScorerPolicy, NumberDropTurnEnv(candidates=16, width=8), device="cpu", seed=1)
     for seed in range(3):
@@ -110,11 +111,11 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
     assert policy.turn_level
     first = play_game(policy, 3)
     assert play_game(PPOPolicy(path=str(run / "best_model.zip")), 3).score == first.score
-    from agents.ppo import load_model
+    from agents.numberdrop.ppo import load_model
 
     lockstep = play_games(load_model(run / "best_model.zip"), [3])
     assert lockstep[0]["score"] == first.score
-    from agents.search import SearchPolicy
+    from agents.numberdrop.search import SearchPolicy
 
     search = SearchPolicy(width=2, samples=2, inner_width=4, value="learned", model=str(run / "best_model.zip"))
     game_a = play_game(search, 5)
@@ -127,7 +128,7 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
 
 
 def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypatch):
-    from agents.ppo import offer_turns
+    from agents.numberdrop.ppo import offer_turns
     from numberdrop_env.solo import SoloGame
 
     policy = PPOPolicy(lookahead=3, samples=2)

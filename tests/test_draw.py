@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
-from agents.greedy import GreedyPolicy
+from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env import draw
 from numberdrop_env.draw import DEFAULT_LAYOUT as LAYOUT
 from numberdrop_env.draw import draw_game, draw_sheet, game_array

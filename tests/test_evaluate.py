@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import RandomPolicy
-from agents.evaluate import HUMAN_SCORES, main, play_game, run, summarise
+from agents.cli.evaluate import HUMAN_SCORES, main, play_game, run, summarise
 from agents.registry import make_policy, parse_options
 from numberdrop_env.solo import SoloGame
 

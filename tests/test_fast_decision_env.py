@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import decision_reference as reference  # noqa: E402
 
-from agents.greedy import GreedyPolicy  # noqa: E402
+from agents.numberdrop.greedy import GreedyPolicy  # noqa: E402
 from numberdrop_env import DEFAULT_RULES, Phase, Rules, SoloGame, layout_for  # noqa: E402
 from numberdrop_env.env import observe  # noqa: E402
 from numberdrop_env.env_base import breakdown_dict  # noqa: E402

@@ -17,7 +17,7 @@ from tests import heuristic_reference as ref
 def sheets(seeds: range, every: int = 1):
     """Games about to place a tetromino or to score a combination; random play (messy sheets)
     on the even seeds, the greedy's on the odd ones."""
-    from agents.greedy import GreedyPolicy
+    from agents.numberdrop.greedy import GreedyPolicy
 
     for seed in seeds:
         rng = np.random.default_rng(seed)

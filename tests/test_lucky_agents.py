@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.lucky.evaluate import play_table, run_tables, summarise
+from agents.evaluation.tables import play_lucky_table, run_tables, summarise
 from agents.lucky.gym_env import LuckyNumbersEnv
-from agents.lucky.registry import make_policy
-from agents.lucky.search import SearchPolicy
-from agents.lucky.train import is_lucky_config, load_lucky_config
-from agents.lucky.value import BoardValue
+from agents.luckynumbers import make_policy
+from agents.luckynumbers.search import SearchPolicy
+from agents.training.config import is_lucky_config, load_lucky_config
+from agents.luckynumbers.value import BoardValue
 from luckynumbers_env import Game, Rules
 from tests.lucky_helpers import board, diagonal, position
 
@@ -63,7 +63,7 @@ def test_search_is_reproducible_from_its_seed():
 
 def test_a_search_table_replays_the_same_game_from_its_seed():
     seats = ["search", "greedy", "search", "greedy"]
-    first, again = (play_table(seats, 7, {}) for _ in range(2))
+    first, again = (play_lucky_table(seats, 7, {}) for _ in range(2))
     first.pop("seconds")
     again.pop("seconds")
     assert first == again
@@ -125,7 +125,7 @@ def test_search_options_are_checked(options):
 
 
 def test_greedy_beats_random_at_a_small_table():
-    summary = summarise(run_tables(["greedy", "random"], 4, 3, 0, progress=False), ["greedy", "random"], 4)
+    summary = summarise(run_tables(["greedy", "random"], 4, 3, 0, progress=False, game="luckynumbers"), ["greedy", "random"], 4)
     assert summary["agents"]["greedy"]["win_rate"] > 0.4 > summary["agents"]["random"]["win_rate"]
     assert summary["games"] == 12
 
@@ -140,7 +140,7 @@ def test_unknown_agent_or_option_is_refused():
 
 
 def test_evaluate_command_plays_lucky_numbers_tables(capsys):
-    from agents.evaluate import main
+    from agents.cli.evaluate import main
 
     summary = main(["--game", "luckynumbers", "--players", "3", "--agents", "greedy,random", "--games", "2",
                     "--workers", "1", "--no-progress", "--bruno"])
@@ -203,7 +203,7 @@ def test_shipped_config_validates_and_typos_are_named(tmp_path):
 
 
 def test_train_py_runs_a_lucky_numbers_config(tmp_path):
-    import train
+    from agents import training as train
 
     data = yaml.safe_load(open("configs/lucky_ppo.yaml"))
     data.update(n_envs=2, ship_to=None, progress_bar=False)

@@ -11,17 +11,18 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agents import evaluate, play
-from agents.greedy import GreedyPolicy
-from agents.human import HumanGame
-from agents.plots import plot_learning_curve, plot_scores, read_evals
-from agents.replay import Record, final_game, frames, replay, save_gif
+from agents.cli import evaluate, play
+from agents.numberdrop.greedy import GreedyPolicy
+from agents.cli.human import HumanGame
+from agents.cli.plots import plot_learning_curve, plot_scores, read_evals
+from agents.cli.replay import Record, final_game, frames, replay, save_gif
 from numberdrop_env.solo import SoloGame
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
+from agents import training as train  # noqa: E402
+from agents.training import common, sb3  # noqa: E402
 
 
 def greedy_record(seed: int) -> Record:
@@ -246,9 +247,9 @@ def test_without_matplotlib_plot_fails_before_the_games_and_training_goes_on(mon
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     with pytest.raises(SystemExit) as exit_:
         evaluate.main(["--agents", "random", "--games", "1", "--plot", str(tmp_path / "x.png")])
-    assert exit_.value.code == 2 and "pip install matplotlib" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "numberdrop-env[train]" in capsys.readouterr().err
     (tmp_path / "evals.jsonl").write_text('{"step": 10, "score_mean": 1.0}\n')
-    assert train.write_learning_curve(tmp_path) is None
+    assert common.write_learning_curve(tmp_path) is None
     assert "note: no learning_curve.png" in capsys.readouterr().err
     assert not (tmp_path / "learning_curve.png").exists()
 
@@ -257,10 +258,10 @@ def test_train_writes_the_learning_curve_of_its_evaluations(tmp_path):
     lines = [{"step": 2000, "score_mean": 30.0, "score_std": 5.0, "diff_vs_greedy": -2.0},
              {"step": 1000, "score_mean": 25.0, "score_std": 5.0, "diff_vs_greedy": -7.0}]
     (tmp_path / "evals.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
-    path = train.write_learning_curve(tmp_path, "test")
+    path = common.write_learning_curve(tmp_path, "test")
     assert path == tmp_path / "learning_curve.png" and Image.open(path).size[0] <= 800
     assert [e["step"] for e in read_evals([tmp_path / "evals.jsonl"])] == [1000, 2000]
-    assert train.write_learning_curve(tmp_path / "nowhere") is None
+    assert common.write_learning_curve(tmp_path / "nowhere") is None
 
 
 def test_plots_refuse_what_they_cannot_draw(tmp_path):
@@ -274,7 +275,7 @@ def test_plots_refuse_what_they_cannot_draw(tmp_path):
 
 
 def test_plots_command_line(tmp_path, capsys):
-    from agents.plots import main
+    from agents.cli.plots import main
 
     summary = {"games": 2, "seed": 0, "agents": {"greedy": {"mean": 40.0, "scores": [38, 42]}}}
     (tmp_path / "s.json").write_text(json.dumps(summary))

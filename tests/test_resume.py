@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-import train  # noqa: E402
+from agents import training as train  # noqa: E402
+from agents.training import common, sb3  # noqa: E402
 
 STEPS, UPDATE = 512, 128
 
@@ -152,8 +153,8 @@ class CtrlCAt(gym.Wrapper):
 
 def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monkeypatch, capsys):
     done = straight(base)
-    make = train.make_env
-    monkeypatch.setattr(train, "make_env", lambda env_cfg: CtrlCAt(make(env_cfg), at=150 // 2))
+    make = sb3.make_env
+    monkeypatch.setattr(sb3, "make_env", lambda env_cfg, game: CtrlCAt(make(env_cfg, game), at=150 // 2))
     cfg = config(tmp_path, checkpoint={"every_steps": 0})  # no periodic checkpoints: Ctrl-C's own
     result = run(cfg, tmp_path / "c")
     assert result["interrupted"] and result["steps"] == 256  # the update of the rollout under way finished
@@ -163,7 +164,7 @@ def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monke
     assert f"python train.py --config {cfg} --resume {checkpoint}" in err
     assert not (tmp_path / "c" / "final_model.zip").exists()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    monkeypatch.setattr(train, "make_env", make)
+    monkeypatch.setattr(sb3, "make_env", make)
     run(config(base), tmp_path / "c", "--resume", str(checkpoint))
     assert_same_training_state(done / "final_model.zip", tmp_path / "c" / "final_model.zip")
 
@@ -240,7 +241,7 @@ def test_a_cut_evals_line_is_dropped_on_resume_and_the_curve_drawn(base, tmp_pat
 
 
 def test_damaged_json_files_are_named(base, tmp_path, capsys):
-    from agents.checkpoints import read_json
+    from agents.training.checkpoints import read_json
 
     (tmp_path / "x.json").write_text('{"score": 1')
     with pytest.raises(ValueError, match=str(tmp_path / "x.json")):
@@ -258,7 +259,7 @@ def test_damaged_json_files_are_named(base, tmp_path, capsys):
 def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
     """A checkpoint folder whose step file is damaged is named and the previous one taken; a
     folder written through ``atomic_path`` replaces the old one whole or not at all."""
-    from agents.checkpoints import STEPS_FILE, atomic_path, find_folder_checkpoint, write_json
+    from agents.training.checkpoints import STEPS_FILE, atomic_path, find_folder_checkpoint, write_json
 
     folder = tmp_path / "checkpoints"
     for steps in (128, 256, 384):
@@ -280,8 +281,8 @@ def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
 
 # ---------------------------------------------------------------- atomic files
 def test_a_write_cut_short_leaves_the_old_file(tmp_path, monkeypatch):
-    from agents.checkpoints import append_jsonl, atomic_path, atomic_write
-    from agents.resume import save_model
+    from agents.training.checkpoints import append_jsonl, atomic_path, atomic_write
+    from agents.training.resume import save_model
 
     path = atomic_write(tmp_path / "a.json", '{"old": 1}')
     with pytest.raises(RuntimeError):
@@ -322,7 +323,6 @@ def lucky_config(tmp: Path, **changes) -> Path:
 
 
 def test_lucky_numbers_runs_resume_exactly_and_stop_on_ctrl_c(tmp_path, monkeypatch, capsys):
-    from agents.lucky import train as lucky
 
     cfg = lucky_config(tmp_path)
     run(cfg, tmp_path / "straight")
@@ -335,12 +335,12 @@ def test_lucky_numbers_runs_resume_exactly_and_stop_on_ctrl_c(tmp_path, monkeypa
 
     assert scores(tmp_path / "b") == scores(done)
 
-    make = lucky.make_env
-    monkeypatch.setattr(lucky, "make_env", lambda env_cfg: CtrlCAt(make(env_cfg), at=40))
+    make = sb3.make_env
+    monkeypatch.setattr(sb3, "make_env", lambda env_cfg, game: CtrlCAt(make(env_cfg, game), at=40))
     CtrlCAt.fired = False
     result = run(cfg, tmp_path / "c")
     assert result["interrupted"] and result["steps"] == 128
     assert f"--resume {tmp_path / 'c' / 'checkpoints' / 'ppo_128_steps.zip'}" in capsys.readouterr().err
-    monkeypatch.setattr(lucky, "make_env", make)
+    monkeypatch.setattr(sb3, "make_env", make)
     run(cfg, tmp_path / "c", "--resume", str(tmp_path / "c"))
     assert_same_training_state(done / "final_model.zip", tmp_path / "c" / "final_model.zip")

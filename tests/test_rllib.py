@@ -27,9 +27,10 @@ pytest.importorskip("tensorboard")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
-from agents import evaluate  # noqa: E402
-from agents.rllib_config import load_rllib_config, rllib_config_from_dict  # noqa: E402
+from agents import training as train  # noqa: E402
+from agents.training import common, sb3  # noqa: E402
+from agents.cli import evaluate  # noqa: E402
+from agents.training.config import load_rllib_config, rllib_config_from_dict  # noqa: E402
 
 SMOKE = ROOT / "configs" / "rllib_smoke.yaml"
 SOCKET_ROOM = 60  # what Ray appends to its temp dir for its longest socket path, with margin
@@ -124,7 +125,7 @@ def test_smoke_iteration_trains_evaluates_and_checkpoints(smoke_run):
 
 
 def test_lost_mask_fails_the_run_at_once(local_ray, tmp_path):
-    from agents import rllib_train
+    from agents.training.rllib import train as rllib_train
 
     cfg = rllib_config_from_dict(smoke_data(tmp_path))
     args = train.prepare(["--config", str(write(tmp_path, smoke_data(tmp_path)))])[1]
@@ -146,7 +147,7 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
 def test_ctrl_c_stops_after_the_iteration_with_a_checkpoint(local_ray, tmp_path, monkeypatch, capsys):
     """Ctrl-C during an iteration: the iteration (and its update) ends, a checkpoint is saved,
     the run says how to resume and returns; ``--resume RUN_DIR`` goes on from there."""
-    from agents import rllib_train
+    from agents.training.rllib import train as rllib_train
 
     data = smoke_data(tmp_path, total_timesteps=256)
     data["ray"]["env_runners"] = 0  # sampling in the driver: no actor to start
@@ -174,7 +175,7 @@ def test_ctrl_c_stops_after_the_iteration_with_a_checkpoint(local_ray, tmp_path,
 def test_turn_level_module_starts_as_the_planner(local_ray, tmp_path):
     """One iteration inside the actor warm-up: only the value head learns, so the module still
     plays exactly the greedy's games (its logits are the planner's values)."""
-    from agents.evaluate import run
+    from agents.cli.evaluate import run
 
     data = smoke_data(tmp_path, total_timesteps=32, n_envs=2)
     data["env"] = {"interface": "turn", "candidates": 8, "width": 12}

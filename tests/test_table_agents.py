@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import numberdrop_env  # noqa: F401  (registers NumberDropTable-v0)
-from agents import evaluate
-from agents.config import config_from_dict
+from agents.cli import evaluate
+from agents.training.config import config_from_dict
 from agents.registry import make_policy
-from agents.table_eval import lineup, play_table
+from agents.evaluation.tables import lineup, play_table
 from numberdrop_env.heuristic import DEFAULT_WEIGHTS
 from numberdrop_env.multi import Table
 from numberdrop_env.turns import letter_values

@@ -17,8 +17,9 @@ pytest.importorskip("tensorboard")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
-from agents.config import config_from_dict, load_config  # noqa: E402
+from agents import training as train  # noqa: E402
+from agents.training import common, sb3  # noqa: E402
+from agents.training.config import config_from_dict, load_config  # noqa: E402
 from numberdrop_env.solo import SoloGame  # noqa: E402
 
 SMOKE = ROOT / "configs" / "ppo_smoke.yaml"
@@ -79,7 +80,7 @@ def test_broken_config_fails_fast(tmp_path, monkeypatch, mutate, error, words):
     for word in words:
         assert word in str(info.value)
     # through the command line: the same error, and nothing was built or trained
-    monkeypatch.setattr(train, "build_vec_env", lambda *a: pytest.fail("training started on a broken config"))
+    monkeypatch.setattr(sb3, "build_vec_env", lambda *a: pytest.fail("training started on a broken config"))
     with pytest.raises(error):
         train.main(["--config", str(write(tmp_path, data)), "--no-progress"])
     assert not (tmp_path / "run").exists()
@@ -118,7 +119,7 @@ def test_tensorboard_has_game_metrics(smoke_run):
 
 
 def test_save_load_predict_same_legal_actions(smoke_run):
-    from agents.ppo import PPOPolicy, load_model, play_games
+    from agents.numberdrop.ppo import PPOPolicy, load_model, play_games
     from numberdrop_env.env import observe
 
     _, run_dir, _ = smoke_run
@@ -148,14 +149,14 @@ def test_save_load_predict_same_legal_actions(smoke_run):
 
 
 def test_ppo_policy_missing_model(tmp_path):
-    from agents.ppo import PPOPolicy
+    from agents.numberdrop.ppo import PPOPolicy
 
     with pytest.raises(FileNotFoundError, match="not found"):
         PPOPolicy(path=str(tmp_path / "missing.zip"))
 
 
 def test_registry_and_evaluate(smoke_run):
-    from agents import evaluate
+    from agents.cli import evaluate
 
     _, run_dir, _ = smoke_run
     out = run_dir / "table.json"
@@ -190,7 +191,7 @@ def test_vec_env_masks_pass_through():
     cfg = config_from_dict({"n_envs": 2, "ppo": {"batch_size": 64}})
     for kind in ("dummy", "subproc"):
         cfg.vec_env = kind
-        venv = train.build_vec_env(cfg, 7)
+        venv = sb3.build_vec_env(cfg, 7)
         try:
             assert is_masking_supported(venv)
             venv.reset()
@@ -220,13 +221,13 @@ def test_native_vec_env_plays_the_games_of_the_dummy_one():
     single envs) give MaskablePPO the same games: observations, masks, rewards, dones, infos."""
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from agents.vec_env import NativeTurnVecEnv
+    from agents.training.vec_env import NativeTurnVecEnv
 
     cfg = config_from_dict({"n_envs": 3, "vec_env": "dummy", "env": {"interface": "turn", "candidates": 8},
                             "ppo": {"batch_size": 64}})
-    dummy = train.build_vec_env(cfg, 7)
+    dummy = sb3.build_vec_env(cfg, 7)
     cfg.vec_env = "native"
-    native = train.build_vec_env(cfg, 7)
+    native = sb3.build_vec_env(cfg, 7)
     try:
         assert isinstance(native, NativeTurnVecEnv) and is_masking_supported(native)
         assert native.observation_space == dummy.observation_space and native.action_space == dummy.action_space
@@ -285,15 +286,15 @@ def test_greedy_baseline_cached(tmp_path, monkeypatch):
     monkeypatch.setitem(registry.AGENTS, "greedy", "agents.base:RandomPolicy")  # stand-in, same code path
     cfg = config_from_dict(smoke_data(tmp_path, eval={"games": 3, "seed": 5}))
     cfg.run_dir.mkdir(parents=True)
-    data = train.greedy_baseline(cfg, cfg.run_dir)
+    data = common.greedy_baseline(cfg, cfg.run_dir)
     assert data is not None and len(data["scores"]) == 3
-    monkeypatch.setattr("agents.evaluate.run", lambda *a, **k: pytest.fail("baseline recomputed"))
-    assert train.greedy_baseline(cfg, cfg.run_dir) == data
+    monkeypatch.setattr("agents.training.common.run", lambda *a, **k: pytest.fail("baseline recomputed"))
+    assert common.greedy_baseline(cfg, cfg.run_dir) == data
 
 
 def test_demonstrations_record_agent_decisions_and_returns():
-    from agents.evaluate import play_game
-    from agents.imitation import collect_demonstrations
+    from agents.cli.evaluate import play_game
+    from agents.training.imitation import collect_demonstrations
     from agents.registry import make_policy
 
     demos = collect_demonstrations("greedy", 2, 50, gamma=1.0, workers=1, progress=False)

@@ -16,8 +16,8 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from agents.greedy import GreedyPolicy
-from agents.search import SearchPolicy
+from agents.numberdrop.greedy import GreedyPolicy
+from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.actions import Phase
 from numberdrop_env.multi import Table
 from numberdrop_env.solo import SoloGame

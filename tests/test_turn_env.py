@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
-from agents.greedy import GreedyPolicy
+from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env.actions import Phase
 from numberdrop_env.env import NumberDropEnv
 from numberdrop_env.solo import SoloGame

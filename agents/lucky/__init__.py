@@ -1,2 +1,2 @@
-"""Agents for Lucky Numbers: random, greedy, search and a MaskablePPO model, by name in
-``agents.lucky.registry``; ``python -m agents.evaluate --game luckynumbers --players 4`` compares them."""
+"""Deprecated: the Lucky Numbers agents moved to :mod:`agents.luckynumbers` (their old module
+paths here still import for one release, see :data:`agents.MOVED`)."""

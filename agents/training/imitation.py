@@ -1,27 +1,42 @@
-"""Behaviour cloning: start PPO from a scripted agent's decisions.
+"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions.
 
 PPO from scratch spends its first million steps learning not to cross the Game Over
-line. Cloning the greedy agent (its choices, and its discounted returns for the value
-head) starts training from a policy that already plays sensibly; PPO then improves on
-it from its own experience.
+line. Cloning the greedy agent (its choices, and its returns for the value head) starts
+training from a policy that already plays sensibly; PPO then improves on it from its own
+experience. The demonstrations are cached in the run directory.
 
-Only decisions with more than one legal action are recorded, exactly the decisions a
-policy sees in the environment with ``auto_forced=True``; rewards of forced moves are
-added to the preceding decision's reward, as that environment does.
+Number Drop: only decisions with more than one legal action are recorded, exactly the
+decisions a policy sees in the environment with ``auto_forced=True``; rewards of forced
+moves are added to the preceding decision's reward, as that environment does, and the
+returns are discounted by ``ppo.gamma``.
+
+Lucky Numbers: whole tables of the scripted agent (every seat recorded); the return of a
+decision is the seat's tournament score plus ``shaping`` per cell it filled from then on,
+which is what ``LuckyNumbersEnv`` pays.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 from tqdm import tqdm
 
+from luckynumbers_env import Game, Rules
+from luckynumbers_env.observe import observe as observe_lucky
 from numberdrop_env.env import observe
 from numberdrop_env.solo import SoloGame
 
-from .registry import make_policy
+from ..registry import make_policy
+from .checkpoints import atomic_path, write_json
+from .config import TrainConfig
 
 
 def _record_games(agent: str, seeds: list[int], gamma: float) -> dict[str, np.ndarray]:
@@ -55,6 +70,30 @@ def _record_games(agent: str, seeds: list[int], gamma: float) -> dict[str, np.nd
     return data
 
 
+def lucky_demonstrations(agent: str, rules: Rules, games: int, seed: int, shaping: float) -> dict[str, np.ndarray]:
+    """Every decision of ``games`` seeded Lucky Numbers tables of ``agent``."""
+    obs, masks, actions, returns = [], [], [], []
+    policies = [make_policy(agent, game="luckynumbers") for _ in range(rules.players)]
+    for g in range(games):
+        game = Game(rules, seed=seed + g)
+        for p, policy in enumerate(policies):
+            policy.reset((seed + g) * 8 + p)
+        seats, empties = [], []
+        while not game.over:
+            p, mask = game.player, game.legal_mask()
+            action = policies[p].act(game, mask)
+            obs.append(observe_lucky(game, p))
+            masks.append(mask)
+            actions.append(action)
+            seats.append(p)
+            empties.append(game.empty_cells(p))
+            game.step(action)
+        final = game.scores()
+        returns += [final[p] + shaping * (e - game.empty_cells(p)) for p, e in zip(seats, empties)]
+    return {"obs": np.array(obs, np.float32), "masks": np.array(masks, bool), "actions": np.array(actions, np.int64),
+            "returns": np.array(returns, np.float32)}
+
+
 def collect_demonstrations(agent: str, games: int, seed: int, gamma: float, workers: int = 1,
                            progress: bool = True) -> dict[str, np.ndarray]:
     """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (same data for any ``workers``)."""
@@ -83,18 +122,16 @@ def pretrain(model: Any, demos: dict[str, np.ndarray], epochs: int, batch_size: 
     Returns one record per epoch: cross-entropy, value loss and the accuracy (masked
     argmax equals the demonstrated action) on a held-out tenth of the decisions.
     """
-    import torch
-    import torch.nn.functional as F
-
     policy = model.policy
     n = len(demos["actions"])
     order = np.random.default_rng(seed).permutation(n)
     held, train = order[: max(1, n // 10)], order[max(1, n // 10) :]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    keys = [k[4:] for k in demos if k.startswith("obs/")]
+    keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's is "obs"
 
-    def batch(idx: np.ndarray) -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor, torch.Tensor]:
-        obs = {k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys}
+    def batch(idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
+        obs: Any = ({k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys} if keys
+                    else torch.as_tensor(demos["obs"][idx]))
         return (obs, torch.as_tensor(demos["actions"][idx]), torch.as_tensor(demos["masks"][idx]),
                 torch.as_tensor(demos["returns"][idx]))
 
@@ -119,9 +156,6 @@ def pretrain(model: Any, demos: dict[str, np.ndarray], epochs: int, batch_size: 
 
 
 def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
-    import torch
-    import torch.nn.functional as F
-
     policy.set_training_mode(False)
     correct, value_err, nll = 0.0, 0.0, 0.0
     with torch.no_grad():
@@ -134,3 +168,45 @@ def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
             value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
             nll += float(-log_prob.sum())
     return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
+
+
+def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: bool) -> None:
+    """Clone the configured scripted agent before PPO (``pretrain.json``, ``pretrain/*``);
+    demonstrations are cached in the run dir."""
+    b, e = cfg.pretrain, cfg.env
+    lucky = cfg.game == "luckynumbers"
+    cache = run_dir / (f"demos_lucky_{b.agent}_seed{b.seed}_games{b.games}_shaping{e.shaping}.npz" if lucky else
+                       f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz")
+    demos = read_demonstrations(cache)
+    if demos is None:
+        if lucky:
+            rules = Rules(players=e.players, setup=e.setup, bruno=e.bruno)
+            demos = lucky_demonstrations(b.agent, rules, b.games, b.seed, e.shaping)
+        else:
+            demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma,
+                                           workers=b.workers or os.cpu_count() or 1, progress=progress)
+        with atomic_path(cache, ".npz") as tmp:
+            np.savez_compressed(tmp, **demos)
+    history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed,
+                       progress=progress)
+    for record in history:
+        for key in ("loss", "accuracy", "value_mae", "nll"):
+            model.logger.record(f"pretrain/{key}", record[key])
+        model.logger.dump(record["epoch"])
+    last = history[-1]
+    write_json(run_dir / "pretrain.json", {"agent": b.agent, "decisions": len(demos["actions"]), **last})
+    print(f"behaviour cloning of {b.agent} on {len(demos['actions'])} decisions: held-out accuracy "
+          f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}", file=sys.stderr)
+
+
+def read_demonstrations(cache: Path) -> dict[str, np.ndarray] | None:
+    """The cached demonstrations, or None when there are none or the file is damaged."""
+    if not cache.is_file():
+        return None
+    try:
+        with np.load(cache) as data:
+            return dict(data)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        print(f"note: {cache} is damaged ({type(err).__name__}: {err}); collecting the demonstrations again",
+              file=sys.stderr)
+        return None

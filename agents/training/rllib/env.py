@@ -15,8 +15,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-MASK_KEY = "action_mask"
-OBS_KEY = "observations"
+from numberdrop_env.env import NumberDropEnv
+from numberdrop_env.turn_env import NumberDropTurnEnv
+
+from ...networks import MASK_KEY, OBS_KEY
 
 
 class MaskInObservation(gym.ObservationWrapper):
@@ -52,13 +54,9 @@ def make_env(env_config: dict[str, Any]) -> gym.Env:
     config = dict(env_config)
     interface = config.get("interface", "decision")
     if interface == "turn":
-        from numberdrop_env.turn_env import NumberDropTurnEnv
-
         env: gym.Env = NumberDropTurnEnv(candidates=int(config.get("candidates", 32)),
                                          width=int(config.get("width", 12)))
     elif interface == "decision":
-        from numberdrop_env.env import NumberDropEnv
-
         env = NumberDropEnv(auto_forced=bool(config.get("auto_forced", True)))
     else:
         raise ValueError(f"env interface must be 'decision' or 'turn', got {interface!r}")

@@ -17,7 +17,7 @@ or one resumed with different environments (``vec_env``, ``n_envs`` or the ``env
 continues from its weights, optimizer and step count on new games instead.
 
 ``MaskablePPO.load`` ignores the extra entry, so a checkpoint is also an ordinary model.
-The files are written atomically (:mod:`agents.checkpoints`).
+The files are written atomically (:mod:`agents.training.checkpoints`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``python -m agents.evaluate --agents greedy,random --games 200 --backend ray [--address HOST:6379]``
 
 The seeds are cut into chunks as the local backend cuts them, and each chunk runs
-``agents.evaluate._play_chunk`` (what a local worker runs) as one Ray task. A game depends
+:func:`agents.evaluation.solo.play_chunk` (what a local worker runs) as one Ray task. A game depends
 only on its seed and agent, so every game is the one the local backend plays and the
 table is identical (tested). Without ``--address`` (or
 ``RAY_ADDRESS``) a local Ray is started for the evaluation and stopped after it; a Ray
@@ -13,34 +13,26 @@ needs this project installed in the same environment (the tasks import it).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import Any
 
 from tqdm import tqdm
 
-from .evaluate import GameResult, _play_chunk
-from .registry import make_policy
-
-
-def chunks(agents: list[str], games: int, seed: int, parallel: int,
-           options: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[int]]]:
-    """(agent, options, seeds) per task, cut as the local backend cuts them for ``parallel`` workers."""
-    seeds = list(range(seed, seed + games))
-    size = max(1, min(25, games // max(1, 4 * parallel)))
-    return [(a, options.get(a, {}), seeds[i:i + size]) for a in agents for i in range(0, games, size)]
+from ..registry import make_policy, require_extra
+from .solo import GameResult, chunks, play_chunk
 
 
 def run_on_ray(agents: list[str], games: int, seed: int, options: dict[str, dict[str, Any]] | None = None,
                address: str | None = None, progress: bool = True,
                num_cpus: int | None = None) -> dict[str, list[GameResult]]:
-    """Results per agent, in seed order, as :func:`agents.evaluate.run` returns them."""
-    import logging
-
+    """Results per agent, in seed order, as :func:`agents.evaluation.solo.run` returns them."""
     try:
-        import ray
+        require_extra("rllib", "the Ray backend")
     except ImportError as err:
-        raise ValueError(f"the Ray backend needs Ray ({err}): pip install -e '.[rllib]'") from None
+        raise ValueError(str(err)) from None
+    import ray
 
     options = options or {}
     for name in agents:  # fail fast, here, before any task is sent
@@ -55,7 +47,7 @@ def run_on_ray(agents: list[str], games: int, seed: int, options: dict[str, dict
             ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.WARNING)
     try:
         parallel = max(1, int(ray.available_resources().get("CPU", 1)))
-        play = ray.remote(num_cpus=1)(_play_chunk)
+        play = ray.remote(num_cpus=1)(play_chunk)
         tasks = chunks(agents, games, seed, parallel, options)
         pending = {play.remote(*task): i for i, task in enumerate(tasks)}
         done: dict[int, tuple[str, list[GameResult]]] = {}

@@ -2,19 +2,19 @@
 
 ``NumberDropRLModule`` is a ``TorchRLModule`` implementing RLlib's ``ValueFunctionAPI``,
 which is all PPO needs from a module on RLlib's new API stack (no catalog, no deprecated
-PPO module base class). It reads the masked observation of :mod:`agents.rllib_env` and
+PPO module base class). It reads the masked observation of :mod:`agents.training.rllib.env` and
 builds one of two bodies from ``model_config["interface"]``:
 
 - ``decision`` (``NumberDrop-v0``): the SB3 runs' network, the CNN + vector extractor of
-  :mod:`agents.features` followed by SB3's separate policy and value MLPs, with SB3's
+  :mod:`agents.networks.grid` followed by SB3's separate policy and value MLPs, with SB3's
   orthogonal initialisation (small policy output, so the first policy is near uniform);
-- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of :mod:`agents.candidate_policy`
+- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of :mod:`agents.networks.candidate`
   (same encoder and heads; the untrained policy is a softmax over the planner's values).
 
 Masked actions get a logit of ``-1e8``, so they are never sampled, never the argmax, and
 carry no probability in the PPO loss (a finite value keeps the KL and entropy finite).
 The model config is plain data, so a checkpoint's module is rebuilt from its class path
-and that dict alone (see :mod:`agents.rllib_agent`).
+and that dict alone (see :mod:`agents.numberdrop.rllib`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,13 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-from .rllib_env import MASK_KEY, OBS_KEY
+from . import MASK_KEY, OBS_KEY
+from .candidate import CandidateEncoder, build_heads, score_candidates
+from .grid import GridVectorExtractor
 
 MASKED_LOGIT = -1e8
 
@@ -38,11 +42,6 @@ class GridVectorNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        from stable_baselines3.common.policies import ActorCriticPolicy
-        from stable_baselines3.common.torch_layers import MlpExtractor
-
-        from .features import GridVectorExtractor
-
         act = {"relu": nn.ReLU, "tanh": nn.Tanh}[config["activation"]]
         self.features = GridVectorExtractor(observation_space, cnn_channels=config["cnn_channels"],
                                             cnn_hidden=config["cnn_hidden"], vector_hidden=config["vector_hidden"],
@@ -69,8 +68,6 @@ class CandidateNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        from .candidate_policy import CandidateEncoder, build_heads
-
         self.encoder = CandidateEncoder(observation_space, candidate_hidden=config["candidate_hidden"],
                                         state_hidden=config["state_hidden"], activation=config["activation"])
         self.scorer, self.term_weights, self.value_head = build_heads(
@@ -79,8 +76,6 @@ class CandidateNet(nn.Module):
         self.freeze_actor = False  # ppo.actor_warmup_steps: only the value head learns for a while
 
     def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        from .candidate_policy import score_candidates
-
         logits, embedding = score_candidates(*self.encoder(obs), self.term_weights, self.scorer)
         return (logits.detach() if self.freeze_actor else logits), embedding
 
@@ -102,7 +97,7 @@ class NumberDropRLModule(TorchRLModule, ValueFunctionAPI):
             raise ValueError(f"model_config['interface'] must be one of {sorted(BODIES)}, got {interface!r}")
         spaces = getattr(self.observation_space, "spaces", {})
         if MASK_KEY not in spaces or OBS_KEY not in spaces:
-            raise ValueError(f"NumberDropRLModule needs the masked observation of agents.rllib_env "
+            raise ValueError(f"NumberDropRLModule needs the masked observation of agents.training.rllib.env "
                              f"({MASK_KEY!r}, {OBS_KEY!r}), got {self.observation_space}")
         self.body = BODIES[interface](spaces[OBS_KEY], int(self.action_space.n), config)
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from numberdrop_env.render import render_text
 from numberdrop_env.solo import SoloGame
 
-from .registry import AGENTS, HelpFormatter, describe_options, make_policy, parse_options, plain_text
-from .replay import Record, frames, replay, save_gif
+from agents.registry import AGENTS, describe_options, make_policy, parse_options
+from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.human import HumanGame, start
+from agents.cli.replay import Record, frames, replay, save_gif
 
 PROG = "numberdrop-play"
 SAVE = Path("numberdrop-save.json")
@@ -55,8 +57,6 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     try:
         _check(args)
         if args.human:
-            from .human import HumanGame, start
-
             session = HumanGame(*start(args.seed, args.resume), args.save or args.resume or SAVE)
             session.play()
             game, record = session.game, session.record
@@ -121,4 +121,4 @@ def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(cli(prog="python -m agents.play"))
+    sys.exit(cli(prog=f"python -m {__spec__.name if __spec__ else 'agents.cli.play'}"))

@@ -1,24 +1,19 @@
 """Pictures for comparing agents: score distributions against the rulebook's human scores,
-and learning curves. Needs matplotlib (the ``train`` and ``dev`` extras).
-
-    python -m agents.plots scores results/ppo_turn_1000.json docs/scores.png
-    python -m agents.plots curve results/ppo_turn_evals.jsonl results/ppo_turn_long_evals.jsonl docs/learning_curve.png
-
-``agents.evaluate --plot`` and ``train.py`` draw the same pictures from their own numbers.
+and learning curves. Needs matplotlib (the ``train`` and ``dev`` extras). The command is
+``python -m agents.plots`` (:mod:`agents.cli.plots`); ``agents.evaluate --plot`` and
+``train.py`` draw the same pictures from their own numbers.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from numberdrop_env.rules import DEFAULT_RULES
 
-from .checkpoints import read_jsonl
-from .evaluate import HUMAN_SCORES
+from ..registry import require_extra
+from ..training.checkpoints import read_jsonl
+from .solo import HUMAN_SCORES
 
 MAX_SCORE = DEFAULT_RULES.max_score
 MIN_SCORE = -DEFAULT_RULES.penalty_points * len(DEFAULT_RULES.penalty_rows)
@@ -26,11 +21,7 @@ MIN_SCORE = -DEFAULT_RULES.penalty_points * len(DEFAULT_RULES.penalty_rows)
 
 def require_matplotlib() -> None:
     """Fail early, with the fix, when matplotlib is missing (ImportError)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as err:
-        raise ImportError("pictures need matplotlib: pip install matplotlib "
-                          "(or the project's train or dev extras)") from err
+    require_extra("train", "pictures", ("matplotlib",))  # also in the dev extra
 
 
 def _pyplot():
@@ -127,35 +118,3 @@ def _save(fig: Any, path: str | Path) -> Path:
     fig.savefig(path, metadata={"Software": None})  # no version stamp: the same numbers give the same file
     plt.close(fig)
     return path
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m agents.plots", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="picture", required=True)
-    scores = sub.add_parser("scores", help="score distributions from an agents.evaluate --json file")
-    scores.add_argument("summary", type=Path, help="JSON written by agents.evaluate --json")
-    scores.add_argument("out", type=Path, help="picture to write (.png, .svg, ...)")
-    curve = sub.add_parser("curve", help="learning curve from train.py's evals.jsonl files")
-    curve.add_argument("evals", type=Path, nargs="+", help="evals.jsonl files, in training order")
-    curve.add_argument("out", type=Path, help="picture to write (.png, .svg, ...)")
-    curve.add_argument("--title", default="", help="title of the picture")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        if args.picture == "scores":
-            path = plot_scores(json.loads(args.summary.read_text()), args.out)
-        else:
-            path = plot_learning_curve(read_evals(args.evals), args.out, args.title)
-    except (ValueError, TypeError, OSError, ImportError) as err:
-        parser.error(str(err))
-    print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -7,14 +7,12 @@ seat to act (never the pool's order) and picks among the legal actions.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from luckynumbers_env.engine import Game
 from luckynumbers_env.observe import observe
 
-from ..ppo import MODELS, load_model
+from ..base import MODELS, load_model
 
 DEFAULT_MODEL = MODELS / "lucky_ppo.zip"
 
@@ -25,15 +23,12 @@ class PPOPolicy:
     name = "ppo"
 
     def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
-        self.path = str(path) if path is not None else str(DEFAULT_MODEL)
-        if not Path(self.path).is_file() and not Path(self.path + ".zip").is_file():
-            raise FileNotFoundError(f"Lucky Numbers PPO model {self.path!r} not found (train one with "
-                                    "`python train.py --config configs/lucky_ppo.yaml`)")
         import torch
 
         torch.set_num_threads(1)  # evaluate runs one process per core
         self.deterministic = bool(deterministic)
-        self.model = load_model(self.path)
+        self.path = str(path) if path is not None else str(DEFAULT_MODEL)
+        self.model = load_model(self.path, hint=" (train one with `python train.py --config configs/lucky_ppo.yaml`)")
 
     def reset(self, seed: int) -> None:
         if not self.deterministic:

@@ -1,6 +1,11 @@
 """Training configuration: one YAML file = one experiment, validated before anything runs.
 
-``load_config("configs/ppo_solo.yaml")`` returns a :class:`TrainConfig`. Every section is a
+One schema for every run: ``game:`` (``numberdrop``, the default, or ``luckynumbers``) and
+``backend:`` (``sb3``, the default, or ``rllib``: Number Drop on Ray) choose what trains, and
+the sections are the same for all of them. A key that does not apply to the chosen game and
+backend is refused (:data:`KEYS`), and the few defaults that differ are in :data:`DEFAULTS`.
+
+``load_config("configs/ppo_turn.yaml")`` returns a :class:`TrainConfig`. Every section is a
 plain dataclass; an unknown key anywhere, a wrong type or an out-of-range value raises a
 ``ValueError``/``TypeError`` that names the offending key by its dotted path
 (``ppo.learning_rate``), so a typo never silently falls back to a default.
@@ -8,6 +13,7 @@ plain dataclass; an unknown key anywhere, a wrong type or an out-of-range value 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import types
 import typing
@@ -17,14 +23,14 @@ from typing import Any, Literal, Union
 
 import yaml
 
-from .registry import AGENTS
+from ..registry import AGENTS, LUCKY_AGENTS, require_extra
 
 
 @dataclass
 class EnvConfig:
     interface: Literal["decision", "turn"] = "decision"
-    """``turn``: ``NumberDropTurn-v0``, one step per turn over candidate afterstates, scored by the
-    candidate policy; ``decision``: ``NumberDrop-v0``, one step per decision, with the CNN policy."""
+    """(Number Drop) ``turn``: ``NumberDropTurn-v0``, one step per turn over candidate afterstates, scored
+    by the candidate policy; ``decision``: ``NumberDrop-v0``, one step per decision, with the CNN policy."""
     auto_forced: bool = True
     """(decision) Apply decisions with a single legal action inside the env (the agent never sees them)."""
     candidates: int = 32
@@ -32,9 +38,16 @@ class EnvConfig:
     width: int = 12
     """(turn) Tetromino drops the enumerator values exactly (each with every combination)."""
     players: int = 1
-    """(turn) 1: solo games; 2..6: one seat of a multiplayer table (``NumberDropTable-v0``)."""
+    """Number Drop: 1 solo games, 2..6 one seat of a table (``NumberDropTable-v0``, turn interface);
+    Lucky Numbers: 2..4 (``LuckyNumbers-v0``, default 4)."""
     opponents: list[str] = field(default_factory=lambda: ["greedy"])
     """(players > 1) Registry agents of the other seats, cycled round the table."""
+    setup: Literal["standard", "michael"] = "standard"
+    """(Lucky Numbers) the diagonal dealt ascending, or Michael's variant."""
+    bruno: bool = False
+    """(Lucky Numbers) Bruno's variant."""
+    shaping: float = 0.0
+    """(Lucky Numbers) Reward per cell the learner fills (potential-based; 0 = the tournament score alone)."""
 
 
 @dataclass
@@ -63,11 +76,13 @@ class NetworkConfig:
     cnn_channels: list[int] = field(default_factory=lambda: [32, 64])
     """(decision) Output channels of the 3x3 convolutions over the (19, 14, 7) grid planes."""
     cnn_hidden: int = 256
-    """Width of the linear layer after the flattened convolutions."""
+    """(decision) Width of the linear layer after the flattened convolutions."""
     vector_hidden: list[int] = field(default_factory=lambda: [128])
-    """MLP over the concatenated vector observations (dice, shape die, track, board, phase, pending)."""
+    """(decision) MLP over the concatenated vector observations (dice, shape die, track, board, phase, pending)."""
     pi: list[int] = field(default_factory=lambda: [128])
+    """(decision, Lucky Numbers) Hidden layers of the policy MLP."""
     vf: list[int] = field(default_factory=lambda: [128])
+    """(decision, Lucky Numbers) Hidden layers of the value MLP."""
     activation: Literal["relu", "tanh"] = "relu"
     candidate_hidden: list[int] = field(default_factory=lambda: [64, 64])
     """(turn) MLP embedding each candidate's feature row (shared by all candidates)."""
@@ -86,12 +101,13 @@ class NetworkConfig:
 @dataclass
 class EvalConfig:
     every_steps: int = 50_000
-    """Evaluate the current policy every this many environment steps (0 disables)."""
+    """Evaluate the current policy every this many environment steps (0 disables); the best
+    evaluation is kept as ``best_model.zip`` (Lucky Numbers: the win rate, the mean score breaking ties)."""
     games: int = 100
     seed: int = 10_000
     """Game ``i`` of each evaluation uses seed ``seed + i`` (the same games every time)."""
     greedy_baseline: bool = True
-    """Also log the greedy agent's mean on the same seeds (computed once, cached)."""
+    """(Number Drop) Also log the greedy agent's mean on the same seeds (computed once, cached)."""
 
 
 @dataclass
@@ -103,9 +119,12 @@ class CheckpointConfig:
 @dataclass
 class FinalEvalConfig:
     games: int = 300
-    """Games per agent of the closing table (0 skips it)."""
+    """Games per agent of the closing table (Lucky Numbers: seeds of each table; 0 skips it)."""
     seed: int = 1_000_000
     agents: list[str] = field(default_factory=lambda: ["ppo", "random", "greedy"])
+    """(Number Drop, solo) Registry agents of the closing table; ``ppo`` (``rllib`` on Ray) is the trained model."""
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    """(Lucky Numbers) One closing table per name: the model in one seat, that agent in the others."""
     workers: int = 0
     """Worker processes of the closing evaluation; 0 means one per CPU."""
 
@@ -122,15 +141,35 @@ class PretrainConfig:
     batch_size: int = 256
     learning_rate: float = 1e-3
     value_coef: float = 0.5
-    """Weight of the value head's Huber loss on the demonstrated discounted returns."""
+    """Weight of the value head's Huber loss on the demonstrated returns."""
     workers: int = 0
     """Processes that play the demonstrations; 0 means one per CPU."""
 
 
 @dataclass
+class RayConfig:
+    address: str | None = None
+    """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS`` if set,
+    else a local Ray started for the run and stopped after it."""
+    num_cpus: int | None = None
+    """(local Ray) CPUs Ray may use; null: all of this machine's."""
+    env_runners: int = 1
+    """Remote env runners (actors that step ``n_envs`` environments each); 0 samples in the driver."""
+    cpus_per_env_runner: int = 1
+    learners: int = 0
+    """Remote learner actors (data-parallel PPO updates); 0 updates in the driver process."""
+    cpus_per_learner: int = 1
+    """(learners > 0) CPUs per learner actor."""
+    sample_timeout_s: float = 600.0
+    """An env runner that returns no samples for this long fails the iteration."""
+
+
+@dataclass
 class TrainConfig:
-    backend: Literal["sb3"] = "sb3"
-    """``sb3`` (these configs); ``rllib`` configs are read by ``agents.rllib_config``."""
+    game: Literal["numberdrop", "luckynumbers"] = "numberdrop"
+    backend: Literal["sb3", "rllib"] = "sb3"
+    """``sb3``: MaskablePPO (Stable-Baselines3); ``rllib``: PPO on Ray (Number Drop, solo), where
+    ``n_envs`` counts the environments of each env runner and ``ray`` says where the run happens."""
     experiment: str = "ppo_solo"
     seed: int = 0
     total_timesteps: int = 1_000_000
@@ -154,13 +193,63 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     @property
     def run_dir(self) -> Path:
         return Path(self.output_dir) if self.output_dir else Path("runs") / self.experiment
 
+    @property
+    def train_batch_size(self) -> int:
+        """(rllib) Environment steps per PPO iteration, over all env runners."""
+        return self.ppo.n_steps * self.n_envs * max(1, self.ray.env_runners)
+
+    def model_config(self) -> dict[str, Any]:
+        """(rllib) What the RL module is built from: the interface, its environment settings and the network."""
+        e = self.env
+        return {"interface": e.interface, "auto_forced": e.auto_forced, "candidates": e.candidates,
+                "width": e.width, **dataclasses.asdict(self.network)}
+
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The keys that apply to this game and backend (the run's ``config.yaml``)."""
+        full, keys = dataclasses.asdict(self), KEYS[self.game, self.backend]
+        return {k: ({s: v[s] for s in keys[k]} if isinstance(v, dict) else v) for k, v in full.items() if k in keys}
+
+
+_SECTIONS = {"env": EnvConfig, "pretrain": PretrainConfig, "ppo": PPOConfig, "network": NetworkConfig,
+             "eval": EvalConfig, "checkpoint": CheckpointConfig, "final_eval": FinalEvalConfig, "ray": RayConfig}
+_ALL = {name: {f.name for f in dataclasses.fields(cls)} for name, cls in _SECTIONS.items()}
+_ND_ENV = {"interface", "auto_forced", "candidates", "width", "players", "opponents"}
+_ND_NET = _ALL["network"]
+_LUCKY_NET = {"pi", "vf", "activation", "torch_threads"}
+
+
+def _keys(top: set[str], **sections: set[str]) -> dict[str, set[str] | None]:
+    return {**{k: None for k in top}, **sections}
+
+
+_TOP = {"game", "backend", "experiment", "seed", "total_timesteps", "n_envs", "output_dir", "progress_bar"}
+KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
+    ("numberdrop", "sb3"): _keys(_TOP | {"vec_env", "ship_to", "init_from"}, env=_ND_ENV, pretrain=_ALL["pretrain"],
+                                 ppo=_ALL["ppo"], network=_ND_NET, eval=_ALL["eval"], checkpoint=_ALL["checkpoint"],
+                                 final_eval={"games", "seed", "agents", "workers"}),
+    ("numberdrop", "rllib"): _keys(_TOP, env=_ND_ENV, ppo=_ALL["ppo"], network=_ND_NET, eval=_ALL["eval"],
+                                   checkpoint=_ALL["checkpoint"], final_eval={"games", "seed", "agents", "workers"},
+                                   ray=_ALL["ray"]),
+    ("luckynumbers", "sb3"): _keys(_TOP | {"vec_env", "ship_to"}, env={"players", "opponents", "setup", "bruno", "shaping"},
+                                   pretrain=_ALL["pretrain"] - {"workers"}, ppo=_ALL["ppo"], network=_LUCKY_NET,
+                                   eval={"every_steps", "games", "seed"}, checkpoint=_ALL["checkpoint"],
+                                   final_eval={"games", "seed", "opponents", "workers"}),
+}
+"""The keys each game and backend reads, per section (None: a top-level key)."""
+
+DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
+    ("numberdrop", "sb3"): {},
+    ("numberdrop", "rllib"): {"experiment": "rllib_ppo", "final_eval": {"agents": ["rllib", "random", "greedy"]}},
+    ("luckynumbers", "sb3"): {"experiment": "lucky_ppo", "total_timesteps": 300_000, "env": {"players": 4},
+                              "network": {"pi": [256, 256], "vf": [256, 256]}, "final_eval": {"games": 250}},
+}
+"""The defaults that differ from the dataclasses' for a game and backend."""
 
 
 # ---------------------------------------------------------------- building
@@ -236,6 +325,31 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     return cls(**{k: _convert(v, hints[k], prefix + k) for k, v in data.items()})
 
 
+
+def _merge(defaults: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(defaults)
+    for key, value in data.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _check_keys(data: dict[str, Any], game: str, backend: str) -> None:
+    """Refuse a key that the game and backend do not read (it would be silently ignored)."""
+    keys = KEYS.get((game, backend))
+    if keys is None:
+        raise ValueError(f"config key 'backend' must be 'sb3' with game {game!r}, got {backend!r}")
+    which = f"game {game!r} with backend {backend!r}"
+    for key, value in data.items():
+        if key in _ALL or key in _TOP or key in {f.name for f in dataclasses.fields(TrainConfig)}:
+            if key not in keys:
+                raise ValueError(f"config key {key!r} does not apply to {which}; its keys: {', '.join(sorted(keys))}")
+            if keys[key] is not None and isinstance(value, dict):
+                extra = [k for k in value if k not in keys[key] and k in _ALL[key]]
+                if extra:
+                    raise ValueError(f"config key(s) {', '.join(repr(f'{key}.{k}') for k in extra)} do not apply "
+                                     f"to {which}; section {key!r} keys: {', '.join(sorted(keys[key]))}")
+
+
 def _check(cfg: TrainConfig) -> None:
     def need(ok: bool, key: str, what: str) -> None:
         if not ok:
@@ -244,6 +358,9 @@ def _check(cfg: TrainConfig) -> None:
                 value = getattr(value, part)
             raise ValueError(f"config key {key!r} {what}, got {value!r}")
 
+    lucky, rllib = cfg.game == "luckynumbers", cfg.backend == "rllib"
+    agents = LUCKY_AGENTS if lucky else AGENTS
+    scripted = sorted(set(agents) - {"ppo", "rllib"})
     need(bool(cfg.experiment) and "/" not in cfg.experiment, "experiment", "must be a non-empty name without '/'")
     need(cfg.seed >= 0, "seed", "must be >= 0")
     need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
@@ -251,7 +368,8 @@ def _check(cfg: TrainConfig) -> None:
     p = cfg.ppo
     need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
     need(p.n_steps >= 1, "ppo.n_steps", "must be >= 1")
-    need(1 <= p.batch_size <= p.n_steps * cfg.n_envs, "ppo.batch_size", "must be between 1 and n_steps * n_envs")
+    if not rllib:
+        need(1 <= p.batch_size <= p.n_steps * cfg.n_envs, "ppo.batch_size", "must be between 1 and n_steps * n_envs")
     need(p.n_epochs >= 1, "ppo.n_epochs", "must be >= 1")
     need(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]")
     need(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]")
@@ -260,6 +378,7 @@ def _check(cfg: TrainConfig) -> None:
     need(p.vf_coef >= 0, "ppo.vf_coef", "must be >= 0")
     need(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0")
     need(p.target_kl is None or p.target_kl > 0, "ppo.target_kl", "must be > 0 or null")
+    need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")
     n = cfg.network
     need(len(n.cnn_channels) >= 1 and all(c >= 1 for c in n.cnn_channels), "network.cnn_channels",
          "must list one or more positive channel counts")
@@ -271,18 +390,23 @@ def _check(cfg: TrainConfig) -> None:
         need(len(getattr(n, key)) >= 1 and all(h >= 1 for h in getattr(n, key)), f"network.{key}",
              "must list one or more positive layer widths")
     need(n.planner_scale > 0, "network.planner_scale", "must be > 0")
-    need(cfg.env.candidates >= 1, "env.candidates", "must be >= 1")
-    need(cfg.env.width >= 1, "env.width", "must be >= 1")
+    e = cfg.env
+    need(e.candidates >= 1, "env.candidates", "must be >= 1")
+    need(e.width >= 1, "env.width", "must be >= 1")
+    need(e.shaping >= 0, "env.shaping", "must be >= 0")
     need(cfg.init_from is None or Path(cfg.init_from).is_file(), "init_from", "must name an existing model .zip")
-    need(1 <= cfg.env.players <= 6, "env.players", "must be 1..6")
-    need(cfg.env.players == 1 or cfg.env.interface == "turn", "env.players", "needs env.interface 'turn'")
-    need(cfg.vec_env != "native" or (cfg.env.interface == "turn" and cfg.env.players == 1), "vec_env",
-         "'native' needs env.interface 'turn' and env.players 1")
-    need(bool(cfg.env.opponents) and all(a in AGENTS for a in cfg.env.opponents), "env.opponents",
-         f"must list agents among {sorted(AGENTS)}")
-    need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")
-    need(cfg.env.interface == "decision" or cfg.pretrain.games == 0, "pretrain.games",
-         "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)")
+    if lucky:
+        need(2 <= e.players <= 4, "env.players", "must be 2..4")
+        need(p.actor_warmup_steps == 0, "ppo.actor_warmup_steps", "is a Number Drop turn-level setting; leave it 0")
+    else:
+        need(1 <= e.players <= 6, "env.players", "must be 1..6")
+        need(e.players == 1 or e.interface == "turn", "env.players", "needs env.interface 'turn'")
+        need(cfg.vec_env != "native" or (e.interface == "turn" and e.players == 1), "vec_env",
+             "'native' needs env.interface 'turn' and env.players 1")
+        need(e.interface == "decision" or cfg.pretrain.games == 0, "pretrain.games",
+             "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)")
+    need(bool(e.opponents) and all(a in scripted for a in e.opponents), "env.opponents",
+         f"must list scripted agents among {scripted}")
     need(cfg.eval.every_steps >= 0, "eval.every_steps", "must be >= 0")
     need(cfg.eval.games >= 1, "eval.games", "must be >= 1")
     need(cfg.eval.seed >= 0, "eval.seed", "must be >= 0")
@@ -295,14 +419,34 @@ def _check(cfg: TrainConfig) -> None:
     need(b.learning_rate > 0, "pretrain.learning_rate", "must be > 0")
     need(b.value_coef >= 0, "pretrain.value_coef", "must be >= 0")
     need(b.workers >= 0, "pretrain.workers", "must be >= 0")
+    need(b.agent in scripted, "pretrain.agent", f"must be a scripted agent among {scripted}")
     f = cfg.final_eval
     need(f.games >= 0, "final_eval.games", "must be >= 0")
     need(f.seed >= 0, "final_eval.seed", "must be >= 0")
     need(f.workers >= 0, "final_eval.workers", "must be >= 0")
+    need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
+    model = "rllib" if rllib else "ppo"
+    need(len(f.agents) == len(set(f.agents)) and model in f.agents and set(f.agents) <= set(AGENTS),
+         "final_eval.agents", f"must be distinct agents among {sorted(AGENTS)}, including {model!r}")
+    if rllib:
+        _check_rllib(cfg, need)
 
-    need(b.agent in AGENTS and b.agent != "ppo", "pretrain.agent", f"must be a scripted agent among {sorted(AGENTS)}")
-    need(len(f.agents) == len(set(f.agents)) and "ppo" in f.agents and set(f.agents) <= set(AGENTS),
-         "final_eval.agents", f"must be distinct agents among {sorted(AGENTS)}, including 'ppo'")
+
+def _check_rllib(cfg: TrainConfig, need: Any) -> None:
+    need(cfg.env.players == 1, "env.players", "must be 1 with backend 'rllib' (solo games)")
+    need(cfg.ppo.target_kl is None, "ppo.target_kl", "must be null with backend 'rllib' (RLlib has no early stop)")
+    need(cfg.ppo.normalize_advantage, "ppo.normalize_advantage",
+         "must be true with backend 'rllib' (RLlib always standardises advantages)")
+    r = cfg.ray
+    need(r.address is None or bool(r.address.strip()), "ray.address", "must be a non-empty address or null")
+    need(r.num_cpus is None or r.num_cpus >= 1, "ray.num_cpus", "must be >= 1 or null")
+    need(r.env_runners >= 0, "ray.env_runners", "must be >= 0")
+    need(r.cpus_per_env_runner >= 1, "ray.cpus_per_env_runner", "must be >= 1")
+    need(r.learners >= 0, "ray.learners", "must be >= 0")
+    need(r.cpus_per_learner >= 1, "ray.cpus_per_learner", "must be >= 1")
+    need(r.sample_timeout_s > 0, "ray.sample_timeout_s", "must be > 0")
+    need(1 <= cfg.ppo.batch_size * max(1, r.learners) <= cfg.train_batch_size, "ppo.batch_size",
+         "must be at most n_steps * n_envs * max(1, ray.env_runners) / max(1, ray.learners)")
 
 
 def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
@@ -311,18 +455,46 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
         data = {}
     if not isinstance(data, dict):
         raise TypeError(f"a config must be a mapping at the top level, got {type(data).__name__}")
-    cfg = _build(TrainConfig, data)
+    game, backend = data.get("game", "numberdrop"), data.get("backend", "sb3")
+    if game not in ("numberdrop", "luckynumbers"):
+        raise ValueError(f"config key 'game' must be one of 'numberdrop' | 'luckynumbers', got {game!r}")
+    if backend not in ("sb3", "rllib"):
+        raise ValueError(f"config key 'backend' must be one of 'sb3' | 'rllib', got {backend!r}")
+    _check_keys(data, game, backend)
+    cfg = _build(TrainConfig, _merge(DEFAULTS[game, backend], data))
     _check(cfg)
     return cfg
 
 
 def load_config(path: str | Path) -> TrainConfig:
+    """The validated config of a YAML file (``FileNotFoundError`` when there is none)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"config file {str(path)!r} not found")
     with path.open() as fh:
         data = yaml.safe_load(fh)
     try:
-        return config_from_dict(data)
+        cfg = config_from_dict(data)
     except (TypeError, ValueError) as err:
         raise type(err)(f"{path}: {err}") from None
+    if cfg.backend == "rllib":
+        try:
+            require_extra("rllib", "backend 'rllib'")
+        except ImportError as err:
+            raise ValueError(str(err)) from None
+    return cfg
+
+
+# the names of the previous release, where each trainer had its own schema
+LuckyTrainConfig = RLlibTrainConfig = TrainConfig
+load_lucky_config = load_rllib_config = load_config
+rllib_config_from_dict = config_from_dict
+
+
+def is_lucky_config(path: str | Path) -> bool:
+    """Whether a YAML config trains Lucky Numbers (top-level ``game: luckynumbers``)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and data.get("game") == "luckynumbers"

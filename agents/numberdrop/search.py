@@ -24,7 +24,8 @@ Monte Carlo rollouts: after each sampled roll the inner greedy plays the cloned 
 its end (with the sampled generator) and the plan is valued by the mean
 final score; much slower (about remaining-turns times the cost).
 
-``value="learned"`` values each sampled next turn with the critic of a turn-level PPO
+``value="learned"`` (or a ``critic`` passed in, as the PPO agent's look-ahead passes its own
+model's) values each sampled next turn with the critic of a turn-level PPO
 model (``model``, default the shipped ``agents/models/ppo_turn.zip``) instead of the
 greedy's best next-turn value: the critic estimates the points still to come from that
 state, so the plan's value is its points now plus the critic's mean over the samples.
@@ -35,7 +36,7 @@ Deterministic per seed: the only randomness is ``numpy.random.default_rng(seed)`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -43,10 +44,18 @@ from numberdrop_env.actions import Phase
 from numberdrop_env.solo import SoloGame
 from numberdrop_env.turns import PLAN_PHASES, Candidate
 
+from .. import registry
 from .greedy import GreedyPolicy, PlanFollower
 
-
 _DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
+LEARNED_VALUE = "agents.numberdrop.ppo:LearnedValue [train]"
+"""The critic of ``value="learned"``: loaded by name, it needs the ``train`` extra."""
+
+
+class NextTurnValue(Protocol):
+    """Values a batch of games at a turn's first decision (a learned critic)."""
+
+    def values(self, games: list[SoloGame]) -> list[float]: ...
 
 
 class SearchPolicy:
@@ -56,7 +65,7 @@ class SearchPolicy:
 
     def __init__(self, width: int = 4, samples: int = 8, inner_width: int = 8, rollout: bool = False,
                  weights: dict[str, Any] | None = None, value: str = "heuristic", model: str | None = None,
-                 refine: int = 0) -> None:
+                 refine: int = 0, critic: NextTurnValue | None = None) -> None:
         if refine < 0 or refine == 1:
             raise ValueError(f"refine must be 0 (off) or >= 2, got {refine}")
         if value not in ("heuristic", "learned"):
@@ -67,7 +76,9 @@ class SearchPolicy:
         self.samples = int(samples)
         self.refine = int(refine)
         self.rollout = bool(rollout)
-        self.critic = LearnedValue(model) if value == "learned" else None
+        if critic is None and value == "learned":
+            critic = registry.load(LEARNED_VALUE, "value='learned'")(model)
+        self.critic = critic
         self.greedy = GreedyPolicy(weights=weights)
         self.inner = GreedyPolicy(width=int(inner_width), weights=weights)
         self.rng = np.random.default_rng(0)
@@ -156,30 +167,3 @@ class SearchPolicy:
             nxt = self.inner.planner.candidates(g, limit=1)
             out.append(nxt[0].value if nxt else 0.0)
         return out
-
-
-class LearnedValue:
-    """The critic of a turn-level PPO model, for a batch of games at a turn's first decision."""
-
-    def __init__(self, path: str | None = None) -> None:
-        import torch
-
-        from .ppo import DEFAULT_MODEL, is_turn_model, load_model, turn_setup
-
-        torch.set_num_threads(1)  # evaluate runs one process per core
-        self.model = load_model(path or DEFAULT_MODEL)
-        if not is_turn_model(self.model):
-            raise ValueError(f"{path}: value='learned' needs a turn-level model (NumberDropTurn-v0)")
-        self.planner, self.slots = turn_setup(self.model)
-
-    def values(self, games: list[SoloGame]) -> list[float]:
-        import torch
-
-        from .ppo import offer_turns
-
-        if not games:
-            return []
-        _, batch, _ = offer_turns(self.planner, self.slots, games)
-        with torch.no_grad():
-            values = self.model.policy.predict_values({k: torch.as_tensor(v) for k, v in batch.items()})
-        return values.reshape(-1).tolist()

@@ -22,9 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from numberdrop_env.env import observe
 from numberdrop_env.solo import SoloGame
+from numberdrop_env.turns import TurnPlanner
 
+from ..networks import MASK_KEY, OBS_KEY
 from .greedy import PlanFollower
+from .ppo import turn_decision
 
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
 
@@ -45,11 +49,8 @@ def module_dir(path: str | Path) -> Path:
 def load_module(path: str | Path) -> Any:
     """The checkpoint's module in evaluation mode, on the CPU, without starting Ray."""
     import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
 
-    try:
-        from ray.rllib.core.rl_module.rl_module import RLModule
-    except ImportError as err:
-        raise ImportError(f"the rllib agent needs Ray ({err}): pip install -e '.[rllib]'") from None
     quiet = logging.getLogger("ray.rllib")  # RLlib warns about its own internal config object on every load
     level = quiet.level
     quiet.setLevel(logging.ERROR)
@@ -77,8 +78,6 @@ class RLlibPolicy:
         self.interface = config["interface"]
         self.auto_forced = bool(config.get("auto_forced", True))
         if self.interface == "turn":
-            from numberdrop_env.turns import TurnPlanner
-
             self.planner = TurnPlanner(width=int(config["width"]))
             self.slots = int(self.module.action_space.n)
         self._follow = PlanFollower()
@@ -88,8 +87,6 @@ class RLlibPolicy:
 
     def _choose(self, observation: dict[str, Any], mask: np.ndarray) -> int:
         import torch
-
-        from .rllib_env import MASK_KEY, OBS_KEY
 
         batch = {MASK_KEY: torch.as_tensor(np.asarray(mask, np.float32)[None]),
                  OBS_KEY: {k: torch.as_tensor(np.asarray(v)[None]) for k, v in observation.items()}}
@@ -103,16 +100,12 @@ class RLlibPolicy:
             return self._act_turn(game, mask)
         if len(legal) == 1 and self.auto_forced:
             return int(legal[0])
-        from numberdrop_env.env import observe
-
         action = self._choose(observe(game), mask)
         if not mask[action]:  # cannot happen with masked logits; never play an illegal move
             raise RuntimeError(f"module chose masked action {action}")
         return action
 
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        from .ppo import turn_decision
-
         return turn_decision(self._follow, self.planner, self.slots, game, mask,
                              lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()},
                                                                                 masks[0]))

@@ -25,27 +25,18 @@ from numberdrop_env.solo import SoloGame
 from numberdrop_env.turn_env import observe_turn
 from numberdrop_env.turns import TURN_PHASES, Candidate, TurnPlanner
 
+from .. import base
+from ..base import MODELS
 from .greedy import GreedyPolicy, PlanFollower
+from .search import SearchPolicy
 
-MODELS = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODELS / "ppo_turn.zip"
-
-# schedules are only needed to keep training; replacing them makes loading independent of
-# how (and with which Python) they were pickled
-_INFERENCE_OBJECTS = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
 
 
 def load_model(path: str | Path, device: str = "cpu") -> Any:
     """Load a MaskablePPO ``.zip`` for inference (clear error when the file is missing)."""
-    from sb3_contrib import MaskablePPO
-
-    path = Path(path)
-    if path.suffix != ".zip" and path.with_suffix(".zip").is_file():
-        path = path.with_suffix(".zip")
-    if not path.is_file():
-        hint = " (train one with `python train.py --config configs/ppo_turn.yaml`)" if path == DEFAULT_MODEL else ""
-        raise FileNotFoundError(f"PPO model {str(path)!r} not found{hint}")
-    return MaskablePPO.load(str(path), device=device, custom_objects=_INFERENCE_OBJECTS)
+    hint = " (train one with `python train.py --config configs/ppo_turn.yaml`)" if Path(path) == DEFAULT_MODEL else ""
+    return base.load_model(path, device, hint)
 
 
 def is_turn_model(model: Any) -> bool:
@@ -88,10 +79,8 @@ class PPOPolicy:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
             if not self.deterministic:
                 raise ValueError("lookahead plays the best valued candidate: it needs deterministic=True")
-            from .search import SearchPolicy
-
-            self.search = SearchPolicy(width=self.lookahead, samples=self.samples, value="learned",
-                                       model=self.path, refine=refine)
+            self.search = SearchPolicy(width=self.lookahead, samples=self.samples, refine=refine,
+                                       critic=LearnedValue(model=self.model))  # this model, not a second copy
         self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
@@ -148,6 +137,30 @@ class PPOPolicy:
             logits = self.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
         legal = np.flatnonzero(masks[0])
         return legal[np.argsort(-logits[legal], kind="stable")][:k]
+
+
+class LearnedValue:
+    """The critic of a turn-level PPO model, for a batch of games at a turn's first decision:
+    the search agent's ``value="learned"`` and the PPO agent's look-ahead."""
+
+    def __init__(self, path: str | None = None, model: Any = None) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # evaluate runs one process per core
+        self.model = model if model is not None else load_model(path or DEFAULT_MODEL)
+        if not is_turn_model(self.model):
+            raise ValueError(f"{path}: value='learned' needs a turn-level model (NumberDropTurn-v0)")
+        self.planner, self.slots = turn_setup(self.model)
+
+    def values(self, games: list[SoloGame]) -> list[float]:
+        import torch
+
+        if not games:
+            return []
+        _, batch, _ = offer_turns(self.planner, self.slots, games)
+        with torch.no_grad():
+            values = self.model.policy.predict_values({k: torch.as_tensor(v) for k, v in batch.items()})
+        return values.reshape(-1).tolist()
 
 
 def turn_decision(follow: PlanFollower, planner: TurnPlanner, slots: int, game: SoloGame, mask: np.ndarray,

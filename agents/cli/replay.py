@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from numberdrop_env.draw import draw_game
 from numberdrop_env.render import decision_words
 from numberdrop_env.solo import SoloGame
 
@@ -118,8 +119,6 @@ def frames(record: Record, per_turn: bool = False) -> Iterator[Any]:
     """Pictures of the replay (PIL images): the start, then one per decision, or with
     ``per_turn`` one at each new roll and one at the end. Cells written since the
     previous picture are highlighted; the caption says what was played."""
-    from numberdrop_env.draw import draw_game
-
     who = f"{record.player}: " if record.player else ""
 
     def picture(game: SoloGame, before: np.ndarray, caption: str) -> Any:

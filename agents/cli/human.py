@@ -17,6 +17,7 @@ import numpy as np
 from numberdrop_env.render import PHASE_WORDS, decision_words, render_text
 from numberdrop_env.solo import SoloGame
 
+from ..numberdrop.greedy import GreedyPolicy
 from .replay import Record
 
 HELP = """\
@@ -128,8 +129,6 @@ class HumanGame:
         return int(text)
 
     def _hint(self, legal: list[int]) -> None:
-        from .greedy import GreedyPolicy
-
         action = GreedyPolicy().act(self.game.clone(), self.game.legal_mask())
         self.say(f"the greedy agent plays {legal.index(action) + 1}: {decision_words(self.game, action)}")
 

@@ -4,8 +4,8 @@
     python train.py --config configs/rllib_ppo.yaml --resume runs/rllib_ppo/checkpoints/rllib_40960_steps
 
 Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster. Env runners
-step the environments (:mod:`agents.rllib_env`), the learner updates
-:class:`agents.rllib_module.NumberDropRLModule` with RLlib's PPO. Fault tolerance is off on
+step the environments (:mod:`agents.training.rllib.env`), the learner updates
+:class:`agents.networks.rllib_module.NumberDropRLModule` with RLlib's PPO. Fault tolerance is off on
 purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
 with the environment's message instead of restarting the env runner (RLlib's default,
 which waits a minute and then reports an iteration without env-runner results). Every
@@ -22,12 +22,13 @@ optimizer state after the update. Resumed, the run continues from them on new ga
 runners sample in other processes, so unlike an SB3 run it is not bit for bit the run that
 was never stopped. Ctrl-C stops after the current iteration with a checkpoint and prints
 the command that resumes; checkpoints (folders), ``evals.jsonl`` and the JSON files are
-written atomically (``agents.checkpoints``), and ``--resume RUN_DIR`` takes the newest good
+written atomically (:mod:`agents.training.checkpoints`), and ``--resume RUN_DIR`` takes the newest good
 checkpoint.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -39,12 +40,29 @@ from typing import Any
 
 import numpy as np
 import yaml
+import ray
+import torch
+from ray.exceptions import RayTaskError
+from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core import DEFAULT_MODULE_ID
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+from ray.tune.registry import register_env
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
 
-from .checkpoints import (STEPS_FILE, Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, best_score,
-                          folder_steps, keep_steps_up_to, last_step, report_stop, write_json)
-from .rllib_config import RLlibTrainConfig
+from numberdrop_env.env_base import breakdown_dict
+from numberdrop_env.rules import DEFAULT_RULES as r
+
+from ...evaluation.solo import play_game
+from ...networks.rllib_module import NumberDropRLModule
+from ...numberdrop.rllib import RLlibPolicy
+from .. import common
+from ..checkpoints import (STEPS_FILE, Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, best_score,
+                           folder_steps, keep_steps_up_to, last_step, report_stop, write_json)
+from ..config import TrainConfig as RLlibTrainConfig
+from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
 PROGRESS_FILE = STEPS_FILE
@@ -62,8 +80,6 @@ class GameMetrics(RLlibCallback):
         b = info.get("score_breakdown") if isinstance(info, dict) else None
         if b is None or metrics_logger is None:
             return
-        from numberdrop_env.env_base import breakdown_dict
-        from numberdrop_env.rules import DEFAULT_RULES as r
 
         b = breakdown_dict(b)
 
@@ -98,9 +114,6 @@ class FailFastEnvRunner(SingleAgentEnvRunner):
 def start_ray(cfg: RLlibTrainConfig) -> bool:
     """Join ``ray.address`` / ``RAY_ADDRESS``, or start a local Ray; True when this call started
     or joined it (and the run should disconnect at the end)."""
-    import logging
-
-    import ray
 
     if ray.is_initialized():  # e.g. a test or a notebook that started Ray itself
         return False
@@ -115,12 +128,7 @@ def start_ray(cfg: RLlibTrainConfig) -> bool:
 
 def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
 
-    from .rllib_env import make_env
-    from .rllib_module import NumberDropRLModule
 
     register_env(ENV_NAME, make_env)
     p, r, e = cfg.ppo, cfg.ray, cfg.env
@@ -152,7 +160,6 @@ def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
 
 def train_iteration(algo: Any) -> dict[str, Any]:
     """``algo.train()``, with an env runner's error raised as the environment's own message."""
-    from ray.exceptions import RayTaskError
 
     try:
         return algo.train()
@@ -178,7 +185,6 @@ def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibTrainConfig) ->
 
 def set_actor_frozen(frozen: bool, learner: Any) -> None:
     """Detach the candidate scorer's logits on a learner (``ppo.actor_warmup_steps``)."""
-    from ray.rllib.core import DEFAULT_MODULE_ID
 
     body = learner.module[DEFAULT_MODULE_ID].body
     if hasattr(body, "freeze_actor"):
@@ -201,7 +207,6 @@ def game_means(runners: dict[str, Any]) -> dict[str, float]:
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
     """The RLlib numbers worth a TensorBoard curve (losses, entropy, KL, throughput)."""
-    from ray.rllib.core import DEFAULT_MODULE_ID
 
     out: dict[str, float] = {}
     learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
@@ -227,8 +232,6 @@ class Evaluator:
         self.latest: float | None = None
 
     def __call__(self, algo: Any, steps: int, writer: Any) -> float:
-        from .evaluate import play_game
-        from .rllib_agent import RLlibPolicy
 
         start = time.perf_counter()
         latest = save_checkpoint(algo, self.run_dir / "latest_checkpoint", steps)
@@ -278,36 +281,10 @@ def checkpoint_steps(path: Path) -> int:
     return folder_steps(path)
 
 
-def final_evaluation(cfg: RLlibTrainConfig, checkpoint: Path, run_dir: Path, progress: bool) -> dict[str, Any] | None:
-    """The SB3 runs' closing table, the games played by Ray tasks."""
-    from .evaluate import format_table, summarise
-    from .ray_eval import run_on_ray
-
-    f = cfg.final_eval
-    if f.games == 0:
-        return None
-    agents = list(f.agents)
-    if "greedy" in agents:
-        from train import greedy_available
-
-        ok, why = greedy_available()
-        if not ok:
-            print(f"note: greedy left out of the final table ({why})", file=sys.stderr)
-            agents.remove("greedy")
-    results = run_on_ray(agents, f.games, f.seed, options={"rllib": {"path": str(checkpoint)}}, progress=progress)
-    summary = summarise(results, f.games, f.seed)
-    summary["model"] = str(checkpoint)
-    print(format_table(summary))
-    write_json(run_dir / "final_eval.json", summary, indent=1)
-    return summary
-
-
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
-    """Train, evaluate and checkpoint as the config says; returns what ``train.train`` returns."""
-    import torch
+    """Train, evaluate and checkpoint as the config says; returns what :func:`agents.training.train` returns."""
 
-    from train import greedy_baseline
 
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
     resume: Path | None = getattr(args, "resume", None)
@@ -316,15 +293,14 @@ def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    greedy = greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
+    greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
 
     started = start_ray(cfg)
     try:
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
     finally:
         if started:
-            import ray
-
+        
             ray.shutdown()
 
 
@@ -382,7 +358,6 @@ class Run:
 
 def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, resume: Path | None,
            start_steps: int, progress: bool, lose_mask: bool, config_path: Any = None) -> dict[str, Any]:
-    from torch.utils.tensorboard import SummaryWriter
 
     algo = None
     writer = SummaryWriter(str(run_dir))
@@ -429,7 +404,6 @@ def restore(algo: Any, checkpoint: Path) -> None:
 def loop(run: Run, stop: StopRequest, progress: bool) -> None:
     """Iterations until ``total_timesteps``; Ctrl-C stops after the current one, with a
     checkpoint (:class:`Interrupted`)."""
-    from tqdm import tqdm
 
     cfg = run.cfg
     bar = tqdm(total=cfg.total_timesteps, initial=run.steps, unit="step", unit_scale=True, desc="train",
@@ -477,18 +451,13 @@ def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str
 
 def finish(cfg: RLlibTrainConfig, run_dir: Path, run: Run, seconds: float, start_steps: int,
            progress: bool) -> dict[str, Any]:
-    """After training: the best checkpoint, the learning curve, the closing table."""
-    from train import write_learning_curve
-
-    best = run_dir / "best_checkpoint"
-    if not best.is_dir():
-        with atomic_path(best) as tmp:
-            shutil.copytree(run_dir / "final_checkpoint", tmp)
+    """After training: the best checkpoint, the learning curve, the closing table (on Ray tasks)."""
+    best = common.best_model(run_dir, "final_checkpoint")
     trained = run.steps - start_steps
     fps = trained / seconds if seconds > 0 else float("nan")
     print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
           f"{run.evaluate.best:.2f}; run dir {run_dir}", file=sys.stderr)
-    write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
-    summary = final_evaluation(cfg, best, run_dir, progress)
+    common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
+    summary = common.final_evaluation(cfg, "rllib", {"path": str(best)}, run_dir, progress)
     return {"run_dir": str(run_dir), "best_model": str(best), "steps": run.steps, "seconds": seconds, "fps": fps,
             "best_eval": run.evaluate.best, "final_eval": summary}

@@ -1,0 +1,166 @@
+"""Play seeded solo games with one or more agents and compare them in one table.
+
+``numberdrop-evaluate --agents random,greedy,search --games 1000 --seed 0``
+(or ``python -m agents.evaluate ...``)
+
+Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
+mapping and, as long as the agents' choices do not change the number of rolls, the
+same dice), so differences between agents are paired.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from luckynumbers_env.rules import SETUPS
+from numberdrop_env.multi import MAX_PLAYERS
+
+from agents.evaluation import plots
+from agents.evaluation.ray import run_on_ray
+from agents.evaluation.solo import (HUMAN_SCORES, GameResult, advance, format_table, play_game, run,  # noqa: F401
+                               summarise)
+from agents.evaluation.tables import format_tables, run_tables, summarise_tables
+from agents.evaluation.tables import summarise as summarise_lucky
+from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
+from agents.cli.common import HelpFormatter, plain_text
+
+PROG = "numberdrop-evaluate"
+
+
+def _options_help() -> str:
+    return describe_options() + "\n\n" + describe_options(
+        game="luckynumbers", heading="Lucky Numbers agents (--game luckynumbers), same --option syntax:")
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=_options_help(),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)")
+    parser.add_argument("--games", type=int, default=100, help="number of games per agent")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
+    parser.add_argument("--workers", type=int, default=0,
+                        help=f"worker processes; 0 = one per CPU ({os.cpu_count() or 1} here)")
+    parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
+                        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; "
+                             "options listed below)")
+    parser.add_argument("--players", type=int, default=1,
+                        help="1: solo games; 2..6: multiplayer tables, each seed played under every "
+                             "rotation of seats (agents cycled round the table)")
+    parser.add_argument("--game", choices=["numberdrop", "luckynumbers"], default="numberdrop",
+                        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)")
+    parser.add_argument("--setup", choices=["standard", "michael"], default="standard",
+                        help="(luckynumbers) the setup: diagonal dealt ascending, or Michael's variant")
+    parser.add_argument("--bruno", action="store_true", help="(luckynumbers) play Bruno's variant")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    parser.add_argument("--plot", type=Path, help="also draw the score distributions, with the rulebook's "
+                                                  "human scores, to this picture (.png, .svg; needs matplotlib)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="local: worker processes on this machine; ray: Ray tasks (needs the `rllib` extra), "
+                             "on a local Ray or the cluster of --address")
+    parser.add_argument("--address", help="(--backend ray) Ray cluster to join, e.g. HOST:6379; default "
+                                          "RAY_ADDRESS, else a local Ray for this evaluation")
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
+    """Runs the command and returns its summary, for callers in Python; the console script is cli()."""
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    try:
+        if not agents or (len(set(agents)) != len(agents) and len(agents) != args.players):
+            raise ValueError("--agents must name one or more distinct agents (or, with --players N, "
+                             "exactly N agents, one per seat)")
+        if args.game == "numberdrop":
+            for name in agents:
+                policy_class(name)
+        if args.games < 1 or args.workers < 0 or args.seed < 0:
+            raise ValueError("--games must be positive and --workers and --seed non-negative")
+        workers = args.workers or os.cpu_count() or 1
+        if args.game == "luckynumbers":
+            return _lucky_tables(args, agents, workers, parse_options(args.option, list(dict.fromkeys(agents))))
+        if args.setup != "standard" or args.bruno:
+            raise ValueError("--setup and --bruno are Lucky Numbers variants: add --game luckynumbers")
+        if args.plot:  # fail before the games, not after them
+            try:
+                plots.require_matplotlib()
+            except ImportError as err:
+                raise ValueError(str(err)) from err
+        if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
+            raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
+        if args.backend != "ray" and args.address:
+            raise ValueError("--address needs --backend ray")
+        if args.backend == "ray" and args.players > 1:
+            raise ValueError("--backend ray plays solo games; leave it out with --players")
+        if args.players > 1 and args.plot:
+            raise ValueError("--plot draws solo score distributions; leave it out with --players")
+        options = parse_options(args.option, list(dict.fromkeys(agents)))
+        if args.players > 1:
+            return _tables(args, agents, workers, options)
+        if args.backend == "ray":
+            results = run_on_ray(agents, args.games, args.seed, options, address=args.address,
+                                 progress=not args.no_progress)
+        else:
+            results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
+    except ValueError as err:
+        parser.error(str(err))
+    summary = summarise(results, args.games, args.seed)
+    print(format_table(summary))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1))
+    if args.plot:
+        print(f"score distributions: {plots.plot_scores(summary, args.plot)}")
+    return summary
+
+
+def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
+    results = run_tables(agents, args.players, args.games, args.seed, workers, options, not args.no_progress)
+    return _write(args, summarise_tables(results, list(dict.fromkeys(agents)), args.players))
+
+
+def _lucky_tables(args: argparse.Namespace, agents: list[str], workers: int,
+                  options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``--game luckynumbers``: the checks and the table."""
+    for name in agents:
+        if name not in LUCKY_AGENTS:
+            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
+    if args.backend != "local":
+        raise ValueError("--game luckynumbers plays on local worker processes; leave out --backend")
+    if not 2 <= args.players <= 4:
+        raise ValueError("--game luckynumbers needs --players 2..4")
+    if len(agents) > args.players:
+        raise ValueError("--players must be at least the number of agents")
+    if args.plot:
+        raise ValueError("--plot draws solo score distributions; leave it out with --game luckynumbers")
+    if args.setup not in SETUPS:
+        raise ValueError(f"--setup must be one of {SETUPS}")
+    results = run_tables(agents, args.players, args.games, args.seed, workers, options, not args.no_progress,
+                         "luckynumbers", args.setup, args.bruno)
+    summary = summarise_lucky(results, list(dict.fromkeys(agents)), args.players)
+    summary["setup"], summary["bruno"] = args.setup, bool(args.bruno)
+    return _write(args, summary)
+
+
+def _write(args: argparse.Namespace, summary: dict[str, Any]) -> dict[str, Any]:
+    print(format_tables(summary))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """Exit status 0 on success: a console script passes main's return value to sys.exit, and a dict exits 1."""
+    main(argv, prog)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli(prog=f"python -m {__spec__.name if __spec__ else 'agents.cli.evaluate'}"))

@@ -1,0 +1,181 @@
+"""Tables of either game: agents round the table, every seed played under every rotation of seats.
+
+``numberdrop-evaluate --players 4 --agents greedy,random`` (Number Drop, 2..6 players) or
+``--game luckynumbers --players 4 --agents search,greedy`` (Lucky Numbers, 2..4) seats the
+agents round the table (cycled when there are fewer agents than seats; ``--agents
+ppo,greedy,greedy,greedy`` names every seat) and plays each seed once per rotation, so the
+seat order biases nothing. Per agent: win rate (a tie of k players counts 1/k), mean score,
+and the paired difference of mean scores against the first agent (per seed). Lucky Numbers
+tables also report how games ended and the speed of play.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from luckynumbers_env import Game, Rules
+from numberdrop_env.multi import Table
+
+from ..registry import cached_policy, make_policy
+from .stats import ci95
+
+
+def lineup(agents: list[str], players: int) -> list[str]:
+    """The agent of each seat before rotation: the agents cycled round the table."""
+    return [agents[p % len(agents)] for p in range(players)]
+
+
+def seat_policies(seats: list[str], seed: int, options: dict[str, dict[str, Any]], game: str) -> list[Any]:
+    """One policy per seat (built once per process), reset for this game."""
+    policies = []
+    for p, name in enumerate(seats):
+        policies.append(cached_policy(name, options.get(name), game, seat=p))
+        policies[-1].reset(seed * 8 + p)
+    return policies
+
+
+def play_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One Number Drop game; ``seats[p]`` names the agent of seat ``p``."""
+    table = Table(len(seats), seed=seed)
+    policies = seat_policies(seats, seed, options, "numberdrop")
+    while not table.over:
+        p = table.to_act()[0]
+        table.step(p, policies[p].act(table.seats[p], table.legal_mask(p)))
+    return {"scores": table.scores().tolist(), "winners": table.winners(), "turns": table.turn}
+
+
+def play_lucky_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]], setup: str = "standard",
+                     bruno: bool = False) -> dict[str, Any]:
+    """One Lucky Numbers game; ``seats[p]`` names the agent of seat ``p``."""
+    game = Game(Rules(players=len(seats), setup=setup, bruno=bruno), seed=seed)
+    policies = seat_policies(seats, seed, options, "luckynumbers")
+    decisions = 0
+    start = time.perf_counter()
+    while not game.over:
+        p = game.player
+        game.step(policies[p].act(game, game.legal_mask()))
+        decisions += 1
+    return {"scores": game.scores().tolist(), "winners": game.winners, "turns": game.turn,
+            "empty": [game.empty_cells(p) for p in range(len(seats))], "ended_by": game.ended_by,
+            "decisions": decisions, "seconds": time.perf_counter() - start}
+
+
+def play_rotations(play: Any, agents: list[str], players: int, seed: int,
+                   options: dict[str, dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:
+    """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
+    base = lineup(agents, players)
+    games = []
+    for r in range(players):
+        seats = [base[(p + r) % players] for p in range(players)]
+        games.append({"seats": seats, **play(seats, seed, options)})
+    return seed, games
+
+
+def run_tables(agents: list[str], players: int, games: int, seed: int, workers: int = 1,
+               options: dict[str, dict[str, Any]] | None = None, progress: bool = True,
+               game: str = "numberdrop", setup: str = "standard", bruno: bool = False) -> dict[int, list]:
+    """Every seed's games (one per rotation), in seed order; ``game="luckynumbers"`` plays Lucky
+    Numbers tables (with its ``setup`` and ``bruno`` variants)."""
+    options = options or {}
+    for name in set(agents):  # fail fast, before any worker starts
+        make_policy(name, options.get(name), game)
+    play: Any = play_table if game == "numberdrop" else partial(play_lucky_table, setup=setup, bruno=bruno)
+    task = partial(play_rotations, play, agents, players, options=options)
+    seeds = list(range(seed, seed + games))
+    out: dict[int, list] = {}
+    bar = tqdm(total=games, desc=f"{players}-player games x{players} rotations", unit="seed", disable=not progress)
+    if workers <= 1:
+        played: Any = map(task, seeds)
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        played = pool.map(task, seeds, chunksize=max(1, games // (8 * workers)))
+    try:
+        for s, rotations in played:
+            out[s] = rotations
+            bar.update()
+    finally:
+        if workers > 1:
+            pool.shutdown()
+    bar.close()
+    return out
+
+
+def summarise_tables(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
+    """Win rates, mean scores and paired differences per agent (JSON-safe)."""
+    per_seed = {a: [] for a in agents}  # mean score of the agent's seats over a seed's rotations
+    wins = {a: [] for a in agents}  # per seat played: 1/k for a k-way shared win
+    scores = {a: [] for a in agents}
+    turns = []
+    for s in sorted(results):
+        seed_scores = {a: [] for a in agents}
+        for game in results[s]:
+            turns.append(game["turns"])
+            share = 1.0 / len(game["winners"])
+            for p, name in enumerate(game["seats"]):
+                wins[name].append(share if p in game["winners"] else 0.0)
+                scores[name].append(game["scores"][p])
+                seed_scores[name].append(game["scores"][p])
+        for a in agents:
+            per_seed[a].append(float(np.mean(seed_scores[a])))
+    first = agents[0]
+    out: dict[str, Any] = {"players": players, "games": len(results) * players, "seeds": sorted(results),
+                           "turns": float(np.mean(turns)), "agents": {}}
+    for a in agents:
+        diff = np.array(per_seed[a]) - np.array(per_seed[first])
+        out["agents"][a] = {
+            "seats": len(scores[a]),
+            "win_rate": float(np.mean(wins[a])),
+            "win_ci95": ci95(np.array(wins[a])),
+            "mean": float(np.mean(scores[a])),
+            "ci95": ci95(np.array(scores[a], float)),
+            "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": ci95(diff)},
+        }
+    return out
+
+
+def summarise(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
+    """A Lucky Numbers table's summary: :func:`summarise_tables`, plus how games ended and the speed."""
+    summary = summarise_tables(results, agents, players)
+    played = [g for s in sorted(results) for g in results[s]]
+    summary["game"] = "luckynumbers"
+    summary["ended_by_full_board"] = sum(g["ended_by"] == "full" for g in played) / len(played)
+    for a in agents:
+        empty = [g["empty"][p] for g in played for p, name in enumerate(g["seats"]) if name == a]
+        summary["agents"][a]["empty_cells"] = sum(empty) / len(empty)
+    seconds = sum(g["seconds"] for g in played)
+    summary["games_per_second"] = len(played) / seconds if seconds else float("nan")
+    summary["decisions_per_second"] = sum(g["decisions"] for g in played) / seconds if seconds else float("nan")
+    return summary
+
+
+def format_tables(summary: dict[str, Any]) -> str:
+    """The table of results, one row per agent (Lucky Numbers: two more lines)."""
+    agents = summary["agents"]
+    first = next(iter(agents))
+    seeds = summary["seeds"]
+    which = " (Lucky Numbers)" if summary.get("game") == "luckynumbers" else ""
+    lines = [f"{summary['players']} players, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}) x {summary['players']} "
+             f"seat rotations = {summary['games']} games, {summary['turns']:.1f} turns a game{which}",
+             f"{'agent':<8} {'seats':>6} {'win rate ± ci95':>16} {'mean ± ci95':>14}  {'diff vs ' + first:>18}"]
+    for name, a in agents.items():
+        whalf = (a["win_ci95"][1] - a["win_ci95"][0]) / 2
+        half = (a["ci95"][1] - a["ci95"][0]) / 2
+        d = a["paired_diff"]
+        diff = "—" if name == first else f"{d['mean']:+.1f} ± {(d['ci95'][1] - d['ci95'][0]) / 2:.1f}"
+        lines.append(f"{name:<8} {a['seats']:>6} {100 * a['win_rate']:>8.1f}% ± {100 * whalf:<4.1f} "
+                     f"{a['mean']:>6.1f} ± {half:<4.1f}  {diff:>18}")
+    if which:
+        lines.append("empty cells at the end: " + ", ".join(f"{a} {v['empty_cells']:.2f}" for a, v in agents.items()))
+        lines.append(f"{100 * summary['ended_by_full_board']:.0f}% of games ended by a full board; "
+                     f"{summary['games_per_second']:.1f} games/s per worker")
+    return "\n".join(lines)
+
+
+format_summary = format_tables
+"""The name of the previous release (Lucky Numbers tables)."""

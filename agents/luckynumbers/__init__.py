@@ -1,0 +1,19 @@
+"""Lucky Numbers agents: ``greedy``, ``search`` and ``ppo`` (a MaskablePPO model, the ``train``
+extra), by name in :data:`agents.registry.LUCKY_AGENTS`;
+``python -m agents.evaluate --game luckynumbers --players 4`` compares them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import registry
+
+AGENTS = registry.LUCKY_AGENTS
+
+
+def policy_class(name: str) -> type:
+    return registry.policy_class(name, "luckynumbers")
+
+
+def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
+    return registry.make_policy(name, options, "luckynumbers")

@@ -1,0 +1,265 @@
+"""The SB3 trainer: MaskablePPO for both games, what ``python train.py`` runs for ``backend: sb3``.
+
+    python train.py --config configs/ppo_turn.yaml
+    python train.py --config configs/lucky_ppo.yaml
+
+The run directory (``runs/<experiment>/`` unless ``output_dir`` is set) receives the
+TensorBoard events (SB3 scalars, ``game/*`` per-episode metrics, ``eval/*``), the resolved
+``config.yaml``, ``checkpoints/``, ``best_model.zip`` (best periodic evaluation on fixed
+seeds), ``final_model.zip``, ``evals.jsonl``, ``final_eval.json`` (the closing table) and, for
+Number Drop, ``learning_curve.png``. What differs between the games is the environment, the
+network, the evaluation (Number Drop: the mean score; Lucky Numbers: the win rate against the
+training opponents) and the closing tables; the loop is one.
+
+Checkpoints are taken after a PPO update and hold the environments and random states too,
+so ``--resume`` with the same config continues exactly where the run stopped
+(:mod:`agents.training.resume`). Ctrl-C stops at the next update with a checkpoint and
+prints the command that resumes; every file is written atomically
+(:mod:`agents.training.checkpoints`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import LinearSchedule, set_random_seed
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from agents.lucky.gym_env import LuckyNumbersEnv
+from agents.table_env import NumberDropTableEnv
+from numberdrop_env.env import NumberDropEnv
+from numberdrop_env.turn_env import NumberDropTurnEnv
+
+from ..base import load_model
+from ..networks.candidate import CandidateScorerPolicy
+from ..networks.grid import GridVectorExtractor
+from ..numberdrop.ppo import play_games
+from . import common, imitation
+from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
+from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
+from .config import EnvConfig, TrainConfig
+from .resume import (UpdateBoundaries, check_checkpoint, envs_key, save_checkpoint, save_model, set_rng_state,
+                     start_or_resume, worker_env)
+from .vec_env import NativeTurnVecEnv
+
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
+
+
+# ---------------------------------------------------------------- environments
+def make_env(env_cfg: EnvConfig, game: str = "numberdrop") -> Any:
+    """One monitored training environment (top-level, so subprocesses can build it)."""
+    e = env_cfg
+    if game == "luckynumbers":
+        return Monitor(LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping),
+                       info_keywords=("win",))
+    if e.interface == "turn" and e.players > 1:
+        return Monitor(NumberDropTableEnv(num_players=e.players, opponents=list(e.opponents),
+                                          candidates=e.candidates, width=e.width), info_keywords=("win",))
+    if e.interface == "turn":
+        return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width))
+    return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
+
+
+def build_vec_env(cfg: TrainConfig, seed: int) -> Any:
+    """The training envs: ``vec_env: native`` steps all the turn-level games in one process
+    (their turns enumerated together on every core), ``subproc`` one process per env (workers
+    that a checkpoint can read and Ctrl-C leaves alone), ``dummy`` one after the other. Env ``i``
+    draws its games from ``seed + i``, then continues its own stream."""
+    if cfg.vec_env == "native":
+        venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=cfg.env.candidates, width=cfg.env.width)
+    else:
+        fns = [partial(make_env, cfg.env, cfg.game) for _ in range(cfg.n_envs)]
+        venv = SubprocVecEnv([partial(worker_env, fn) for fn in fns]) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
+
+
+# ---------------------------------------------------------------- the model
+def ppo_hyperparameters(cfg: TrainConfig) -> dict[str, Any]:
+    """The config's PPO settings as MaskablePPO arguments; a resumed run takes them too, so
+    the config, not the checkpoint, decides how training continues."""
+    p = cfg.ppo
+    lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
+    return dict(learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+                gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+                normalize_advantage=p.normalize_advantage)
+
+
+def build_model(cfg: TrainConfig, venv: Any) -> Any:
+    """A new MaskablePPO of the config's network: the candidate scorer (turn interface), the CNN
+    over the grid planes (decision interface) or an MLP (Lucky Numbers)."""
+    n, turn = cfg.network, cfg.game == "numberdrop" and cfg.env.interface == "turn"
+    mlp = dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=ACTIVATIONS[n.activation])
+    policy: Any
+    if cfg.game == "luckynumbers":
+        policy, kwargs = "MlpPolicy", mlp
+    elif turn:
+        policy, kwargs = CandidateScorerPolicy, dict(
+            candidate_hidden=list(n.candidate_hidden), state_hidden=list(n.state_hidden),
+            scorer_hidden=list(n.scorer_hidden), value_hidden=list(n.value_hidden),
+            planner_scale=n.planner_scale, activation=n.activation)
+    else:
+        policy, kwargs = "MultiInputPolicy", dict(
+            features_extractor_class=GridVectorExtractor,
+            features_extractor_kwargs=dict(cnn_channels=list(n.cnn_channels), cnn_hidden=n.cnn_hidden,
+                                           vector_hidden=list(n.vector_hidden), activation=n.activation), **mlp)
+    model = MaskablePPO(policy, venv, policy_kwargs=kwargs, seed=cfg.seed, device="cpu", verbose=0,
+                        **ppo_hyperparameters(cfg))
+    if turn:
+        model.turn_width = cfg.env.width  # saved with the model: the agent enumerates turns the same way
+    return model
+
+
+def new_model(cfg: TrainConfig, venv: Any) -> Any:
+    model = build_model(cfg, venv)
+    if cfg.init_from:
+        model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
+        print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
+    return model
+
+
+def start_model(cfg: TrainConfig, resume: Path | None, run_dir: Path, progress: bool) -> Any:
+    """The model to train and its environments: a new one (cloned from a scripted agent first
+    when ``pretrain.games`` asks for it), or the checkpoint ``resume`` names, continued exactly
+    when it can be (:mod:`agents.training.resume`), else on new games."""
+    start_steps = check_checkpoint(resume) if resume is not None else 0
+    seed = cfg.seed + start_steps
+    set_random_seed(seed)
+    venv = build_vec_env(cfg, seed)
+    try:
+        resumed = start_or_resume(resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed)
+        venv = resumed.venv
+        if resume is not None:  # the evaluations after the checkpoint are written again
+            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+        resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        if resume is None and cfg.pretrain.games:
+            imitation.behaviour_cloning(cfg, resumed.model, run_dir, progress)
+    except BaseException:
+        venv.close()
+        raise
+    return resumed
+
+
+# ---------------------------------------------------------------- evaluations
+def evaluation(cfg: TrainConfig, run_dir: Path, start_steps: int) -> Evaluation:
+    """The periodic evaluation: Number Drop's mean score (next to the greedy's on the same
+    seeds), or Lucky Numbers' win rate against the training opponents."""
+    seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
+    if cfg.game == "luckynumbers":
+        return Evaluation(run_dir, cfg.eval.every_steps, start_steps, partial(win_rate, cfg, seeds),
+                          keys=("win_rate", "score_mean"), announce=True)
+    greedy = common.greedy_baseline(cfg, run_dir)
+    return Evaluation(run_dir, cfg.eval.every_steps, start_steps, partial(mean_score, seeds, greedy))
+
+
+def mean_score(seeds: list[int], greedy: dict[str, Any] | None, model: Any) -> dict[str, float]:
+    results = play_games(model, seeds, deterministic=True)
+    scores = np.array([r["score"] for r in results], float)
+    out = {"score_mean": float(scores.mean()), "score_std": float(scores.std()),
+           "score_median": float(np.median(scores)),
+           "lines": float(np.mean([r["breakdown"]["lines"] for r in results])) / common.DEFAULT_RULES.line_points,
+           "turns": float(np.mean([r["turns"] for r in results]))}
+    if greedy is not None:
+        base = np.array(greedy["scores"], float)
+        out.update(greedy_score_mean=float(base.mean()), diff_vs_greedy=float((scores - base).mean()))
+    return out
+
+
+def win_rate(cfg: TrainConfig, seeds: list[int], model: Any) -> dict[str, float]:
+    """Win share and mean tournament score of the model's seat on the fixed evaluation seeds."""
+    e = cfg.env
+    env = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno)
+    wins, scores = [], []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+            obs, _, done, _, info = env.step(int(action))
+        wins.append(info["win"])
+        scores.append(info["scores"][env.seat])
+    return {"win_rate": float(np.mean(wins)), "score_mean": float(np.mean(scores))}
+
+
+# ---------------------------------------------------------------- the run
+def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
+    checkpoint to resume from when Ctrl-C stopped it."""
+    torch.set_num_threads(cfg.network.torch_threads)
+    resume: Path | None = getattr(args, "resume", None)
+    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    resumed = start_model(cfg, resume, run_dir, progress)
+    model, start_steps = resumed.model, resumed.model.num_timesteps
+    try:
+        evals = evaluation(cfg, run_dir, start_steps if resume else 0)
+        stop = StopRequest()
+        boundaries = UpdateBoundaries(run_dir / "checkpoints", "ppo", cfg.checkpoint.every_steps, envs_key(cfg),
+                                      stop, [evals], resumed_from=resume)
+        metrics: Any = WinsCallback() if cfg.game == "luckynumbers" else GameMetricsCallback()
+        callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
+        callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
+        remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+        if remaining == 0:
+            print(f"nothing to train: the model is at step {model.num_timesteps} >= {cfg.total_timesteps}",
+                  file=sys.stderr)
+        if resumed.rng is not None:
+            set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
+        start = time.perf_counter()
+        with stop:
+            try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
+                model.learn(total_timesteps=remaining, callback=callbacks, log_interval=1,
+                            reset_num_timesteps=resume is None, progress_bar=False)
+            except Interrupted as stopped:
+                model.logger.close()
+                return common.stopped_early(args, run_dir, stopped.checkpoint, stopped.steps)
+            finally:
+                for callback in callbacks:
+                    getattr(callback, "close", lambda: None)()
+        seconds = time.perf_counter() - start
+        save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
+        model.logger.close()
+    finally:
+        resumed.venv.close()
+    if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
+        return common.stopped_early(args, run_dir, boundaries.latest, model.num_timesteps)
+    return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals.best, progress)
+
+
+def finish(cfg: TrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, best: float,
+           progress: bool) -> dict[str, Any]:
+    """After training: the best model, the learning curve, the closing table, shipping."""
+    best_model = common.best_model(run_dir, "final_model.zip")
+    fps = trained / seconds if seconds > 0 else float("nan")
+    what = "win rate" if cfg.game == "luckynumbers" else "mean"
+    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
+          f"{best:.2f}; run dir {run_dir}", file=sys.stderr)
+    if cfg.game == "numberdrop":
+        common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
+    summary = common.final_evaluation(cfg, "ppo", {"path": str(best_model)}, run_dir, progress)
+    if cfg.ship_to:
+        ship(best_model, Path(cfg.ship_to))
+    return {"run_dir": str(run_dir), "best_model": str(best_model), "steps": steps,
+            "seconds": seconds, "fps": fps, "best_eval": best, "final_eval": summary}
+
+
+def ship(model_path: Path, target: Path) -> None:
+    """Copy a model for inference without its optimizer state (a third of the file)."""
+    model = load_model(model_path)
+    model.policy.optimizer = type(model.policy.optimizer)(model.policy.parameters())
+    save_model(model, target)
+    print(f"shipped {model_path} -> {target} ({target.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)

@@ -1,0 +1,36 @@
+"""The shipped models load from their module paths, without a deprecation warning, and play the
+games they played when they were trained (scores recorded before the package was reorganised)."""
+
+import warnings
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.evaluation.solo import play_game  # noqa: E402
+from agents.evaluation.tables import play_lucky_table, play_table  # noqa: E402
+from agents.registry import make_policy  # noqa: E402
+
+SOLO = {"ppo_turn": [48, 41, 39, 45, 46], "ppo_solo": [10, 5, 15, 13, 10], "ppo_table": [47, 44, 46, 35, 42]}
+
+
+@pytest.mark.parametrize("name", sorted(SOLO))
+def test_number_drop_models_score_as_shipped(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # no pickled path of the previous layout
+        policy = make_policy("ppo", {"path": f"agents/models/{name}.zip"})
+    assert [play_game(policy, seed).score for seed in range(5)] == SOLO[name]
+
+
+def test_table_model_scores_as_shipped():
+    options = {"ppo": {"path": "agents/models/ppo_table.zip"}}
+    assert [play_table(["ppo", "greedy"], seed, options)["scores"] for seed in range(3)] == [[48, 40], [52, 35],
+                                                                                             [63, 34]]
+
+
+def test_lucky_numbers_model_scores_as_shipped():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        make_policy("ppo", game="luckynumbers")
+    scores = [play_lucky_table(["ppo", "greedy"], seed, {})["scores"] for seed in range(5)]
+    assert scores == [[-12.0, 2.0], [2.0, 2.0], [-7.0, 2.0], [-10.0, 2.0], [-12.0, 2.0]]
