@@ -25,7 +25,7 @@ from tqdm import tqdm
 from agents.numberdrop.ppo import PPOPolicy, offer_turns
 from agents.cli.common import HelpFormatter, plain_text
 from agents.numberdrop.search import SearchPolicy
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 from .pruning import sample_turns
 

@@ -23,9 +23,9 @@ from agents.base import Policy
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.cli.common import HelpFormatter, plain_text
 from agents.numberdrop.search import SearchPolicy
-from numberdrop_env.actions import Phase
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns import TurnPlanner
+from numberdrop_env.engine.actions import Phase
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.turns import TurnPlanner
 
 
 def sample_turns(n: int, policy: Policy | None = None) -> list[SoloGame]:

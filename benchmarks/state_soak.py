@@ -27,7 +27,7 @@ from luckynumbers_env import Game, Rules as LuckyRules
 from luckynumbers_env import lucky_numbers_v0
 from numberdrop_env import Phase
 from numberdrop_env import multiplayer_v0
-from numberdrop_env.multi import Table
+from numberdrop_env.engine.table import Table
 
 LUCKY_VARIANTS = [LuckyRules(players=p, setup=s, bruno=b) for s in ("standard", "michael") for b in (False, True)
                   for p in (2, 3, 4)]

@@ -23,7 +23,7 @@ import numpy as np
 
 import numberdrop_env  # noqa: F401  (registers NumberDrop-v0 and NumberDropTurn-v0)
 from agents.cli.common import HelpFormatter, plain_text
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 
 def _timed(run: Callable[[float], tuple[int, int]], seconds: float) -> tuple[float, float]:

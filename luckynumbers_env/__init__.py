@@ -1,13 +1,20 @@
 """Lucky Numbers: rules engine (pure NumPy), PettingZoo environment ``lucky_numbers_v0`` and the
-single-agent Gymnasium environment ``LuckyNumbers-v0`` (the other seats played by agents)."""
+single-agent Gymnasium environment ``LuckyNumbers-v0`` (one seat; the others played by agents).
+
+The package is built in floors, each importing only the ones below it:
+:mod:`~luckynumbers_env.engine` (the rules) ← :mod:`~luckynumbers_env.render` (the text picture) ←
+:mod:`~luckynumbers_env.envs` (the environments). ``LuckyNumbers-v0`` is registered here.
+"""
 
 from gymnasium.envs.registration import register
 
-from .actions import ActionLayout, Phase, layout_for
-from .engine import Game
-from .rules import DEFAULT_RULES, SETUPS, Rules
+from .engine.actions import ActionLayout, Phase, layout_for
+from .engine.game import Game
+from .engine.rules import DEFAULT_RULES, SETUPS, Rules
+from .envs import lucky_numbers_v0
+from .envs.seat import LuckyNumbersEnv
 
-__all__ = ["DEFAULT_RULES", "SETUPS", "ActionLayout", "Game", "Phase", "Rules", "layout_for"]
+__all__ = ["DEFAULT_RULES", "SETUPS", "ActionLayout", "Game", "LuckyNumbersEnv", "Phase", "Rules", "layout_for",
+           "lucky_numbers_v0"]
 
-# one seat of a table whose other seats are agents, so it lives with them
-register(id="LuckyNumbers-v0", entry_point="agents.lucky.gym_env:LuckyNumbersEnv")
+register(id="LuckyNumbers-v0", entry_point="luckynumbers_env.envs.seat:LuckyNumbersEnv")

@@ -1,33 +1,33 @@
 """Number Drop: rules engine (NumPy; the turn planner and observations compiled with numba) and
-Gymnasium environments ``NumberDrop-v0`` (one decision per step) and ``NumberDropTurn-v0`` (one
-turn per step, also as a native vector environment)."""
+its Gymnasium and PettingZoo environments.
+
+The package is built in floors, each importing only the ones below it:
+:mod:`~numberdrop_env.engine` (the rules, pure NumPy) ← :mod:`~numberdrop_env.planner` (the turn
+engine and the hand-written value) ← :mod:`~numberdrop_env.render` (text and pictures) ←
+:mod:`~numberdrop_env.envs` (the environments). Every environment id is registered here:
+``NumberDrop-v0`` (one decision per step), ``NumberDropTurn-v0`` (one turn per step, also as a
+native vector environment), ``NumberDropTable-v0`` (one seat of a multiplayer table) and the
+PettingZoo environment :mod:`numberdrop_env.multiplayer_v0`.
+"""
 
 from gymnasium.envs.registration import register
 
-from .actions import PERMUTATIONS, ActionLayout, Phase, layout_for
-from .rules import DEFAULT_RULES, EMPTY, WILD, X, Rules
-from .sheet import Sheet
-from .solo import SoloGame
+from .engine.actions import PERMUTATIONS, ActionLayout, Phase, layout_for
+from .engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
+from .engine.sheet import Sheet
+from .engine.solo import SoloGame
+from .envs import multiplayer_v0
+from .envs.decision import NumberDropEnv
+from .envs.seat import NumberDropTableEnv
+from .envs.turn import NumberDropTurnEnv
 
-__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv", "NumberDropTurnEnv", "Phase",
-           "Rules", "Sheet", "SoloGame", "layout_for"]
+__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv",
+           "NumberDropTableEnv", "NumberDropTurnEnv", "Phase", "Rules", "Sheet", "SoloGame", "layout_for",
+           "multiplayer_v0"]
 
 __version__ = "0.1.0"
 
-register(id="NumberDrop-v0", entry_point="numberdrop_env.env:NumberDropEnv")
-register(id="NumberDropTurn-v0", entry_point="numberdrop_env.turn_env:NumberDropTurnEnv",
-         vector_entry_point="numberdrop_env.vector_env:NumberDropTurnVectorEnv")
-# one seat of a multiplayer table; its opponents are agents, so it lives with them
-register(id="NumberDropTable-v0", entry_point="agents.table_env:NumberDropTableEnv")
-
-
-def __getattr__(name: str):
-    if name == "NumberDropEnv":
-        from .env import NumberDropEnv
-
-        return NumberDropEnv
-    if name == "NumberDropTurnEnv":
-        from .turn_env import NumberDropTurnEnv
-
-        return NumberDropTurnEnv
-    raise AttributeError(name)
+register(id="NumberDrop-v0", entry_point="numberdrop_env.envs.decision:NumberDropEnv")
+register(id="NumberDropTurn-v0", entry_point="numberdrop_env.envs.turn:NumberDropTurnEnv",
+         vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv")
+register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.seat:NumberDropTableEnv")

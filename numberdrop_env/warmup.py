@@ -1,6 +1,6 @@
 """Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
 
-The hot paths of the engine (the turn planner of :mod:`numberdrop_env.turn_engine`, the
+The hot paths of the engine (the turn planner of :mod:`numberdrop_env.planner.turn_engine`, the
 kernels it calls, the combination search, the placements and the decision-level
 observation) are compiled by numba the first time they are called, and the compiled code
 is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
@@ -15,11 +15,11 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- the turn engine's batch entry point, when :mod:`numberdrop_env.turn_engine` has one.
+- the turn engine's batch entry point, when :mod:`numberdrop_env.planner.turn_engine` has one.
 
 **Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
 ``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
-editable install, the repository's ``numberdrop_env/__pycache__``. If that folder is not
+editable install, the repository's ``numberdrop_env/*/__pycache__``. If that folder is not
 writable (a read-only install), numba falls back to a per-user folder
 (``~/.cache/numba/...``); if that is not writable either, ``import numberdrop_env`` fails
 with ``RuntimeError: cannot cache function ...: no locator available``. Setting the
@@ -29,7 +29,7 @@ takes precedence over both).
 **When it is compiled again.** A file's entries are dropped when its contents change (a
 hash of the source file), when numba's version changes, or on another CPU model. numba
 does *not* notice changes to a compiled function that a cached function *calls* from
-another file: after editing :mod:`numberdrop_env.kernels`, the cached turn engine still
+another file: after editing :mod:`numberdrop_env.planner.kernels`, the cached turn engine still
 runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
 --clear`` deletes the package's cache files (stale ones too: their names carry the line
 number of the function, so old ones pile up) and compiles again. ``--check`` compiles
@@ -53,7 +53,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+import gymnasium as gym
 import numpy as np
+
+from .engine.actions import Phase
+from .engine.solo import SoloGame
+from .engine.table import Table
+from .planner import turn_engine
+from .planner.turns import TURN_PHASES, TurnPlanner
 
 __all__ = ["ENTRY_POINTS", "Step", "cache_dirs", "clear_cache", "compiled_functions", "not_compiled", "warm_up",
            "warn_if_not_compiled"]
@@ -64,13 +71,13 @@ _warned = False  # the hint is logged at most once per process
 PACKAGE = "numberdrop_env"
 
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
-    "NumberDropTurn-v0": ("turn_engine.enumerate_packed", "turn_engine.candidate_features", "turn_engine.turn_state",
-                          "turn_engine.state_offsets"),
-    "NumberDrop-v0": ("observation.write_observation", "placements.write_placements", "combos._structures",
-                      "combos._write_options"),
+    "NumberDropTurn-v0": ("planner.turn_engine.enumerate_packed", "planner.turn_engine.candidate_features",
+                          "planner.turn_engine.turn_state", "planner.turn_engine.state_offsets"),
+    "NumberDrop-v0": ("envs.observe.write_observation", "engine.placements.write_placements",
+                      "engine.combos._structures", "engine.combos._write_options"),
 }
 """Compiled functions each environment's first steps call from Python (``module.function``
-in ``numberdrop_env``); the ones they call are compiled with them. Only functions that
+under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
 every game reaches within its first turn belong here: one that ordinary use never calls
 would stay out of the cache and the hint would be logged by every process. Names that do
 not exist (code being reorganised) are skipped."""
@@ -78,8 +85,12 @@ not exist (code being reorganised) are skipped."""
 FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "5 to 10 seconds"}
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
+COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
+"""Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
+the environments import this module, so it cannot import them)."""
+
 BATCH_ENTRY_POINTS = ("enumerate_many",)
-"""Names under which :mod:`numberdrop_env.turn_engine` may offer a batch entry point."""
+"""Names under which :mod:`numberdrop_env.planner.turn_engine` may offer a batch entry point."""
 
 
 @dataclass(frozen=True)
@@ -120,10 +131,6 @@ def warm_up(stream: TextIO | None = None) -> list[Step]:
 
 def _decision_game() -> str:
     """A ``NumberDrop-v0`` game: random legal decisions, combinations grown and confirmed."""
-    import gymnasium as gym
-
-    from .actions import Phase
-
     env = gym.make("NumberDrop-v0")
     layout = env.unwrapped.game.layout
     rng = np.random.default_rng(0)
@@ -147,8 +154,6 @@ def _decision_game() -> str:
 
 def _turn_game() -> str:
     """A ``NumberDropTurn-v0`` game, candidate 0 (the greedy's choice) every turn."""
-    import gymnasium as gym
-
     env = gym.make("NumberDropTurn-v0")
     _, info = env.reset(seed=0)
     steps, terminated = 0, False
@@ -162,9 +167,6 @@ def _turn_game() -> str:
 def _entry_phases() -> str:
     """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by
     walking the greedy's turns decision by decision through solo games."""
-    from .solo import SoloGame
-    from .turns import TURN_PHASES, TurnPlanner
-
     planner, reference = TurnPlanner(), TurnPlanner(reference=True)
     seen: dict[Any, int] = {}
     for seed in range(20):
@@ -184,10 +186,6 @@ def _entry_phases() -> str:
 
 def _table_game() -> str:
     """A 2-player ``Table`` game, each seat playing ``TurnPlanner``'s best candidate."""
-    from .actions import Phase
-    from .multi import Table
-    from .turns import TurnPlanner
-
     planner = TurnPlanner()
     table, turns, blocks = Table(2, seed=0), 0, 0
     while not table.over:
@@ -202,14 +200,9 @@ def _table_game() -> str:
 
 def _batch_entry_point() -> str | None:
     """The turn engine's batch entry point, if it has one, through ``TurnPlanner``."""
-    from . import turn_engine
-
     name = next((n for n in BATCH_ENTRY_POINTS if hasattr(turn_engine, n)), None)
     if name is None:
         return None
-    from .solo import SoloGame
-    from .turns import TurnPlanner
-
     method = next((m for m in ("candidates_batch", "batch_candidates", "candidates_many") if hasattr(TurnPlanner, m)),
                   None)
     games = [SoloGame(seed=s) for s in range(3)]
@@ -218,7 +211,8 @@ def _batch_entry_point() -> str | None:
     try:
         getattr(TurnPlanner(), method)(games, limit=4)
     except (TypeError, AttributeError):  # no such method, or another signature than this module knows
-        return f"turn_engine.{name} NOT exercised: warm_up does not know how to call it (extend numberdrop_env/warmup.py)"
+        return (f"turn_engine.{name} NOT exercised: warm_up does not know how to call it "
+                "(extend numberdrop_env/warmup.py)")
     return f"turn_engine.{name} through TurnPlanner.{method}, {len(games)} games"
 
 
@@ -232,8 +226,6 @@ _STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
 
 
 def _names(phases: Iterable[Any]) -> str:
-    from .actions import Phase
-
     order = list(Phase)
     return ",".join(p.value for p in sorted(phases, key=order.index))
 
@@ -247,7 +239,7 @@ class _Ticker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "_Ticker":
+    def __enter__(self) -> _Ticker:
         isatty = getattr(self.stream, "isatty", None)
         if self.stream is not None and isatty is not None and isatty():
             self._thread = threading.Thread(target=self._tick, daemon=True)
@@ -378,7 +370,7 @@ def cli(argv: list[str] | None = None) -> int:
                              "compiled function that a cached one in another file calls)")
     args = parser.parse_args(argv)
     if args.clear or args.check:
-        for module in ("turn_env", "env", "multi"):  # every compiled module
+        for module in COMPILED_MODULES:
             importlib.import_module(f"{PACKAGE}.{module}")
     if args.clear:
         print(f"removed {clear_cache()} numba cache files from {', '.join(cache_dirs()) or 'nowhere'}", flush=True)

@@ -1,10 +1,10 @@
 """The decision-level environment's masks and observations as they were first written.
 
 Pure Python/NumPy, kept verbatim as the reference the compiled fast path
-(:mod:`numberdrop_env.observation`, :mod:`numberdrop_env.placements` and the kernels
-in :mod:`numberdrop_env.combos`) must
+(:mod:`numberdrop_env.envs.observe`, :mod:`numberdrop_env.engine.placements` and the kernels
+in :mod:`numberdrop_env.engine.combos`) must
 match bit for bit: ``legal_mask`` is ``SoloGame._compute_mask``, ``observe`` is
-``numberdrop_env.env.observe`` and ``combo_structures`` / ``combo_options`` are
+``numberdrop_env.envs.decision.observe`` and ``combo_structures`` / ``combo_options`` are
 ``ComboIndex.build`` / ``ComboIndex.options``.
 """
 
@@ -14,12 +14,12 @@ from typing import Sequence
 
 import numpy as np
 
-from numberdrop_env.actions import PERMUTATIONS, PHASES, Phase
-from numberdrop_env.combos import ComboIndex, neighbour_table
-from numberdrop_env.observation import GRID_PLANES
-from numberdrop_env.rules import DEFAULT_RULES, EMPTY, WILD, X
-from numberdrop_env.sheet import CONSECUTIVE, IDENTICAL, Sheet
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.actions import PERMUTATIONS, PHASES, Phase
+from numberdrop_env.engine.combos import ComboIndex, neighbour_table
+from numberdrop_env.envs.observe import GRID_PLANES
+from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY, WILD, X
+from numberdrop_env.engine.sheet import CONSECUTIVE, IDENTICAL, Sheet
+from numberdrop_env.engine.solo import SoloGame
 
 Cell = tuple[int, int]
 
@@ -145,7 +145,7 @@ _PLANES = _value_planes(DEFAULT_RULES.max_number)
 
 
 def observe(game: SoloGame) -> dict[str, np.ndarray]:
-    """``numberdrop_env.env.observe``: the documented observation of a solo game."""
+    """``numberdrop_env.envs.decision.observe``: the documented observation of a solo game."""
     r, sheet = game.rules, game.sheet
     planes = _PLANES if r.max_number == DEFAULT_RULES.max_number else _value_planes(r.max_number)
     values = sheet.values

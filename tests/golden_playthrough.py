@@ -12,8 +12,8 @@ from typing import Iterator
 
 import numpy as np
 
-from numberdrop_env.render import render_text
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.render.text import render_text
+from numberdrop_env.engine.solo import SoloGame
 
 GOLDEN = Path(__file__).parent / "golden"
 SEEDS = (0, 1, 2)

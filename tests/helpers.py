@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from numberdrop_env import DEFAULT_RULES, WILD, Phase, Rules, SoloGame
-from numberdrop_env.rules import EMPTY, X
+from numberdrop_env.engine.rules import EMPTY, X
 
 Cell = tuple[int, int]
 

@@ -1,4 +1,4 @@
-"""Pure-Python reference of the compiled sheet evaluation (numberdrop_env.kernels).
+"""Pure-Python reference of the compiled sheet evaluation (numberdrop_env.planner.kernels).
 
 Written cell by cell with Python lists and sets, the way the rules text reads, so the
 kernels can be checked against it on many sheets. Slow; tests only.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numberdrop_env.rules import EMPTY
+from numberdrop_env.engine.rules import EMPTY
 
 
 def neighbours(rows: int, cols: int) -> list[list[int]]:
@@ -123,7 +123,7 @@ def potential(ctx, vals, st, heights, ident, cons, limit) -> float:
 
 
 def combinations(ctx, vals, st) -> list[tuple[str, int, list[int]]]:
-    """One canonical combination per open box (see numberdrop_env.kernels.combinations)."""
+    """One canonical combination per open box (see numberdrop_env.planner.kernels.combinations)."""
     nbrs = ctx_neighbours(ctx)
     out = []
     for k in sorted(set(ctx.ident_targets)):

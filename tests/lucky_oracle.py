@@ -3,8 +3,8 @@ actions are legal, checked cell by cell and tile by tile. The engine's masks mus
 
 from __future__ import annotations
 
-from luckynumbers_env.actions import Phase, layout_for
-from luckynumbers_env.engine import Game
+from luckynumbers_env.engine.actions import Phase, layout_for
+from luckynumbers_env.engine.game import Game
 
 
 def can_place(board: list[int], size: int, tile: int, row: int, col: int) -> bool:

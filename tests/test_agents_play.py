@@ -7,7 +7,7 @@ import pytest
 
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 from .helpers import finish_legally, mid_turn_game
 
@@ -64,7 +64,7 @@ def test_search_rollout_mode_plays_legal():
 
 def test_potential_limit_counts_only_the_best_credits():
     """Near the end only one combination per remaining turn can score: a limit caps the potential."""
-    from numberdrop_env.heuristic import Context
+    from numberdrop_env.planner.heuristic import Context
 
     game = SoloGame(seed=2)
     policy = GreedyPolicy(width=6)
@@ -84,7 +84,7 @@ def test_potential_limit_counts_only_the_best_credits():
 def test_batched_geometry_equals_the_scalar_one():
     """The planner values every placement with the batched geometry; it must agree with the
     per-sheet version on the sheets a game produces."""
-    from numberdrop_env.heuristic import Context
+    from numberdrop_env.planner.heuristic import Context
 
     rng = np.random.default_rng(0)
     for seed in range(4):

@@ -20,7 +20,7 @@ from agents import training as train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.cli.evaluate import play_game  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy, play_games  # noqa: E402
-from numberdrop_env.turn_env import NumberDropTurnEnv  # noqa: E402
+from numberdrop_env.envs.turn import NumberDropTurnEnv  # noqa: E402
 
 from .helpers import finish_legally, mid_turn_game  # noqa: E402
 
@@ -129,7 +129,7 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
 
 def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypatch):
     from agents.numberdrop.ppo import offer_turns
-    from numberdrop_env.solo import SoloGame
+    from numberdrop_env.engine.solo import SoloGame
 
     policy = PPOPolicy(lookahead=3, samples=2)
     policy.reset(0)

@@ -12,11 +12,11 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
-from numberdrop_env import draw
-from numberdrop_env.draw import DEFAULT_LAYOUT as LAYOUT
-from numberdrop_env.draw import draw_game, draw_sheet, game_array
-from numberdrop_env.rules import EMPTY, X
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.render import draw
+from numberdrop_env.render.draw import DEFAULT_LAYOUT as LAYOUT
+from numberdrop_env.render.draw import draw_game, draw_sheet, game_array
+from numberdrop_env.engine.rules import EMPTY, X
+from numberdrop_env.engine.solo import SoloGame
 
 from .helpers import make_game
 
@@ -233,7 +233,7 @@ def test_record_video_with_moviepy(tmp_path):
 
 # ----------------------------------------------------------------------------- a multiplayer table
 def random_table(players: int, seed: int, turns: int):
-    from numberdrop_env.multi import Table
+    from numberdrop_env.engine.table import Table
 
     table, rng = Table(players, seed=seed), np.random.default_rng(seed)
     while not table.over and table.turn < turns:

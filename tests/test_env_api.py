@@ -18,9 +18,9 @@ import oracle  # noqa: E402
 
 import numberdrop_env  # noqa: E402,F401  (registers NumberDrop-v0)
 from numberdrop_env import Phase, SoloGame, layout_for  # noqa: E402
-from numberdrop_env.actions import PHASE_CODES, PHASES  # noqa: E402
-from numberdrop_env.env_base import BREAKDOWN_KEYS, breakdown_dict  # noqa: E402
-from numberdrop_env.env import NumberDropEnv  # noqa: E402
+from numberdrop_env.engine.actions import PHASE_CODES, PHASES  # noqa: E402
+from numberdrop_env.envs.base import BREAKDOWN_KEYS, breakdown_dict  # noqa: E402
+from numberdrop_env.envs.decision import NumberDropEnv  # noqa: E402
 
 L = layout_for(SoloGame().rules)
 BOX_SIZES = (3, 4, 5, 6, 7)

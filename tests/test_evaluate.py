@@ -8,7 +8,7 @@ import pytest
 from agents.base import RandomPolicy
 from agents.cli.evaluate import HUMAN_SCORES, main, play_game, run, summarise
 from agents.registry import make_policy, parse_options
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 
 def test_numbers_match_a_direct_recomputation(tmp_path):

@@ -25,10 +25,10 @@ import decision_reference as reference  # noqa: E402
 
 from agents.numberdrop.greedy import GreedyPolicy  # noqa: E402
 from numberdrop_env import DEFAULT_RULES, Phase, Rules, SoloGame, layout_for  # noqa: E402
-from numberdrop_env.env import observe  # noqa: E402
-from numberdrop_env.env_base import breakdown_dict  # noqa: E402
-from numberdrop_env.multi import Table  # noqa: E402
-from numberdrop_env.observation import Observer  # noqa: E402
+from numberdrop_env.envs.decision import observe  # noqa: E402
+from numberdrop_env.envs.base import breakdown_dict  # noqa: E402
+from numberdrop_env.engine.table import Table  # noqa: E402
+from numberdrop_env.envs.observe import Observer  # noqa: E402
 
 L = layout_for(DEFAULT_RULES)
 Policy = Callable[[SoloGame, np.random.Generator], int]

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-import agents.lucky.gym_env  # noqa: F401  (registers LuckyNumbers-v0)
+import luckynumbers_env  # noqa: F401  (registers LuckyNumbers-v0)
 import numberdrop_env  # noqa: F401  (registers the solo envs)
 from luckynumbers_env import lucky_numbers_v0
 from numberdrop_env import multiplayer_v0

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numberdrop_env import kernels
-from numberdrop_env.combos import neighbour_table
-from numberdrop_env.heuristic import Context
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns_reference import _landed_cells, _local_scores, _writings
-from numberdrop_env.actions import Phase
+from numberdrop_env.planner import kernels
+from numberdrop_env.engine.combos import neighbour_table
+from numberdrop_env.planner.heuristic import Context
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.turns_reference import _landed_cells, _local_scores, _writings
+from numberdrop_env.engine.actions import Phase
 from tests import heuristic_reference as ref
 
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from agents.evaluation.tables import play_lucky_table, run_tables, summarise
-from agents.lucky.gym_env import LuckyNumbersEnv
+from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from agents.luckynumbers import make_policy
 from agents.luckynumbers.search import SearchPolicy
 from agents.training.config import is_lucky_config, load_lucky_config

@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from luckynumbers_env import Game, Rules, lucky_numbers_v0
-from luckynumbers_env.observe import observation_size, observe
+from luckynumbers_env.envs.observe import observation_size, observe
 
 # PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
 # dict is the convention of its own classic environments

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from numberdrop_env import WILD, X, Phase
-from numberdrop_env.env import observe
-from numberdrop_env.multi import Table, block_table
-from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.envs.decision import observe
+from numberdrop_env.engine.table import Table, block_table
+from numberdrop_env.engine.rules import DEFAULT_RULES
 
 R = DEFAULT_RULES
 L = Table(2, seed=0).seats[0].layout

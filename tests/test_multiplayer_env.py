@@ -11,8 +11,8 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from numberdrop_env import multiplayer_v0
-from numberdrop_env.multiplayer_v0 import opponent_features, opponent_size, observation_size
-from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.envs.multiplayer_v0 import opponent_features, opponent_size, observation_size
+from numberdrop_env.engine.rules import DEFAULT_RULES
 
 # PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
 # dict is the convention of its own classic environments

@@ -20,8 +20,8 @@ import pytest
 
 from luckynumbers_env import Game, Rules as LuckyRules
 from numberdrop_env import WILD, X, Phase, SoloGame
-from numberdrop_env.multi import Table, block_table
-from numberdrop_env.rules import DEFAULT_RULES, EMPTY
+from numberdrop_env.engine.table import Table, block_table
+from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
 
 R = DEFAULT_RULES
 L = SoloGame(seed=0).layout

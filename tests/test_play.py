@@ -16,7 +16,7 @@ from agents.numberdrop.greedy import GreedyPolicy
 from agents.cli.human import HumanGame
 from agents.cli.plots import plot_learning_curve, plot_scores, read_evals
 from agents.cli.replay import Record, final_game, frames, replay, save_gif
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

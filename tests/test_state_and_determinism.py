@@ -12,8 +12,8 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers NumberDrop-v0)
 from numberdrop_env import Phase, SoloGame, layout_for
-from numberdrop_env.actions import PHASES
-from numberdrop_env.env import NumberDropEnv, observe
+from numberdrop_env.engine.actions import PHASES
+from numberdrop_env.envs.decision import NumberDropEnv, observe
 
 L = layout_for(SoloGame().rules)
 STAR = -1  # a star in ``game.dice``

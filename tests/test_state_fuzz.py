@@ -21,7 +21,7 @@ import pytest
 
 from luckynumbers_env import Game, Rules as LuckyRules
 from numberdrop_env import Phase, SoloGame
-from numberdrop_env.multi import Table
+from numberdrop_env.engine.table import Table
 
 L = SoloGame(seed=0).layout
 ODD = [None, True, False, 0, 1, -1, 2, 4, 7, 9, 10, 11, 20, 255, 256, 261, -255, 2**31, 2**63, 10**18, 2**128,

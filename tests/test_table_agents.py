@@ -12,9 +12,9 @@ from agents.cli import evaluate
 from agents.training.config import config_from_dict
 from agents.registry import make_policy
 from agents.evaluation.tables import lineup, play_table
-from numberdrop_env.heuristic import DEFAULT_WEIGHTS
-from numberdrop_env.multi import Table
-from numberdrop_env.turns import letter_values
+from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS
+from numberdrop_env.engine.table import Table
+from numberdrop_env.planner.turns import letter_values
 
 
 @pytest.mark.parametrize("name", ["random", "greedy"])

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from agents import training as train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
-from numberdrop_env.solo import SoloGame  # noqa: E402
+from numberdrop_env.engine.solo import SoloGame  # noqa: E402
 
 SMOKE = ROOT / "configs" / "ppo_smoke.yaml"
 
@@ -120,7 +120,7 @@ def test_tensorboard_has_game_metrics(smoke_run):
 
 def test_save_load_predict_same_legal_actions(smoke_run):
     from agents.numberdrop.ppo import PPOPolicy, load_model, play_games
-    from numberdrop_env.env import observe
+    from numberdrop_env.envs.decision import observe
 
     _, run_dir, _ = smoke_run
     path = run_dir / "best_model.zip"

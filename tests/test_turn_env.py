@@ -11,11 +11,11 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
-from numberdrop_env.actions import Phase
-from numberdrop_env.env import NumberDropEnv
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turn_env import CANDIDATE_FEATURES, NumberDropTurnEnv, state_size
-from numberdrop_env.turns import TurnPlanner
+from numberdrop_env.engine.actions import Phase
+from numberdrop_env.envs.decision import NumberDropEnv
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.turn import CANDIDATE_FEATURES, NumberDropTurnEnv, state_size
+from numberdrop_env.planner.turns import TurnPlanner
 
 
 def afterstate(game: SoloGame) -> tuple:
@@ -209,7 +209,7 @@ def test_saved_turn_start_continues_identically():
 
 def test_planner_value_is_the_sum_of_its_parts():
     """The policy reweights these parts, so they must add up to the value the greedy ranks by."""
-    from numberdrop_env.turn_env import PLANNER_TERMS, PLANNER_VALUE
+    from numberdrop_env.envs.turn import PLANNER_TERMS, PLANNER_VALUE
 
     env = NumberDropTurnEnv(candidates=64)
     for seed in range(3):

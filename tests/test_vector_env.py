@@ -10,8 +10,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 import numberdrop_env  # noqa: F401 - registers the environments
-from numberdrop_env.turn_env import NumberDropTurnEnv
-from numberdrop_env.vector_env import NumberDropTurnVectorEnv
+from numberdrop_env.envs.turn import NumberDropTurnEnv
+from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
 
 def random_actions(rng: np.random.Generator, masks: np.ndarray, junk: int = -7) -> np.ndarray:

@@ -14,8 +14,8 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from numberdrop_env import warmup
-from numberdrop_env.env import NumberDropEnv
-from numberdrop_env.turn_env import NumberDropTurnEnv
+from numberdrop_env.envs.decision import NumberDropEnv
+from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 STEPS = ["NumberDrop-v0 game", "NumberDropTurn-v0 game", "TurnPlanner entry phases", "multiplayer Table game"]
 
@@ -31,7 +31,7 @@ def steps():
 
 
 def test_warm_up_runs_every_path(steps):
-    from numberdrop_env import turn_engine
+    from numberdrop_env.planner import turn_engine
 
     names = [s.name for s in steps]
     batch = any(hasattr(turn_engine, n) for n in warmup.BATCH_ENTRY_POINTS)

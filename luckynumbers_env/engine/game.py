@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .actions import ActionLayout, Phase, describe, layout_for
+from .persist import game_from_dict, game_to_dict
 from .rules import DEFAULT_RULES, Rules
 
 
@@ -313,7 +314,7 @@ class Game:
         self.phase, self.extra = Phase.OVER, False
 
     # ------------------------------------------------------------ copies and states
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
         g._pool = self._pool[:]
@@ -328,7 +329,7 @@ class Game:
         g.winners = self.winners[:]
         return g
 
-    def determinized(self, rng: np.random.Generator) -> "Game":
+    def determinized(self, rng: np.random.Generator) -> Game:
         """A copy whose pool is reshuffled: what a player may imagine without seeing its order."""
         g = self.clone()
         g._pool.sort()  # the real order must not leak into the imagined one
@@ -336,12 +337,10 @@ class Game:
         return g
 
     def to_dict(self) -> dict[str, Any]:
-        from .state import game_to_dict
-
+        """The whole game as plain JSON-safe data, the hidden pool order included."""
         return game_to_dict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Game":
-        from .state import game_from_dict
-
-        return game_from_dict(data)
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        """Rebuild a game; a malformed or unreachable state raises ``ValueError``/``TypeError``."""
+        return game_from_dict(cls, data)

@@ -3,15 +3,19 @@ decisions in words."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .rules import EMPTY, WILD, X
+from ..engine.rules import EMPTY, WILD, X
 
 if TYPE_CHECKING:
-    from .solo import SoloGame
+    from ..engine.solo import SoloGame
+    from ..engine.table import Table
+
+__all__ = ["PHASE_WORDS", "cell_name", "decision_words", "render_table", "render_text"]
 
 
-def render_text(game: "SoloGame") -> str:
+def render_text(game: SoloGame) -> str:
     r, sheet = game.rules, game.sheet
     pending = dict(zip(game.pending_cells, game.pending_values or ["?"] * len(game.pending_cells)))
     selected = set(game.selection)
@@ -49,13 +53,13 @@ def _cell(value: int, used: bool, pending: int | str | None, selected: bool) -> 
     return f"({value})" if used else f" {value} "
 
 
-def _track(game: "SoloGame") -> str:
+def _track(game: SoloGame) -> str:
     r, s = game.rules, game.sheet
     mark = lambda done: "x" if done else " "  # noqa: E731
     ident = " ".join(f"{k}[{mark(d)}]" for k, d in zip(r.box_sizes, s.identical))
     cons = " ".join(f"{k}[{mark(d)}]" for k, d in zip(r.box_sizes, s.consecutive))
-    letters = " ".join(f"({l})" if c else (f"~{l}~" if x else f" {l} ")
-                       for l, c, x in zip(r.letters, s.circled, s.crossed))
+    letters = " ".join(f"({t})" if c else (f"~{t}~" if x else f" {t} ")
+                       for t, c, x in zip(r.letters, s.circled, s.crossed))
     return (f"identical   {ident}\nconsecutive {cons}\nbonus {r.bonus_size}[{mark(s.bonus)}]   letters {letters}"
             f"\nbreakdown {game.sheet.score_breakdown()}")
 
@@ -75,7 +79,7 @@ def cell_name(cell: Sequence[int]) -> str:
     return f"r{cell[0]}c{cell[1]}"
 
 
-def decision_words(game: "SoloGame", action: int) -> str:
+def decision_words(game: SoloGame, action: int) -> str:
     """A legal decision of ``game`` in a short sentence, for people (``SoloGame.describe`` for programs)."""
     d = game.describe(action)
     if not d.get("valid", True):
@@ -104,3 +108,16 @@ def decision_words(game: "SoloGame", action: int) -> str:
 
 def _cells(cells: Sequence[Sequence[int]]) -> str:
     return " ".join(cell_name(c) for c in cells)
+
+
+def render_table(table: Table) -> str:
+    """The whole table: a head line (turn, blocks), then every seat's sheet as :func:`render_text` draws it."""
+    head = (f"Number Drop ({table.num_players} players)  turn {table.turn}  first player {table.first_player}  "
+            f"blocks " + " ".join(f"{t}:{b}{'~' if x else ''}" for t, b, x in
+                                  zip(table.rules.letters, table.blocks, table.crossed)))
+    sheets = []
+    for p, s in enumerate(table.seats):  # the solo text without its title and (absent) solo board
+        lines = render_text(s).splitlines()[1:]
+        sheets.append("\n".join([f"--- player_{p} (score {s.score()}, phase {s.phase.value})",
+                                  *(line for line in lines if not line.startswith("solo board"))]))
+    return "\n".join([head, *sheets])

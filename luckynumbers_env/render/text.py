@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .actions import Phase
-from .engine import Game
+from ..engine.actions import Phase
+from ..engine.game import Game
 
 
 def render_text(game: Game) -> str:

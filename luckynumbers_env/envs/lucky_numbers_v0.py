@@ -1,0 +1,151 @@
+"""PettingZoo AEC environment of Lucky Numbers (2 to 4 players).
+
+``env(num_players=4)`` (or ``env(rules=Rules(players=3, setup="michael", bruno=True))``).
+Agents ``player_0`` .. ``player_{N-1}`` play in seat order, one decision per step: the
+player to act chooses a source (draw, or take face-up tile v), then where the tile goes;
+Michael's setup adds the diagonal placements, Bruno's variant the extra actions. Each agent
+observes ``{"observation": ..., "action_mask": ...}`` (the convention of PettingZoo's
+classic games): its own board, the opponents' boards, the face-up tiles, the tiles left in
+the pool and the tile being placed, never the pool's order (see ``observe.py``). The mask
+is all zeros for an agent that is not to act. A masked action raises ``ValueError`` and
+changes nothing. The reward is the tournament score (+2 for a winner, minus the empty cells
+for the others), given when the game ends.
+
+**Info** (per agent, NumPy values of fixed shape): ``empty_cells`` (int64), ``turn``
+(int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 setup, 1 choose, 2 place, 3 over) and
+``winners`` (int8, one per seat: 1 for each winner once the game is over, all 0 before).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine.actions import phase_code
+from ..engine.game import Game
+from ..engine.rules import Rules
+from ..render.text import render_text
+from .observe import observation_size, observe
+
+RENDER_MODES = ["ansi"]
+
+
+def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
+    """The rules of a table: ``rules`` as given, or the defaults for ``num_players``."""
+    if rules is None:
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise TypeError(f"num_players must be an int, got {num_players!r}")
+        return Rules(players=num_players)
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+    if num_players is not None and num_players != rules.players:
+        raise ValueError(f"num_players={num_players} differs from rules.players={rules.players}")
+    return rules
+
+
+class raw_env(AECEnv):
+    """AEC Lucky Numbers (see the module docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "name": "lucky_numbers_v0", "is_parallelizable": False,
+                "render_fps": 2}
+
+    def __init__(self, num_players: int | None = None, render_mode: str | None = None,
+                 rules: Rules | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.rules = rules_for(num_players if num_players is not None or rules is not None else 2, rules)
+        self.render_mode = render_mode
+        self.game = Game(self.rules, 0)
+        self.possible_agents = [f"player_{p}" for p in range(self.rules.players)]
+        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
+        n = self.game.layout.n
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32),
+            "action_mask": spaces.Box(0, 1, (n,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.agents: list[str] = []
+        self._np_random: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game shuffled by ``seed``, or with ``options={"state": game.to_dict()}`` a saved one
+        (other keys are ignored, as PettingZoo's own API test expects)."""
+        state = (options or {}).get("state")
+        if state is not None:
+            game = Game.from_dict(state)
+            if game.rules != self.rules:
+                raise ValueError(f"state has rules {game.rules}, the environment {self.rules}")
+            self.game = game
+        else:
+            if seed is not None or self._np_random is None:  # unseeded resets go on with the same generator
+                self._np_random = np.random.default_rng(seed)
+            self.game = Game(self.rules, self._np_random)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        over = self.game.over
+        self.terminations = dict.fromkeys(self.agents, over)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._info(a) for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        mask = np.zeros(self.game.layout.n, np.int8)
+        if not self.game.over and self.game.player == seat:
+            mask[self.game.legal_actions()] = 1
+        return {"observation": observe(self.game, seat), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        rewards = self.game.step(action)  # raises on a masked action, changing nothing
+        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
+        for a in self.agents:
+            self.rewards[a] = float(rewards[self.agent_seat[a]])
+        if self.game.over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {a: self._info(a) for a in self.agents}
+        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[self.game.player]
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        seat = self.agent_seat[agent]
+        winners = np.zeros(self.rules.players, np.int8)
+        winners[self.game.winners] = 1  # empty before the end
+        return {"empty_cells": np.int64(self.game.empty_cells(seat)), "turn": np.int64(self.game.turn),
+                "phase_code": phase_code(self.game.phase), "winners": winners}
+
+    def describe_action(self, agent: str, action: int) -> str:
+        """An action of the agent to act, in the game's words."""
+        if self.agent_seat[agent] != self.game.player:
+            raise ValueError(f"{agent} is not to act")
+        return self.game.describe_action(action)
+
+    def get_state(self) -> dict[str, Any]:
+        return self.game.to_dict()
+
+    def render(self) -> str | None:
+        return render_text(self.game) if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        pass
+
+
+def env(num_players: int | None = None, render_mode: str | None = None, rules: Rules | None = None) -> AECEnv:
+    """The AEC environment with PettingZoo's order enforcing (2 players unless told)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, rules))

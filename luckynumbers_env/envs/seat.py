@@ -1,0 +1,176 @@
+"""``LuckyNumbers-v0``: one seat of a Lucky Numbers table, one decision per step, for single-agent RL.
+
+The learner's seat is drawn at each reset; the other seats are played by ``opponents``, cycled
+round the table: agent names, made by ``policy_factory`` (by default the agents package's Lucky
+Numbers registry, loaded by name on first use), or policy objects (``act(game, mask)``,
+``reset(seed)``). The observation is the seat's view
+(``luckynumbers_env.envs.observe``: boards, face-up tiles, pool size, tile in hand; never the
+pool's order), the action space the flat ``Discrete`` of the game with ``action_masks()``
+for MaskablePPO. The reward is the learner's tournament score (+2 for a win, minus its
+empty cells otherwise) when the game ends, 0 before; ``info["win"]`` is its share of the
+win (1/k for a k-way tie). ``shaping`` > 0 adds ``shaping`` per cell the learner fills and
+takes it back per cell emptied, a potential-based term (potential: minus the empty cells)
+that leaves the best play unchanged and gives a signal before the end.
+
+**Info** — NumPy values of fixed shape: ``action_mask`` (bool), ``seat``, ``empty_cells``
+(int64), ``win`` (float64, 0 before the end), ``scores`` (float64, the tournament score of
+each seat, 0 before the end), ``illegal_action`` (bool). ``mask_in_obs=True`` makes the
+observation ``{"observation": ..., "action_mask": ...}`` (int8 mask, as ``lucky_numbers_v0``
+has it) and drops the info key.
+
+**Illegal actions** — as on ``NumberDrop-v0``: ``illegal_action="raise"`` (default) raises
+``ValueError``; ``"penalize"`` leaves the game as it was, returns ``illegal_reward`` with
+``info["illegal_action"] = True`` and truncates after ``max_illegal`` in a row. Actions of
+the wrong type or outside the space always raise.
+
+**Positions** — ``get_state()`` gives the game and the learner's seat as JSON-safe data;
+``set_state(state)`` (or ``reset(options={"state": state})``) continues from it, the
+opponents restarting their plans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gamekit.env import LegalDiscrete, check_flag, check_illegal_options, mask_space, rebind_mask, seat_opponents
+
+from ..engine.game import Game
+from ..engine.rules import Rules
+from ..render.text import render_text
+from .observe import observation_size, observe
+
+AGENT_FACTORY = "agents.luckynumbers:make_policy"
+"""Where opponents given by name come from, unless ``policy_factory`` says otherwise."""
+
+
+class LuckyNumbersEnv(gym.Env):
+    """A learner's seat among ``num_players - 1`` agents."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(self, num_players: int = 4, opponents: Sequence[Any] = ("greedy",), setup: str = "standard",
+                 bruno: bool = False, render_mode: str | None = None, shaping: float = 0.0,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10,
+                 mask_in_obs: bool = False, policy_factory: str | Callable[[str], Any] = AGENT_FACTORY) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
+            raise ValueError(f"num_players must be an int 2..4, got {num_players!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or shaping < 0:
+            raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
+        check_illegal_options(illegal_action, illegal_reward, max_illegal)
+        self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
+        self.illegal_action, self.illegal_reward, self.max_illegal = illegal_action, float(illegal_reward), max_illegal
+        self.illegal_streak = 0
+        self.shaping = float(shaping)
+        self.rules = Rules(players=num_players, setup=setup, bruno=bruno)
+        self.render_mode = render_mode
+        self.opponent_names, self.opponents = seat_opponents(opponents, num_players - 1, policy_factory)
+        self.game = Game(self.rules, seed=0)
+        self.seat = 0
+        board = spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32)
+        self.observation_space = board if not self.mask_in_obs else spaces.Dict(
+            {"observation": board, "action_mask": mask_space(self.game.layout.n)})
+        self.action_space = LegalDiscrete(self.game.layout.n, self.action_masks)  # sample() plays legal moves
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new game, or with ``options={"state": get_state()}`` a saved one."""
+        unknown = set(options or {}) - {"state"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; LuckyNumbers-v0 takes 'state'")
+        super().reset(seed=seed)
+        if options:
+            return self.set_state(options["state"])
+        game_seed = int(self.np_random.integers(2**63 - 1))
+        self.game = Game(self.rules, seed=game_seed)
+        self.seat = int(self.np_random.integers(self.rules.players))
+        for k, policy in enumerate(self.opponents):
+            policy.reset(game_seed % 2**32 + k)
+        return self._begin()
+
+    def step(self, action: int):
+        if self.game.over:
+            raise ValueError("the game is over: call reset() before step()")
+        if self.illegal_action == "penalize" and not self.game.is_legal(action):  # wrong types raise here
+            self.illegal_streak += 1
+            info = self._info()
+            info["illegal_action"] = np.True_
+            return self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info
+        self.illegal_streak = 0
+        empty = self.game.empty_cells(self.seat)
+        rewards = self.game.step(action)  # raises on a masked action, changing nothing
+        total = float(rewards[self.seat])
+        if not self.game.over:
+            total += self._play_others()
+        total += self.shaping * (empty - self.game.empty_cells(self.seat))
+        return self._obs(), total, self.game.over, False, self._info()
+
+    def get_state(self) -> dict[str, Any]:
+        """The game (``Game.to_dict``, hidden pool order included) and the learner's seat."""
+        return {"game": self.game.to_dict(), "seat": self.seat}
+
+    def set_state(self, state: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Continue a saved game from the learner's next decision; returns ``(observation, info)``.
+
+        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as it was.
+        """
+        if not isinstance(state, dict) or set(state) != {"game", "seat"}:
+            raise ValueError("state must be a dict with keys 'game' and 'seat' (from get_state())")
+        game, seat = Game.from_dict(state["game"]), state["seat"]
+        if game.rules != self.rules:
+            raise ValueError(f"state: the game has rules {game.rules}, the environment {self.rules}")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.rules.players:
+            raise ValueError(f"state.seat: expected an int 0..{self.rules.players - 1}, got {seat!r}")
+        self.game, self.seat = game, seat
+        for k, policy in enumerate(self.opponents):
+            policy.reset(k)
+        return self._begin()
+
+    def _begin(self) -> tuple[Any, dict[str, Any]]:
+        """The opponents play up to the learner's first decision; ``(observation, info)``."""
+        self.illegal_streak = 0
+        self._play_others()
+        return self._obs(), self._info()
+
+    def _obs(self) -> Any:
+        board = observe(self.game, self.seat)
+        if not self.mask_in_obs:
+            return board
+        return {"observation": board, "action_mask": self.action_masks().astype(np.int8)}
+
+    def action_masks(self) -> np.ndarray:
+        if self.game.over or self.game.player != self.seat:
+            return np.zeros(self.game.layout.n, bool)
+        return self.game.legal_mask()
+
+    def describe_action(self, action: int) -> str:
+        return self.game.describe_action(action)
+
+    def render(self) -> str | None:
+        return render_text(self.game) if self.render_mode == "ansi" else None
+
+    def _play_others(self) -> float:
+        """Opponents decide until the learner owes a decision or the game is over; the learner's reward."""
+        reward = 0.0
+        while not self.game.over and self.game.player != self.seat:
+            p = self.game.player
+            policy = self.opponents[(p - self.seat - 1) % self.rules.players]
+            reward += float(self.game.step(policy.act(self.game, self.game.legal_mask()))[self.seat])
+        return reward
+
+    def _info(self) -> dict[str, Any]:
+        winners = self.game.winners  # empty before the end
+        info = {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+        info.update(seat=np.int64(self.seat), empty_cells=np.int64(self.game.empty_cells(self.seat)),
+                    win=np.float64(1.0 / len(winners) if self.seat in winners else 0.0),
+                    scores=self.game.scores().astype(np.float64), illegal_action=np.False_)
+        return info
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        rebind_mask(self)  # a copy's action space asks the copy for its mask

@@ -1,0 +1,162 @@
+"""What the two solo Gymnasium environments share: rendering, illegal actions, saved positions.
+
+The action space that samples legal moves and the illegal-action options are shared with
+Lucky Numbers through :mod:`gamekit.env`, and importable from here as before.
+
+Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one :class:`SoloGame`; this base
+keeps the parts of that translation that do not depend on what one step is.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gamekit.checks import as_action
+from gamekit.env import (
+    ILLEGAL_ACTIONS,
+    LegalDiscrete,
+    UnsupportedRenderMode,
+    check_flag,
+    check_illegal_options,
+    mask_space,
+    rebind_mask,
+)
+
+from ..engine.rules import Rules
+from ..engine.solo import SoloGame
+from ..render.draw import game_array
+from ..render.text import render_text
+
+__all__ = ["BREAKDOWN_KEYS", "ILLEGAL_ACTIONS", "LegalDiscrete", "SoloEnvBase", "UnsupportedRenderMode",
+           "breakdown_dict", "breakdown_info", "check_flag", "check_illegal_options", "mask_space"]
+
+BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
+"""Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
+
+
+def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
+    """A score breakdown as int64 in ``BREAKDOWN_KEYS`` order: one array of fixed shape, which
+    tools that stack infos (TorchRL's info reader, Tianshou's buffer) can store."""
+    return np.array([breakdown[k] for k in BREAKDOWN_KEYS], np.int64)
+
+
+def breakdown_dict(value: Any) -> dict[str, int]:
+    """``info["score_breakdown"]`` by name: ints for one game's array, arrays (one entry per
+    game) for a vector env's (games, 7)."""
+    value = np.asarray(value)
+    if value.ndim == 2:
+        return {key: value[:, i] for i, key in enumerate(BREAKDOWN_KEYS)}
+    return dict(zip(BREAKDOWN_KEYS, value.tolist()))
+
+
+class SoloEnvBase(gym.Env):
+    """Base of the solo environments; subclasses implement ``action_masks`` and ``_offer``."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    game: SoloGame
+
+    def _setup(self, render_mode: str | None, rules: Rules, illegal_action: str, illegal_reward: float,
+               max_illegal: int, mask_in_obs: bool = False) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise UnsupportedRenderMode(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        check_illegal_options(illegal_action, illegal_reward, max_illegal)
+        self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
+        self.render_mode = render_mode
+        self.rules = rules
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.max_illegal = int(max_illegal)
+        self.illegal_streak = 0
+
+    # ------------------------------------------------------------------ positions
+    def get_state(self) -> dict[str, Any]:
+        """The game as JSON-safe data (``SoloGame.to_dict``), dice generator included."""
+        return self.game.to_dict()
+
+    def set_state(self, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Continue from a saved position; returns ``(observation, info)`` like ``reset``.
+
+        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as
+        it was. The dice continue from the saved generator state, so a position replays
+        exactly.
+        """
+        # a copy: restoring sets the generator's state, and a refused position must not touch it
+        game = SoloGame.from_dict(state, self.rules, seed=copy.deepcopy(self.np_random))
+        self._start(game)
+        return self._obs(), self._info()
+
+    def _start(self, game: SoloGame) -> None:
+        self.game = game
+        self.illegal_streak = 0
+        self._offer()
+
+    def render(self) -> str | np.ndarray | None:
+        """The text picture (``"ansi"``) or the drawn sheet, an (H, W, 3) uint8 array (``"rgb_array"``)."""
+        if self.render_mode == "ansi":
+            return render_text(self.game)
+        if self.render_mode == "rgb_array":
+            return game_array(self.game)
+        return None
+
+    # ------------------------------------------------------------------ illegal actions
+    def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``.
+
+        Actions of the wrong type or outside the action space always raise: they are
+        bugs, not moves.
+        """
+        if self.illegal_action != "penalize" or self.game.is_over:
+            return None
+        index = as_action(action, len(legal))
+        if legal[index]:
+            self.illegal_streak = 0
+            return None
+        self.illegal_streak += 1
+        info = self._info()
+        info["illegal_action"] = np.True_
+        return (self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
+
+    # ------------------------------------------------------------------ the mask: observation or info
+    def _mask_space(self, space: spaces.Dict) -> spaces.Dict:
+        """The observation space, with ``action_mask`` when ``mask_in_obs``."""
+        if self.mask_in_obs:
+            space = spaces.Dict({**space.spaces, "action_mask": mask_space(self.action_space.n)})
+        return space
+
+    def _obs(self, obs: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """The observation (``_observation()`` unless given), with the mask when ``mask_in_obs``."""
+        obs = self._observation() if obs is None else obs
+        if self.mask_in_obs:
+            obs["action_mask"] = self.action_masks().astype(np.int8)
+        return obs
+
+    def _mask_info(self) -> dict[str, Any]:
+        """``{"action_mask": ...}``, or nothing when the observation holds it already."""
+        return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+
+    # ------------------------------------------------------------------ copies
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        rebind_mask(self)
+
+    # ------------------------------------------------------------------ subclass hooks
+    def action_masks(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _offer(self) -> None:
+        """Prepare what the new position offers (nothing for the decision-level env)."""
+
+    def _observation(self) -> dict[str, np.ndarray]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _info(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+

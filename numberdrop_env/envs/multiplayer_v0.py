@@ -1,0 +1,291 @@
+"""PettingZoo environments of multiplayer Number Drop (2 to 6 players).
+
+``env(num_players=4)`` is the AEC environment, ``parallel_env(num_players=4)`` the
+parallel one. Agents are ``player_0`` .. ``player_{N-1}`` (seat order; seat ``p`` writes
+``p + 1`` in row 0). Each agent observes ``{"observation": ..., "action_mask": ...}``:
+its own sheet as ``NumberDrop-v0`` sees it, the block board, and the opponents as they
+were at the start of the turn (turns are simultaneous: nobody sees another player's
+decisions of the same turn). Actions are the solo ``Discrete(412)`` encoding; a masked
+action raises ``ValueError`` and changes nothing. Rewards are each player's score change.
+
+**Info** (per agent, NumPy values of fixed shape, so that TorchRL and Tianshou can stack
+them): ``score`` (int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 start .. 8 game_over,
+9 wait), ``turn`` (int64) and ``winners`` (int8, one per seat: 1 for each seat sharing the
+top score once the game is over, all 0 before). The mask is in the observation only.
+
+**AEC order**: the seat that owes a decision, from the turn's first player round the
+table, makes all its decisions of the turn, then the next one does. A seat makes several
+decisions in a row, so the AEC env is not a cycle of one step per agent and PettingZoo's
+``aec_to_parallel`` does not apply to it (``is_parallelizable`` is False): use
+``parallel_env``, whose AEC form ``pettingzoo.utils.parallel_to_aec(parallel_env())`` works
+too. **Parallel**: every agent sends an action each step; the actions of agents that owe no
+decision right now (their mask is all zeros: they wait for the others) are ignored. An
+action must be an int (a NumPy integer or a 0-d integer array too); anything else raises a
+``TypeError`` naming the agent.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from gamekit.checks import as_action, make_rng
+
+from ..engine.actions import phase_code
+from ..engine.rules import DEFAULT_RULES, EMPTY, Rules, X
+from ..engine.table import MAX_PLAYERS, Table
+from ..render.draw import draw_table
+from ..render.text import render_table
+from .decision import NumberDropEnv
+from .observe import observe
+
+RENDER_MODES = ["ansi", "rgb_array"]
+
+
+# ------------------------------------------------------------------ observation
+def opponent_size(rules: Rules) -> int:
+    cells = rules.rows * rules.cols
+    return 4 * cells + 3 * len(rules.box_sizes) + 1 + rules.rows + 2
+
+
+def observation_size(rules: Rules) -> int:
+    own = sum(int(np.prod(s.shape)) for s in _solo_spaces(rules).values())
+    n = len(rules.letters)
+    board = n * (len(rules.multi_blocks) + 3) + n
+    seats = 2 * MAX_PLAYERS + 1
+    return own + board + seats + (MAX_PLAYERS - 1) * opponent_size(rules)
+
+
+@functools.lru_cache(maxsize=4)
+def _solo_spaces(rules: Rules) -> dict[str, Any]:
+    return dict(NumberDropEnv(rules=rules).observation_space.spaces)
+
+
+def opponent_features(table: Table, seat: int) -> np.ndarray:
+    """What everyone can see of one sheet: grid, used cells, boxes, letters, lines, score."""
+    r, s = table.rules, table.seats[seat].sheet
+    v = s.values.ravel()
+    number = (v != EMPTY) & (v != X)
+    track = np.concatenate([s.identical, s.consecutive, s.circled, [s.bonus], s.lines, s.penalties])
+    return np.concatenate([v != EMPTY, v == X, np.where(number, v, 0) / r.max_number, s.used.ravel(),
+                           track, [max(s.score(), 0) / r.max_score, 1.0]]).astype(np.float32)
+
+
+def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.ndarray:
+    """One agent's observation vector; ``opponents[q]`` is seat ``q`` at the turn's start."""
+    r, n_players = table.rules, table.num_players
+    own = observe(table.seats[seat])
+    # region and path sizes / 8 (planes 16-18): a table's regions can exceed 8, the Box stops at 1
+    np.minimum(own["grid"][16:19], 1.0, out=own["grid"][16:19])
+    parts = [own[k].ravel() for k in _solo_spaces(r)]
+    n = len(r.letters)
+    circled = np.array([s.sheet.circled for s in table.seats])
+    board = np.zeros((n, len(r.multi_blocks) + 3), np.float32)
+    names = [name for name, _ in r.multi_blocks]
+    board[np.arange(n), [names.index(b) for b in table.blocks]] = 1
+    board[:, -3] = table.crossed
+    board[:, -2] = circled[seat]
+    board[:, -1] = (circled.sum(axis=0) - circled[seat]) / (n_players - 1)
+    active = np.zeros(n, np.float32)
+    if table.block_letter is not None:
+        active[table.block_letter] = 1
+    seats = np.zeros(2 * MAX_PLAYERS + 1, np.float32)
+    seats[seat] = 1
+    seats[MAX_PLAYERS + (table.first_player - seat) % n_players] = 1
+    seats[-1] = min(table.turn / 20, 1.0)
+    others = [opponents[(seat + k) % n_players] for k in range(1, n_players)]  # left neighbour first
+    pad = [np.zeros(opponent_size(r), np.float32)] * (MAX_PLAYERS - n_players)
+    return np.concatenate(parts + [board.ravel(), active, seats] + others + pad).astype(np.float32)
+
+
+# ------------------------------------------------------------------ the shared core
+class _TableCore:
+    """Translation between a :class:`Table` and the agent-keyed PettingZoo dictionaries."""
+
+    metadata = {"render_modes": RENDER_MODES, "name": "numberdrop_multiplayer_v0", "is_parallelizable": False,
+                "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env", "render_fps": 2}
+    """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
+    cycle): ``parallel_env`` is the parallel form."""
+
+    def _setup(self, num_players: int, render_mode: str | None, rules: Rules) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.table = Table(num_players, rules, seed=0)  # validates num_players and rules
+        self.rules, self.render_mode = rules, render_mode
+        self.possible_agents = [f"player_{p}" for p in range(num_players)]
+        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
+        size = self.table.seats[0].layout.size
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32),
+            "action_mask": spaces.Box(0, 1, (size,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
+        self._opponents: list[np.ndarray] = []
+        self._snapshot_turn = -1
+        self._np_random: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _new_table(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """A new game, or with ``options={"state": Table.to_dict()}`` a saved one; other keys
+        are ignored, as PettingZoo's own API test expects."""
+        state = (options or {}).get("state")
+        if state is not None:
+            table = Table.from_dict(state, self.rules)
+            if table.num_players != len(self.possible_agents):
+                raise ValueError(f"state has {table.num_players} seats, the environment {len(self.possible_agents)}")
+            self.table = table
+        else:
+            if seed is not None or self._np_random is None:  # unseeded resets go on with the same generator
+                self._np_random = make_rng(seed)
+            self.table = Table(len(self.possible_agents), self.rules, seed=self._np_random)
+        self._snapshot_turn = -1
+        self._snapshot()
+
+    def _snapshot(self) -> None:
+        """Record every sheet when a turn begins: opponents are shown as they were then."""
+        if self._snapshot_turn != self.table.turn:
+            self._opponents = [opponent_features(self.table, q) for q in range(self.table.num_players)]
+            self._snapshot_turn = self.table.turn
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        return {"observation": observe_seat(self.table, seat, self._opponents),
+                "action_mask": self.table.legal_mask(seat).astype(np.int8)}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        seat = self.table.seats[self.agent_seat[agent]]
+        winners = np.zeros(self.table.num_players, np.int8)
+        if self.table.over:
+            winners[self.table.winners()] = 1
+        return {"score": np.int64(seat.score()), "phase_code": phase_code(seat.phase),
+                "turn": np.int64(self.table.turn),
+                "winners": winners}
+
+    def describe_action(self, agent: str, action: int) -> dict[str, Any]:
+        """An action of ``agent`` in its current state, in the game's words."""
+        return self.table.seats[self.agent_seat[agent]].describe(action)
+
+    def get_state(self) -> dict[str, Any]:
+        return self.table.to_dict()
+
+    def render(self) -> str | np.ndarray | None:
+        """The text picture (``"ansi"``) or every sheet drawn side by side (``"rgb_array"``)."""
+        if self.render_mode == "rgb_array":
+            return np.array(draw_table(self.table), dtype=np.uint8)
+        return render_table(self.table) if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------ AEC
+class raw_env(_TableCore, AECEnv):
+    """AEC multiplayer Number Drop (see the module docstring)."""
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
+        AECEnv.__init__(self)
+        self._setup(num_players, render_mode, rules)
+        self.agents: list[str] = []
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._new_table(seed, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, self.table.over)  # a finished saved table ends at once
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._info(a) for a in self.agents}
+        self.agent_selection = self._next_agent()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._observe(agent)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        changes = self.table.step(self.agent_seat[agent], action)  # a refused move raises, changing nothing
+        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
+        self._snapshot()
+        for a in self.agents:
+            self.rewards[a] = float(changes[self.agent_seat[a]])
+        if self.table.over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {a: self._info(a) for a in self.agents}
+        self._accumulate_rewards()
+        self.agent_selection = self._next_agent()
+
+    def _next_agent(self) -> str:
+        if self.table.over:
+            return self.agents[0] if self.agents else self.possible_agents[0]
+        waiting = self.table.to_act()
+        current = self.agent_seat.get(getattr(self, "agent_selection", None), -1)
+        if current in waiting:
+            return self.possible_agents[current]  # a seat plays its whole turn before the next one
+        first, n = self.table.first_player, self.table.num_players
+        return self.possible_agents[min(waiting, key=lambda p: (p - first) % n)]
+
+
+def env(num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> AECEnv:
+    """The AEC environment with PettingZoo's order enforcing."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players, render_mode, rules))
+
+
+# ------------------------------------------------------------------ parallel
+class parallel_env(_TableCore, ParallelEnv):
+    """Parallel multiplayer Number Drop: every seat that owes a decision decides at once."""
+
+    def __init__(self, num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
+        self._setup(num_players, render_mode, rules)
+        self.agents: list[str] = []
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new game, or a saved one; a finished saved table has no agents left (empty dicts)."""
+        self._new_table(seed, options)
+        self.agents = [] if self.table.over else self.possible_agents[:]
+        return {a: self._observe(a) for a in self.agents}, {a: self._info(a) for a in self.agents}
+
+    def step(self, actions: dict[str, Any]):
+        if not self.agents:
+            raise ValueError("the game is over: call reset() before step()")
+        deciding = [self.possible_agents[p] for p in self.table.to_act()]
+        missing = [a for a in deciding if a not in actions]
+        if missing:
+            raise ValueError(f"no action for {missing}, who owe a decision")
+        chosen = {a: self._checked(a, actions[a]) for a in deciding}  # all checked first: a refusal changes nothing
+        changes = np.zeros(self.table.num_players)
+        for a, act in chosen.items():
+            changes += self.table.step(self.agent_seat[a], act)
+        self._snapshot()
+        rewards = {a: float(changes[self.agent_seat[a]]) for a in self.agents}
+        over = self.table.over
+        terminations = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, False)
+        observations = {a: self._observe(a) for a in self.agents}
+        infos = {a: self._info(a) for a in self.agents}
+        if over:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _checked(self, agent: str, action: Any) -> int:
+        """``agent``'s action as an index, refused (naming the agent) unless an integer of a legal move."""
+        mask = self.table.legal_mask(self.agent_seat[agent])
+        try:
+            act = as_action(action, len(mask))
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{agent}: {e}") from None
+        if not mask[act]:
+            raise ValueError(f"{agent}: action {act} is not legal: {self.describe_action(agent, act)}")
+        return act

@@ -1,0 +1,262 @@
+"""``NumberDropTurn-v0`` as a native vector environment: N games stepped in one call.
+
+``gym.make_vec("NumberDropTurn-v0", num_envs=8, vectorization_mode="vector_entry_point")``
+builds :class:`NumberDropTurnVectorEnv`. It plays the same games as N
+:class:`~numberdrop_env.envs.turn.NumberDropTurnEnv` (same seeds, same observations, rewards,
+masks), but enumerates the turns of all its games in one compiled call on every core
+(:meth:`TurnPlanner.candidates_batch`) instead of one game at a time, and without a process
+per environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..engine.actions import Phase
+from ..engine.rules import DEFAULT_RULES, Rules
+from ..engine.solo import SoloGame
+from ..planner.turns import TurnCandidates, TurnPlanner
+from ..render.draw import game_array
+from ..render.text import render_text
+from ..warmup import warn_if_not_compiled
+from .base import BREAKDOWN_KEYS, UnsupportedRenderMode
+from .decision import game_from_options
+from .turn import CANDIDATE_FEATURES, _state, candidate_features, state_size
+
+__all__ = ["NumberDropTurnVectorEnv"]
+
+N_FEATURES = len(CANDIDATE_FEATURES)
+INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidate_count", "boxes", "illegal_action")
+_NONE = TurnCandidates.from_candidates([])
+
+
+class NumberDropTurnVectorEnv(VectorEnv):
+    """``num_envs`` solo games of ``NumberDropTurn-v0``, stepped together.
+
+    Each game is the game of one :class:`~numberdrop_env.envs.turn.NumberDropTurnEnv`:
+    the same spaces per game (``single_observation_space``, ``single_action_space`` =
+    ``Discrete(candidates)``), the same candidates, observations, rewards and masks.
+    ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (a list of seeds: one per game, as
+    ``SyncVectorEnv`` takes them); a reset without a seed, and every automatic reset,
+    continues each game's own generator, so a run is reproducible from its first seed.
+
+    **Step** — ``step(actions)`` takes one candidate index per game (an integer array of
+    shape ``(num_envs,)``). Every action is checked before any game moves: a masked or
+    out-of-range action raises ``ValueError`` naming the environment index, a non-integer
+    one ``TypeError``, and no game advances. The chosen candidates are then played as the
+    single environment plays them (``TurnCandidates.play``: the first step of a game writes
+    the starting number through ``SoloGame.step``, later ones jump to the candidate's
+    afterstate with ``SoloGame.play_afterstate``), and the turns of all games still playing
+    are enumerated in one call of :meth:`TurnPlanner.candidates_batch`, on every core.
+
+    **Autoreset** — ``AutoresetMode.NEXT_STEP`` (Gymnasium's default, in
+    ``metadata["autoreset_mode"]``): the step that ends a game returns its final
+    observation (all candidate rows zero), its last reward and ``terminated=True``; the
+    next ``step`` ignores that game's action and starts a new game in its place, returning
+    the new game's first observation with reward 0 and ``terminated=False``. Its row of
+    ``info["action_mask"]`` is all ``False`` in between. ``reset(options={"reset_mask":
+    m})`` restarts only the games where ``m`` is ``True`` (what a same-step autoreset,
+    e.g. the Stable-Baselines3 adapter :class:`agents.vec_env.NativeTurnVecEnv`, uses).
+    Games are never truncated.
+
+    **Info** — Gymnasium's vector convention, a dict of arrays with a ``_key`` mask each:
+    ``action_mask`` (num_envs, candidates), ``score``, ``score_breakdown`` (num_envs, 7:
+    ``env_base.BREAKDOWN_KEYS``), ``turn``, ``candidate_count`` (slots in use), ``boxes``, ``illegal_action``
+    (always ``False``). ``action_masks()`` returns the (num_envs, candidates) mask.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2, "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int = 1, render_mode: str | None = None, rules: Rules = DEFAULT_RULES,
+                 candidates: int = 32, width: int = 12, block_width: int = 3) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise UnsupportedRenderMode(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
+            raise ValueError(f"candidates must be a positive int, got {candidates!r}")
+        if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
+            raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.rules = rules
+        self.slots = int(candidates)
+        self.planner = TurnPlanner(width=width, block_width=block_width)
+        warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
+        self.single_action_space = spaces.Discrete(self.slots)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.single_observation_space = spaces.Dict({
+            "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
+            "candidates": spaces.Box(-np.inf, np.inf, (self.slots, N_FEATURES), np.float32),
+        })
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+        n = self.num_envs
+        self.games: list[SoloGame | None] = [None] * n
+        """The games, one per environment (``None`` before the first reset)."""
+        self.offered: list[TurnCandidates] = [_NONE] * n
+        """The candidates each game's current turn offers (its actions)."""
+        self._rngs: list[np.random.Generator | None] = [None] * n
+        self._mask = np.zeros((n, self.slots), bool)
+        self._count = np.zeros(n, np.int64)
+        self._obs_state = np.zeros((n, state_size(rules)), np.float32)
+        self._obs_cands = np.zeros((n, self.slots, N_FEATURES), np.float32)
+        self._score = np.zeros(n, np.int64)
+        self._breakdown = np.zeros((n, len(BREAKDOWN_KEYS)), np.int64)
+        self._turn = np.zeros(n, np.int64)
+        self._boxes = np.zeros(n, np.int64)
+        self._autoreset = np.zeros(n, bool)
+        self._slot_index = np.arange(self.slots)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start new games: all of them, or those of ``options["reset_mask"]``.
+
+        ``seed``: an int (game ``i`` gets ``seed + i``), a list of one seed or ``None`` per
+        game, or ``None`` (every game continues its generator; a fresh environment draws
+        one from the operating system). Other options (``state``) are those of
+        ``NumberDropTurnEnv.reset``, applied to every game reset.
+        """
+        n = self.num_envs
+        options = dict(options or {})
+        which = np.ones(n, bool)
+        if "reset_mask" in options:
+            which = options.pop("reset_mask")
+            if not isinstance(which, np.ndarray) or which.dtype != np.bool_ or which.shape != (n,):
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({n},), got {which!r}")
+        if seed is None:
+            seeds: list[int | None] = [None] * n
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(n)]
+            super().reset(seed=int(seed))
+        elif isinstance(seed, (list, tuple)) and len(seed) == n:
+            seeds = list(seed)
+        else:
+            raise ValueError(f"seed must be None, an int or a list of {n} seeds, got {seed!r}")
+        indices = np.flatnonzero(which).tolist()
+        # every new game is built (and checked) before any environment changes
+        rngs = {i: seeding.np_random(seeds[i])[0] if seeds[i] is not None or self._rngs[i] is None else self._rngs[i]
+                for i in indices}
+        games = {}
+        for i in indices:
+            games[i] = game_from_options(options, self.rules, rngs[i])
+            if games[i].phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
+                raise ValueError("a turn-level game starts at a turn's first decision, "
+                                 f"not in phase {games[i].phase.value!r}")
+        for i in indices:
+            self._rngs[i], self.games[i] = rngs[i], games[i]
+            self._autoreset[i] = games[i].is_over  # a finished game is replaced at the next step
+        self._offer(indices)
+        return self._observation(), self._info(which)
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self.games[0] is None:
+            raise ValueError("call reset() before step()")
+        chosen = self._check(actions)
+        n = self.num_envs
+        rewards = np.zeros(n, np.float64)
+        terminated = np.zeros(n, bool)
+        for i in range(n):
+            game = self.games[i]
+            if self._autoreset[i]:  # NEXT_STEP: the game ended at the last step, its action is ignored
+                self.games[i] = SoloGame(self.rules, seed=self._rngs[i])
+                continue
+            rewards[i] = self.offered[i].play(chosen[i], game)  # as NumberDropTurnEnv plays a candidate
+            terminated[i] = game.is_over
+        self._autoreset = terminated.copy()
+        self._offer(range(n))
+        return self._observation(), rewards, terminated, np.zeros(n, bool), self._info(np.ones(n, bool))
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, candidates) bool: the exact legal actions of every game (a finished
+        game's row is all ``False`` until the next step replaces it)."""
+        return self._mask.copy()
+
+    def render(self) -> tuple[Any, ...] | None:
+        """One picture per game: text (``"ansi"``) or an (H, W, 3) uint8 array (``"rgb_array"``)."""
+        if self.render_mode == "ansi":
+            return tuple(render_text(g) for g in self.games)
+        if self.render_mode == "rgb_array":
+            return tuple(game_array(g) for g in self.games)
+        return None
+
+    # ------------------------------------------------------------- internals
+    def _check(self, actions: Any) -> list[int]:
+        """The actions as ints, every live game's checked (nothing changes when one is refused)."""
+        a = np.asarray(actions)
+        if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got {a.dtype} ({type(actions).__name__})")
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        live = ~self._autoreset
+        outside = live & ((a < 0) | (a >= self.slots))
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"env {i}: action {int(a[i])} is outside the action space 0..{self.slots - 1}")
+        illegal = live & ~self._mask[np.arange(self.num_envs), np.where(live, a, 0)]
+        if illegal.any():
+            i = int(np.flatnonzero(illegal)[0])
+            raise ValueError(f"env {i}: action {int(a[i])} is not legal: this turn has {self._count[i]} candidates")
+        return a.tolist()
+
+    def _offer(self, indices: Sequence[int]) -> None:
+        """Enumerate the turns of games ``indices`` (one batch for all those inside a turn) and
+        write their rows of the observation, the mask and the info."""
+        plan = []
+        for i in indices:
+            game = self.games[i]
+            if game.is_over:
+                self.offered[i] = _NONE
+                self._obs_cands[i] = 0.0
+            elif game.phase is Phase.START:
+                self.offered[i] = self.planner.candidates(game, limit=self.slots)
+                self._obs_cands[i] = candidate_features(game, self.offered[i], self.slots)
+            else:
+                plan.append(i)
+        if plan:
+            offered, features = self.planner.candidates_batch([self.games[i] for i in plan], self.slots, features=True)
+            for i, o in zip(plan, offered):
+                self.offered[i] = o
+            self._obs_cands[plan] = features
+        # the rest of each row: plain Python values gathered, then written once per array
+        indices = list(indices)
+        counts, breakdowns, turns, boxes = [], [], [], []
+        for i in indices:
+            game = self.games[i]
+            s = game.sheet
+            k = len(self.offered[i])
+            b = s.score_breakdown()
+            self._obs_state[i] = _state(game, k / self.slots, b["total"])
+            counts.append(k)
+            breakdowns.append(b)
+            turns.append(game.turn)
+            boxes.append(sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus)
+        self._count[indices] = counts
+        self._mask[indices] = self._slot_index < self._count[indices, None]
+        self._breakdown[indices] = [[b[key] for key in BREAKDOWN_KEYS] for b in breakdowns]
+        self._turn[indices] = turns
+        self._boxes[indices] = boxes
+        self._score[:] = self._breakdown[:, BREAKDOWN_KEYS.index("total")]
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
+
+    def _info(self, which: np.ndarray) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy(), "score": self._score.copy(),
+                                "score_breakdown": self._breakdown.copy(), "turn": self._turn.copy(),
+                                "candidate_count": self._count.copy(), "boxes": self._boxes.copy(),
+                                "illegal_action": np.zeros(self.num_envs, bool)}
+        for key in INFO_KEYS:
+            info["_" + key] = which.copy()
+        return info

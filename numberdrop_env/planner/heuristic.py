@@ -1,0 +1,266 @@
+"""Hand-written evaluation of a solo Number Drop sheet, shared by the greedy and search agents.
+
+The value of a position after a turn is
+
+    points scored this turn (exact: combination box, column bonuses, +2 lines, -5 rows)
+    + [not the last turn] * geometry(sheet)   (holes, unfinished rows, height, bumpiness;
+                                               kept when the Game Over line is crossed early)
+    + [game goes on] * (potential(sheet) + turn * expected remaining turns + letter terms)
+
+where the potential counts only the ceil(expected remaining turns) largest box credits.
+
+It ranks the candidates of :mod:`numberdrop_env.planner.turns`; the greedy agent plays the best.
+Sheets are flat (cell ``r * cols + c``); the flood fills, paths and box credits run in the
+compiled loops of :mod:`numberdrop_env.planner.kernels`, the row and column terms in NumPy.
+
+Heuristic terms (``Weights``; weights in brackets)
+--------------------------------------------------
+Official points of the turn (box size, +10 column bonuses, +2 lines, -5 rows) count at
+face value. Then:
+
+- ``turn`` (3.0) x expected remaining turns, estimated from the notches left
+  (each turn moves 1 + 1/6 + 0.07 x active-tiles notches on average). It is 0 when the
+  game ends this turn (last notch or Game Over line crossed): crossing the line costs
+  all future turns, not only the -5. It also rewards finishing tiles (star slides on a
+  tile at notch 4 are wasted, so the game lasts longer) and sliding circled tiles.
+- On the game's last turn (no notch left after it) only the official points count:
+  no geometry term, since the sheet will never be played again.
+- potential of the unused numbers, counted only while the game goes on. For every open
+  box (identical 3..7, consecutive 3..7, bonus 8) the best structure on the sheet is
+  credited ``box size x credit``, and only the ceil(expected remaining turns) largest
+  credits count (one combination is scored per turn, so hoarding is worth little
+  near the end):
+  - ``ready`` (0.55): a region / monotone path already big enough: it can be scored on
+    a later turn, but only one combination is scored per turn and the sheet may bury it;
+  - ``progress`` (0.45) x (size/box)^2: a smaller region / path; convex, because the last
+    cells are the hard ones and big boxes need several turns;
+  - ``buried`` (x0.25): the structure has no open empty neighbour (no fillable cell next
+    to it), so it can only be used as it is. Paths whose values cannot reach the box size
+    inside 0..9 get nothing.
+- ``letter`` (3.0): scoring a combination that circles a letter whose tile has not
+  reached notch 4 yet: that block will never drop (4 X cells of capacity saved).
+- ``letter_half`` (0.35) x notches ahead: an uncircled tile whose letter has one of
+  its two boxes scored is worth keeping high, giving time to circle it.
+- multiplayer only, added to ``letter``: ``hurt`` (2.0) x the share of opponents who have
+  not circled the letter (its block will drop on them), and ``threat`` (3.0) x the share
+  who have circled it or scored one of its two boxes (its block may drop on us).
+- ``hole_row`` (1.6) + ``hole`` (0.3) per covered hole: a regular row with a hole can
+  never score its +2, and a hole is lost capacity (the game ends when the grid is full).
+- ``row_fill`` (1.4) x (filled/7)^2 for regular rows that can still be completed.
+- ``bump`` (0.08) x sum of |height differences|: jagged tops leave fewer placements
+  and make holes.
+- ``high`` (0.35) x (height - 8)^2 per column above row 8: the Game Over line is near.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..engine.combos import neighbour_table
+from ..engine.rules import EMPTY
+from . import kernels
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights of the heuristic (the module docstring says why each term matters)."""
+
+    turn: float = 3.0  # value of one expected remaining turn (a turn scores a box or builds one)
+    ready: float = 0.55  # share of a box's value credited for a combination already on the sheet
+    progress: float = 0.45  # share credited for a growable structure, times (size/box)^2
+    buried: float = 0.25  # multiplier of a structure's credit when it cannot grow (no open neighbour)
+    hole_row: float = 1.6  # a regular row with a covered hole can never score its +2
+    hole: float = 0.3  # each covered hole cell (wasted capacity)
+    row_fill: float = 1.4  # partial credit (filled/7)^2 for rows that can still be completed
+    bump: float = 0.08  # sum of |height difference| of neighbouring columns
+    high: float = 0.35  # (height - 8)^2 for each column above row 8: risk of the Game Over line
+    letter: float = 3.0  # circling a letter whose tile has not dropped its block yet
+    letter_half: float = 0.35  # per notch still ahead, for a letter with one of its two boxes scored
+    hurt: float = 2.0  # multiplayer: circling a letter, per share of opponents it will hit
+    threat: float = 3.0  # multiplayer: circling a letter opponents have circled (or half-circled)
+    wild_default: int = 5  # value of a wild die that no neighbour suggests
+    power: float = 2.0  # exponent of (size/box) in the progress credit
+    column: float = 0.5  # share of the +10 column bonus added to the value of a kind's last open box
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+class Structures(NamedTuple):
+    """Same-valued regions and increasing paths of the unused numbers of a sheet
+    (:func:`numberdrop_env.planner.kernels.structures` says what each array holds)."""
+
+    free: np.ndarray
+    region: np.ndarray
+    start: np.ndarray
+    members: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    up_next: np.ndarray
+
+    def region_sizes(self) -> np.ndarray:
+        """Size of each cell's region (0 off the free cells)."""
+        sizes = np.append(np.diff(self.start), 0)  # region -1 reads the 0 at the end
+        return sizes[self.region]
+
+
+class Context:
+    """What the evaluation needs besides the grid: boxes, letters, tiles, weights."""
+
+    def __init__(self, game, weights: Weights = DEFAULT_WEIGHTS) -> None:
+        r = game.rules
+        s = game.sheet
+        self.rules = r
+        self.rows, self.cols = r.rows, r.cols
+        self.reg_rows = r.regular_rows
+        self.nbrs = neighbour_table(r.rows, r.cols)
+        self.w = weights
+        self.box_sizes = tuple(r.box_sizes)
+        self.bonus_size = r.bonus_size
+        self.ident_open = {k: not d for k, d in zip(r.box_sizes, s.identical.tolist())}
+        self.cons_open = {k: not d for k, d in zip(r.box_sizes, s.consecutive.tolist())}
+        self.bonus_open = not s.bonus
+        self.ident_done = sum(s.identical.tolist())
+        self.cons_done = sum(s.consecutive.tolist())
+        self.circled = s.circled.tolist()
+        self.crossed = s.crossed.tolist()
+        self.lines = s.lines.tolist()
+        self.penalties = s.penalties.tolist()
+        self.max_number = r.max_number
+        self.full_column = r.full_column_points
+        self.line_points = r.line_points
+        self.penalty_points = r.penalty_points
+        # open targets for the potential: (kind, size)
+        bonus = [self.bonus_size] if self.bonus_open else []
+        self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
+        self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
+        self._kernel_weights = np.array([weights.ready, weights.progress, weights.power, weights.buried,
+                                         weights.column * self.full_column, 0.5 * weights.column * self.full_column])
+        self._ident = np.array(self.ident_targets, np.int64)
+        self._cons = np.array(self.cons_targets, np.int64)
+        self._ident_sizes = np.array(sorted(set(self.ident_targets)), np.int64)
+
+    def structures(self, vals: list[int] | np.ndarray, used: list[bool] | np.ndarray) -> Structures:
+        """The regions and paths of the unused numbers of a sheet."""
+        return Structures(*kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs,
+                                              self.max_number))
+
+    # ------------------------------------------------------------ geometry
+    def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
+        """(heuristic geometry value, line points this turn, penalty points this turn)."""
+        w = self.w
+        cols, reg = self.cols, self.reg_rows
+        value = 0.0
+        line_pts = 0
+        for r in range(reg):
+            base = r * cols
+            filled = 0
+            hole = 0
+            for c in range(cols):
+                if vals[base + c] != EMPTY:
+                    filled += 1
+                elif r < heights[c]:
+                    hole += 1
+            if filled == cols:
+                if not self.lines[r]:
+                    line_pts += self.line_points
+                continue
+            if hole:
+                value -= w.hole_row + w.hole * hole
+            else:
+                f = filled / cols
+                value += w.row_fill * f * f
+        pen_pts = 0
+        for i, r in enumerate(range(reg, self.rows)):
+            if not self.penalties[i]:
+                base = r * cols
+                if any(vals[base + c] != EMPTY for c in range(cols)):
+                    pen_pts -= self.penalty_points
+        bump = 0
+        high = 0.0
+        for c in range(cols):
+            h = heights[c]
+            if c:
+                bump += abs(h - heights[c - 1])
+            if h > 8:
+                high += (h - 8) ** 2
+        value -= w.bump * bump + w.high * high
+        return value, line_pts, pen_pts
+
+    def geometry_batch(self, filled: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`geometry` of many sheets at once: ``filled`` (P, rows, cols) bool, ``heights``
+        (P, cols); returns (value, line points, penalty points), each (P,)."""
+        w, reg, cols = self.w, self.reg_rows, self.cols
+        regular = filled[:, :reg]
+        count = regular.sum(axis=2)
+        full = count == cols
+        below = np.arange(reg)[None, :, None] < heights[:, None, :]
+        holes = (~regular & below).sum(axis=2)
+        open_line = ~np.array(self.lines, bool)[None, :]
+        line_pts = self.line_points * (full & open_line).sum(axis=1)
+        row_value = np.where(holes > 0, -(w.hole_row + w.hole * holes), w.row_fill * (count / cols) ** 2)
+        value = np.where(full, 0.0, row_value).sum(axis=1)
+        open_penalty = ~np.array(self.penalties, bool)[None, :]
+        pen_pts = -self.penalty_points * (filled[:, reg:].any(axis=2) & open_penalty).sum(axis=1)
+        bump = np.abs(np.diff(heights, axis=1)).sum(axis=1)
+        high = (np.clip(heights - 8, 0, None) ** 2).sum(axis=1)
+        return value - (w.bump * bump + w.high * high), line_pts, pen_pts
+
+    # ------------------------------------------------------------ potential
+    def potential(self, vals: list[int] | np.ndarray, st: Structures, heights: list[int] | np.ndarray,
+                  ident_open: list[int] | None = None, cons_open: list[int] | None = None,
+                  limit: int | None = None) -> float:
+        """Promise of the unused numbers for the boxes still open (by default the sheet's; else
+        ``ident_open`` / ``cons_open``); with ``limit``, only the ``limit`` best credits count
+        (one combination is scored per remaining turn)."""
+        ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
+        cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
+        return kernels.potential(np.asarray(vals, np.int64), np.asarray(heights, np.int64), st.free, st.start,
+                                 st.members, st.up, st.down, st.up_next, self.nbrs, ident, cons,
+                                 self._kernel_weights, self.bonus_size, self.cols, self.reg_rows, self.max_number,
+                                 -1 if limit is None else int(limit))
+
+    # ------------------------------------------------------------ combos
+    def combo_candidates(self, vals: list[int] | np.ndarray, st: Structures) -> list[tuple[str, int, list[int]]]:
+        """One canonical combination per open box: (kind, size, cells in selection order)."""
+        kinds, sizes, cells = kernels.combinations(np.asarray(vals, np.int64), st.free, st.region, st.start,
+                                                   st.members, st.up, st.up_next, self.nbrs, self._ident_sizes,
+                                                   self._cons)
+        return [("identical" if kind == 0 else "consecutive", k, row[:k])
+                for kind, k, row in zip(kinds.tolist(), sizes.tolist(), cells.tolist())]
+
+    def written_sheet(self, vals: list[int], used: list[bool], heights: list[int], limit: int,
+                      with_potential: bool = True) -> tuple[float, list[tuple[str, int, list[int], float]]]:
+        """(potential if the turn passes, [(kind, size, cells, potential after it)] for each
+        canonical combination) of a sheet just written, in one compiled call."""
+        now, kinds, sizes, cells, after = kernels.written_sheet(
+            np.asarray(vals, np.int64), np.asarray(used, np.bool_), np.asarray(heights, np.int64), self.nbrs,
+            self._ident, self._cons, self._ident_sizes, self._kernel_weights, self.bonus_size, self.cols,
+            self.reg_rows, self.max_number, int(limit), with_potential)
+        return now, [("identical" if kind == 0 else "consecutive", k, row[:k], pot)
+                     for kind, k, row, pot in zip(kinds.tolist(), sizes.tolist(), cells.tolist(), after.tolist())]
+
+    def combo_points(self, kind: str, k: int) -> tuple[int, float]:
+        """(official points, heuristic letter value) of scoring box (kind, k) now."""
+        if k == self.bonus_size:
+            return k, 0.0
+        pts = k
+        if kind == "identical":
+            if self.ident_done == len(self.box_sizes) - 1:
+                pts += self.full_column
+            other = not self.cons_open[k]
+        else:
+            if self.cons_done == len(self.box_sizes) - 1:
+                pts += self.full_column
+            other = not self.ident_open[k]
+        return pts, (1.0 if other else 0.0)
+
+
+def apply_used(used: list[bool], cells: list[int]) -> list[bool]:
+    out = used[:]
+    for i in cells:
+        out[i] = True
+    return out

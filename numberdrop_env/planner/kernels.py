@@ -1,0 +1,480 @@
+"""Compiled (numba) kernels of the sheet evaluation in :mod:`numberdrop_env.planner.heuristic`.
+
+The planner values every (placement, writing, combination) it keeps: a dozen flood fills,
+path searches and box credits per written tetromino, ~30 per turn. Those are short loops
+over a 7 x 14 grid with data-dependent branches (a flood fill, a matching), which NumPy
+cannot vectorise; in pure Python they were most of a turn's time.
+
+Conventions: a sheet is flat (cell ``row * cols + column``); ``nbrs`` is the (cells, 4)
+neighbour table of :func:`numberdrop_env.engine.combos.neighbour_table` (padded with the
+number of cells), in the order down, up, right, left (the order the flood
+fills and ties follow); box targets are int arrays of box sizes in the order the
+heuristic lists them (open regular boxes ascending, then the bonus box).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..engine.rules import EMPTY
+
+
+@njit(cache=True)
+def structures(vals, used, nbrs, max_number):
+    """Same-valued regions and increasing paths of the unused numbers (:func:`structures_into`)."""
+    n = vals.shape[0]
+    return structures_into(vals, used, nbrs, max_number, np.empty(n, np.bool_),
+                           np.empty(8 * n + max_number + 3, np.int64))
+
+
+@njit(cache=True)
+def structures_into(vals, used, nbrs, max_number, free, buffer):
+    """Same-valued regions and increasing paths of the unused numbers, written into ``free``
+    (cells) and ``buffer`` (8 x cells + max_number + 3 integers), so a caller that asks
+    again and again allocates nothing.
+
+    Returns ``free`` (unused number), ``region`` (region id or -1), ``start`` and
+    ``members`` (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order; ids in
+    order of their lowest cell), ``n_regions``, ``up`` / ``down`` (longest path of values
+    +1 / -1 from each cell, itself included) and ``up_next`` (next cell of the up path).
+    """
+    n = vals.shape[0]
+    for i in range(n):
+        free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
+    region, members, stack, up, down, up_next, by_value = (buffer[:n], buffer[n: 2 * n], buffer[2 * n: 3 * n],
+                                                           buffer[3 * n: 4 * n], buffer[4 * n: 5 * n],
+                                                           buffer[5 * n: 6 * n], buffer[6 * n: 7 * n])
+    start = buffer[7 * n: 8 * n + 1]
+    first = buffer[8 * n + 1:]  # max_number + 2 entries
+    region[:] = -1
+    start[0] = 0
+    n_regions = 0
+    pos = 0
+    for i in range(n):
+        if not free[i] or region[i] >= 0:
+            continue
+        v = vals[i]
+        region[i] = n_regions
+        stack[0] = i
+        top = 1
+        while top > 0:
+            top -= 1
+            j = stack[top]
+            members[pos] = j
+            pos += 1
+            for q in range(4):
+                k = nbrs[j, q]
+                if k < n and region[k] < 0 and free[k] and vals[k] == v:
+                    region[k] = n_regions
+                    stack[top] = k
+                    top += 1
+        n_regions += 1
+        start[n_regions] = pos
+    # free cells by value (counting sort): a path steps from value v to v + 1, so the paths
+    # up are known value by value from the top, the paths down from the bottom
+    first[:] = 0
+    for i in range(n):
+        if free[i]:
+            first[vals[i] + 1] += 1
+    for v in range(max_number + 1):
+        first[v + 1] += first[v]
+    n_free = first[max_number + 1]
+    for i in range(n):  # counting sort: ``first`` moves on to each value's end
+        if free[i]:
+            by_value[first[vals[i]]] = i
+            first[vals[i]] += 1
+    by_value = by_value[:n_free]
+    up[:] = 0
+    down[:] = 0
+    up_next[:] = -1
+    for a in range(n_free - 1, -1, -1):
+        i = by_value[a]
+        v = vals[i]
+        best, nxt = 0, -1
+        for q in range(4):
+            k = nbrs[i, q]
+            if k < n and free[k] and vals[k] == v + 1 and up[k] > best:
+                best, nxt = up[k], k
+        up[i] = best + 1
+        up_next[i] = nxt
+    for a in range(n_free):
+        i = by_value[a]
+        v = vals[i]
+        best = 0
+        for q in range(4):
+            k = nbrs[i, q]
+            if k < n and free[k] and vals[k] == v - 1 and down[k] > best:
+                best = down[k]
+        down[i] = best + 1
+    return free, region, start[: n_regions + 1], members, up, down, up_next
+
+
+@njit(cache=True)
+def _growable(i, vals, heights, nbrs, cols, reg_rows):
+    """A cell next to an empty cell that a later piece can still fill (on top, in a regular row)."""
+    for q in range(4):
+        k = nbrs[i, q]
+        if k < vals.shape[0] and vals[k] == EMPTY:
+            r = k // cols
+            if r >= heights[k % cols] and r < reg_rows:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _power(x, power):
+    """``x ** power``; a square is a product (the same double for every ratio of a structure
+    size to a box size, checked by the tests), several times cheaper than ``pow``."""
+    return x * x if power == 2.0 else x ** power
+
+
+@njit(cache=True)
+def _box_value(targets, j, bonus_size, one_column, two_columns):
+    """Value of target box j: its size, plus a share of the +10 column bonus when one or two
+    regular boxes of the kind are left."""
+    k = targets[j]
+    if k == bonus_size:
+        return float(k)
+    regular = 0
+    for t in targets:
+        if t != bonus_size:
+            regular += 1
+    if regular == 1:
+        return float(k) + one_column
+    if regular == 2:
+        return float(k) + two_columns
+    return float(k)
+
+
+@njit(cache=True)
+def _assign(values, owners, boxes, count, out, n_out):
+    """Greedy matching, best credit first (ties: higher owner, then higher box): each
+    structure credits one box and each box is credited once. Appends to ``out``.
+
+    At most one credit per box is taken, so the best eligible credit is picked again and
+    again (the order a sort of all of them would give, at a fraction of its cost); a
+    picked credit's owner and box are marked taken by negating the owner and box of every
+    credit that shares them.
+    """
+    while True:
+        best = -1
+        for t in range(count):
+            if owners[t] < 0 or boxes[t] < 0:
+                continue
+            if best < 0 or (values[t] > values[best] or (values[t] == values[best] and (
+                    owners[t] > owners[best] or (owners[t] == owners[best] and boxes[t] > boxes[best])))):
+                best = t
+        if best < 0:
+            return n_out
+        out[n_out] = values[best]
+        n_out += 1
+        owner, box = owners[best], boxes[best]
+        for t in range(count):
+            if owners[t] == owner:
+                owners[t] = -1
+            if boxes[t] == box:
+                boxes[t] = -1
+
+
+@njit(cache=True)
+def potential(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+              weights, bonus_size, cols, reg_rows, max_number, limit):
+    """The promise of the unused numbers for the open boxes (:func:`potential_into`)."""
+    floats, ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
+    return potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                          weights, bonus_size, cols, reg_rows, max_number, limit, floats, ints)
+
+
+@njit(cache=True)
+def potential_work(cells, targets):
+    """Scratch space of :func:`potential_into` for a sheet of ``cells`` and up to ``targets`` open boxes."""
+    size = cells * max(targets, 1)
+    return np.empty(2 * cells + 2 + size), np.empty(2 * size, np.int64)
+
+
+@njit(cache=True)
+def potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                   weights, bonus_size, cols, reg_rows, max_number, limit, work_floats, work_ints):
+    """The promise of the unused numbers for the open boxes (see the heuristic's docstring).
+
+    ``weights`` = (ready, progress, power, buried, one column share, two columns share);
+    ``limit`` < 0 counts every credit, else only the ``limit`` largest. ``work_floats`` and
+    ``work_ints`` are scratch space (:func:`potential_work`).
+    """
+    ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
+    n = vals.shape[0]
+    n_regions = len(start) - 1
+    size = work_ints.shape[0] // 2
+    credits = work_floats[: 2 * n + 2]
+    tv = work_floats[2 * n + 2:]
+    ts, tk = work_ints[:size], work_ints[size:]
+    n_credits = 0
+    if len(ident_targets) > 0:
+        count = 0
+        for sid in range(n_regions):
+            m = start[sid + 1] - start[sid]
+            if m < 2:
+                continue
+            grow = -1
+            for j in range(len(ident_targets)):
+                k = ident_targets[j]
+                if m >= k:
+                    credit = ready
+                else:
+                    if grow < 0:
+                        grow = 0
+                        for a in range(start[sid], start[sid + 1]):
+                            if _growable(members[a], vals, heights, nbrs, cols, reg_rows):
+                                grow = 1
+                                break
+                    credit = progress * _power(m / k, power) * (1.0 if grow == 1 else buried)
+                tv[count] = _box_value(ident_targets, j, bonus_size, weights[4], weights[5]) * credit
+                ts[count], tk[count] = sid, k
+                count += 1
+        n_credits = _assign(tv, ts, tk, count, credits, n_credits)
+    if len(cons_targets) > 0:
+        count = 0
+        for i in range(n):
+            if not free[i] or down[i] != 1 or up[i] < 2:
+                continue
+            length = up[i]
+            lo = vals[i]
+            hi = lo + length - 1
+            grow = -1
+            for j in range(len(cons_targets)):
+                k = cons_targets[j]
+                if length >= k:
+                    credit = ready
+                else:
+                    if not (hi + (k - length) <= max_number or lo - (k - length) >= 0):
+                        continue
+                    if grow < 0:
+                        end = i
+                        while up_next[end] >= 0:
+                            end = up_next[end]
+                        grow = 1 if ((lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows)) or
+                                     (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))) else 0
+                    credit = progress * _power(length / k, power) * (1.0 if grow == 1 else buried)
+                tv[count] = _box_value(cons_targets, j, bonus_size, weights[4], weights[5]) * credit
+                ts[count], tk[count] = i, k
+                count += 1
+        n_credits = _assign(tv, ts, tk, count, credits, n_credits)
+    if limit < 0 or n_credits <= limit:
+        total = 0.0
+        for a in range(n_credits):
+            total += credits[a]
+        return total
+    for a in range(1, n_credits):  # the ``limit`` largest, largest first (insertion sort: a dozen credits)
+        c = credits[a]
+        b = a
+        while b > 0 and credits[b - 1] < c:
+            credits[b] = credits[b - 1]
+            b -= 1
+        credits[b] = c
+    total = 0.0
+    for a in range(limit):
+        total += credits[a]
+    return total
+
+
+@njit(cache=True)
+def combinations(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets):
+    """One canonical combination per open box (:func:`combinations_into`)."""
+    m = len(ident_sizes) + len(cons_targets)
+    kinds, sizes, cells = np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, 8), np.int64)
+    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
+                              kinds, sizes, cells)
+    return kinds[:count], sizes[:count], cells[:count]
+
+
+@njit(cache=True)
+def combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds,
+                      sizes, cells):
+    """One canonical combination per open box, written into ``kinds`` (0 identical,
+    1 consecutive), ``sizes`` and ``cells`` (one row per combination, in selection order,
+    padded with -1); returns how many.
+
+    Identical: the smallest region big enough (ties: lowest id), cut to k cells grown
+    breadth-first from its lowest cell. Consecutive: the shortest up path long enough
+    (ties: lowest start cell), its first k cells.
+    """
+    cells[:] = -1
+    n = vals.shape[0]
+    n_regions = len(start) - 1
+    count = 0
+    for k in ident_sizes:
+        best, rid = 1 << 30, -1
+        for r in range(n_regions):
+            size = start[r + 1] - start[r]
+            if k <= size < best:
+                best, rid = size, r
+        if rid < 0:
+            continue
+        first = members[start[rid]]
+        for a in range(start[rid], start[rid + 1]):
+            first = min(first, members[a])
+        kinds[count], sizes[count] = 0, k
+        cells[count, 0] = first
+        got = 1
+        head = 0
+        while head < got and got < k:
+            j = cells[count, head]
+            head += 1
+            for q in range(4):
+                c = nbrs[j, q]
+                if c < n and region[c] == rid and got < k:
+                    seen = False
+                    for b in range(got):
+                        if cells[count, b] == c:
+                            seen = True
+                    if not seen:
+                        cells[count, got] = c
+                        got += 1
+        count += 1
+    for k in cons_targets:
+        best, bi = 99, -1
+        for i in range(vals.shape[0]):
+            if free[i] and up[i] >= 3 and k <= up[i] < best:
+                best, bi = up[i], i
+        if bi < 0:
+            continue
+        kinds[count], sizes[count] = 1, k
+        cells[count, 0] = bi
+        for a in range(1, k):
+            cells[count, a] = up_next[cells[count, a - 1]]
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def local_scores(table, flat, written, tie, nbrs):
+    """(P, Q) local score of writing ``written[q]`` into the landed cells ``flat[p]``.
+
+    ``table[c, v]`` is the score of value v written next to cell c (row ``cells`` is the
+    padding, zeros). A neighbour that is itself a new cell counts instead as 1 when the
+    two new values differ by at most 1. Scores are sums of halves, exact in any order.
+    """
+    n_p, n_q, width = flat.shape[0], written.shape[0], flat.shape[1]
+    contrib = np.zeros((n_p, width, table.shape[1]))
+    adjacent = np.zeros((n_p, width, width), np.bool_)
+    for p in range(n_p):
+        for i in range(width):
+            for q in range(4):
+                c = nbrs[flat[p, i], q]
+                own = -1
+                for j in range(width):
+                    if flat[p, j] == c:
+                        own = j
+                if own >= 0:
+                    adjacent[p, i, own] = True
+                else:
+                    contrib[p, i, :] += table[c, :]
+    score = np.empty((n_p, n_q))
+    for p in range(n_p):
+        for q in range(n_q):
+            s = 0.0
+            for i in range(width):
+                s += contrib[p, i, written[q, i]]
+                for j in range(i + 1, width):
+                    if adjacent[p, i, j] and abs(written[q, i] - written[q, j]) <= 1:
+                        s += 1.0
+            score[p, q] = s - tie[q]
+    return score
+
+
+@njit(cache=True)
+def _without(targets, k, out):
+    """The targets other than k, written into ``out``; returns how many."""
+    count = 0
+    for t in targets:
+        if t != k:
+            out[count] = t
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _copy_into(targets, out):
+    out[: len(targets)] = targets
+    return len(targets)
+
+
+class SheetWork(NamedTuple):
+    """Scratch space of :func:`written_sheet_into`, reused sheet after sheet."""
+
+    free: np.ndarray
+    buffer: np.ndarray
+    used2: np.ndarray
+    free2: np.ndarray
+    buffer2: np.ndarray
+    potential_floats: np.ndarray
+    potential_ints: np.ndarray
+    ident2: np.ndarray
+    cons2: np.ndarray
+    kinds: np.ndarray
+    sizes: np.ndarray
+    cells: np.ndarray
+    after: np.ndarray
+
+
+@njit(cache=True)
+def sheet_work(cells, max_number, n_ident, n_cons):
+    """A :class:`SheetWork` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
+    m = n_ident + n_cons
+    pf, pi = potential_work(cells, max(n_ident, n_cons))
+    return SheetWork(np.empty(cells, np.bool_), np.empty(8 * cells + max_number + 3, np.int64),
+                     np.empty(cells, np.bool_), np.empty(cells, np.bool_),
+                     np.empty(8 * cells + max_number + 3, np.int64), pf, pi, np.empty(n_ident, np.int64),
+                     np.empty(n_cons, np.int64), np.empty(m, np.int64), np.empty(m, np.int64),
+                     np.empty((m, 8), np.int64), np.empty(m))
+
+
+@njit(cache=True)
+def written_sheet(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size, cols,
+                  reg_rows, max_number, limit, with_potential):
+    """Everything the planner asks of a sheet just written (:func:`written_sheet_into`):
+    (potential if the turn passes, kinds, sizes, cells, potential after each combination)."""
+    work = sheet_work(vals.shape[0], max_number, len(ident_targets), len(cons_targets))
+    now, count = written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights,
+                                    bonus_size, cols, reg_rows, max_number, limit, with_potential, work)
+    return now, work.kinds[:count].copy(), work.sizes[:count].copy(), work.cells[:count].copy(), \
+        work.after[:count].copy()
+
+
+@njit(cache=True)
+def written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size,
+                       cols, reg_rows, max_number, limit, with_potential, work):
+    """Everything the planner asks of a sheet just written: the potential if the turn passes,
+    and each canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential
+    left after it (``work.after``: its box closed, its cells used). Without
+    ``with_potential`` the potentials are 0. Returns (potential now, combinations)."""
+    free, region, start, members, up, down, up_next = structures_into(vals, used, nbrs, max_number, work.free,
+                                                                      work.buffer)
+    kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
+    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
+                              kinds, sizes, cells)
+    after[:count] = 0.0
+    if not with_potential:
+        return 0.0, count
+    pf, pi = work.potential_floats, work.potential_ints
+    now = potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
+                         weights, bonus_size, cols, reg_rows, max_number, limit, pf, pi)
+    used2, ident2, cons2 = work.used2, work.ident2, work.cons2
+    for c in range(count):
+        k = sizes[c]
+        used2[:] = used
+        for a in range(k):
+            used2[cells[c, a]] = True
+        _, _, start2, members2, up2, down2, next2 = structures_into(vals, used2, nbrs, max_number, work.free2,
+                                                                    work.buffer2)
+        n_ident = _without(ident_targets, k, ident2) if kinds[c] == 0 or k == bonus_size else \
+            _copy_into(ident_targets, ident2)
+        n_cons = _without(cons_targets, k, cons2) if kinds[c] != 0 or k == bonus_size else \
+            _copy_into(cons_targets, cons2)
+        after[c] = potential_into(vals, heights, work.free2, start2, members2, up2, down2, next2, nbrs,
+                                  ident2[:n_ident], cons2[:n_cons], weights, bonus_size, cols, reg_rows, max_number,
+                                  limit, pf, pi)
+    return now, count

@@ -1,0 +1,334 @@
+"""The turn enumerator: what a player can make of the rest of a turn, as ranked candidates.
+
+A *candidate* is one way to play the rest of the current turn — the slides, the
+placement of any block they drop, the tetromino's placement, arrangement and wild
+values, and the combination scored or the pass — given as the micro-actions of the flat
+encoding (:mod:`numberdrop_env.engine.actions`) together with the sheet it leaves (its
+*afterstate*) and the official points it scores. Candidates are deduplicated by their
+afterstate: two ways of playing that leave the same grid, used cells, boxes and notches
+are one candidate (the first in ranking order is kept).
+
+The full set of outcomes is far too large to list (a wild die alone multiplies it by
+ten), so the enumeration is pruned by a documented ranking, the planner value of
+:mod:`numberdrop_env.planner.heuristic` (points now plus a hand-written value of the sheet):
+
+1. Slides are enumerated exactly; a dropping block keeps its ``block_width`` best
+   placements by geometry and potential.
+2. For every sheet reached, every legal (placement, arrangement, wild values) of the
+   tetromino gets a cheap local score (exact geometry plus matches of the new numbers
+   with their neighbours; wild dice only take values suggested by neighbours, else the
+   default); at most 3 per placement and the ``width`` best overall go on.
+3. Each of those is written and every combination that can be scored is tried (one
+   canonical combination per open box, plus the pass), each valued exactly: points of
+   the turn plus the heuristic of the sheet after it. Every one is a candidate.
+
+``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
+first, as :class:`TurnCandidates`: a structure of arrays (one row per candidate) that
+also reads as a sequence of :class:`Candidate` objects, built only when asked for. The
+enumeration runs in compiled code (:mod:`numberdrop_env.planner.turn_engine`);
+``TurnPlanner(reference=True)`` runs its specification, :mod:`numberdrop_env.planner.turns_reference`.
+The greedy agent plays the first one, the search agent re-ranks the first few,
+the turn-level environment offers them all; so the greedy's choice is always among
+the candidates the environment offers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache, partial
+from typing import overload
+
+import numpy as np
+
+from ..engine.actions import Phase, layout_for, tetromino_table
+from ..engine.combos import neighbour_table
+from ..engine.rules import Rules
+from ..engine.solo import SoloGame
+from . import turn_engine
+from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .heuristic import DEFAULT_WEIGHTS, Weights
+from .turn_engine import TurnArrays
+from .turns_reference import ReferencePlanner
+
+__all__ = ["PLAN_PHASES", "TURN_PHASES", "Candidate", "TurnCandidates", "TurnPlanner", "letter_values",
+           "remaining_turns", "start_candidates"]
+
+PHASE_CODES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD, Phase.COMBO,
+               Phase.START)
+"""Phase of each code in ``TurnArrays.phases`` (the engine's codes, then the starting number)."""
+TERMS = ("geometry", "potential", "turns", "letter", "letter_half")
+"""Columns of ``TurnArrays.terms``: the planner value's parts besides the points."""
+COMBO_KINDS = ("identical", "consecutive")
+
+
+class TurnCandidates(Sequence):
+    """The candidates of a turn: arrays for vectorised readers, ``Candidate`` objects on demand."""
+
+    def __init__(self, arrays: TurnArrays) -> None:
+        self.arrays = arrays
+        self._built: dict[int, Candidate] = {}
+
+    def __len__(self) -> int:
+        return len(self.arrays.value)
+
+    @overload
+    def __getitem__(self, i: int) -> Candidate: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Candidate]: ...
+
+    def __getitem__(self, i: int | slice) -> Candidate | list[Candidate]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        j = range(len(self))[i]  # IndexError past the end, negative indices count back
+        if j not in self._built:
+            self._built[j] = self._candidate(j)
+        return self._built[j]
+
+    def _candidate(self, i: int) -> Candidate:
+        a = self.arrays
+        n = int(a.n_actions[i])
+        kind = int(a.combo_kind[i])
+        return Candidate(
+            actions=tuple(a.actions[i, :n].tolist()), phases=tuple(PHASE_CODES[p] for p in a.phases[i, :n].tolist()),
+            value=float(a.value[i]), points=int(a.points[i]), values=a.values[i].tolist(), used=a.used[i].tolist(),
+            heights=a.heights[i].tolist(), notches=tuple(a.notches[i].tolist()),
+            combo=None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i])), ends_game=bool(a.ends_game[i]),
+            terms=dict(zip(TERMS, a.terms[i].tolist())) if a.has_terms[i] else {})
+
+    def play(self, i: int, game: SoloGame) -> int:
+        """Play candidate ``i`` on ``game`` (:meth:`Candidate.play`, without building it); returns its points."""
+        a = self.arrays
+        if game.phase is Phase.START:
+            return self[i].play(game)
+        kind = int(a.combo_kind[i])
+        combo = None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i]))
+        game.play_afterstate(a.values[i], a.used[i], a.heights[i], a.notches[i], combo, piece_lost=not a.has_terms[i])
+        return int(a.points[i])
+
+    @classmethod
+    def from_candidates(cls, candidates: list[Candidate]) -> TurnCandidates:
+        """Arrays of candidates built elsewhere (the starting number, the reference planner)."""
+        k = len(candidates)
+        cells = len(candidates[0].values) if k else 0
+        cols = len(candidates[0].heights) if k else 0
+        letters = len(candidates[0].notches) if k else 0
+        a = TurnArrays(
+            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64), np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
+            np.array([len(c.actions) for c in candidates], np.int64), np.array([c.value for c in candidates], float),
+            np.array([c.points for c in candidates], np.int64),
+            np.array([c.values for c in candidates], np.int64).reshape(k, cells),
+            np.array([c.used for c in candidates], bool).reshape(k, cells),
+            np.array([c.heights for c in candidates], np.int64).reshape(k, cols),
+            np.array([c.notches for c in candidates], np.int64).reshape(k, letters),
+            np.array([-1 if c.combo is None else COMBO_KINDS.index(c.combo[0]) for c in candidates], np.int64),
+            np.array([0 if c.combo is None else c.combo[1] for c in candidates], np.int64),
+            np.array([c.ends_game for c in candidates], bool),
+            np.array([[c.terms.get(t, 0.0) for t in TERMS] for c in candidates], float).reshape(k, len(TERMS)),
+            np.array([bool(c.terms) for c in candidates], bool))
+        for i, c in enumerate(candidates):
+            a.actions[i, : len(c.actions)] = c.actions
+            a.phases[i, : len(c.phases)] = [PHASE_CODES.index(p) for p in c.phases]
+        out = cls(a)
+        out._built = dict(enumerate(candidates))
+        return out
+
+
+class TurnPlanner:
+    """Enumerates and ranks the candidates of a turn (see the module docstring).
+
+    ``reference=True`` enumerates with the reference implementation instead of the
+    compiled engine: the same candidates, ten to twenty times slower.
+    """
+
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3,
+                 reference: bool = False) -> None:
+        if width < 1 or block_width < 1:
+            raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
+        self.weights = weights
+        self.width = int(width)
+        self.block_width = int(block_width)
+        self.reference = bool(reference)
+        self._reference = ReferencePlanner(weights, self.width, self.block_width)
+        self._fixed: _Static | None = None
+
+    def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
+        """Distinct candidates of the rest of the turn, best planner value first."""
+        if game.phase not in TURN_PHASES:
+            raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
+                             f"expected one of {[p.value for p in TURN_PHASES]}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
+            raise ValueError(f"limit must be None or a positive int, got {limit!r}")
+        if game.phase is Phase.START:
+            return TurnCandidates.from_candidates(start_candidates(game)[:limit])
+        if self.reference or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
+            return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
+        fixed = self._static(game.rules)
+        rivals = getattr(game, "rivals", None)
+        return TurnCandidates(turn_engine.enumerate_packed(
+            fixed.pack(game, limit), fixed.no_rivals if rivals is None else np.asarray(rivals, float), fixed.table,
+            fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
+
+    def candidates_batch(self, games: Sequence[SoloGame], limit: int,
+                         features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
+        """:meth:`candidates` of many solo games at once, enumerated on every core (compiled code
+        without the GIL, one share of the games per thread), and with
+        ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
+        padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
+        decision (phase slide) or later in the turn, and of the same rules."""
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"limit must be a positive int, got {limit!r}")
+        if not games:
+            return [], np.zeros((0, limit, 0), np.float32)
+        rules = games[0].rules
+        fixed = self._static(rules)
+        for g in games:
+            same_rules = g.rules is rules or g.rules == rules
+            if g.phase not in PLAN_PHASES or not same_rules or getattr(g, "rivals", None) is not None:
+                raise ValueError("candidates_batch plans solo games of one rule set in phases "
+                                 f"{[p.value for p in PLAN_PHASES]}")
+        states = np.stack([fixed.pack(g, limit) for g in games])
+        count, a, rows = _batch_outputs(len(games), limit, fixed, bool(features))
+        # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
+        shares = np.unique(np.linspace(0, len(games), min(len(games), 4 * _workers()) + 1).astype(int))
+        run = partial(turn_engine.enumerate_many, states, table=fixed.table, nbrs=fixed.nbrs,
+                      kweights=fixed.kernel_weights, ints=fixed.ints, floats=fixed.floats,
+                      with_features=bool(features), count=count, **a._asdict(), features=rows)
+        _run_shares(run, list(zip(shares[:-1].tolist(), shares[1:].tolist())))
+        return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
+                for g, k in enumerate(count.tolist())], rows
+
+    def _static(self, rules: Rules) -> _Static:
+        if self._fixed is None or self._fixed.rules is not rules:
+            self._fixed = _Static.of(rules, self.weights, self.width, self.block_width)
+        return self._fixed
+
+
+def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
+    """Zeroed (padded) outputs of :func:`turn_engine.enumerate_many` for ``n_games`` games."""
+    n, cols, letters = fixed.rules.rows * fixed.rules.cols, fixed.rules.cols, len(fixed.rules.letters)
+    shape = (n_games, slots)
+    arrays = TurnArrays(
+        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros((*shape, n), np.int64),
+        np.zeros((*shape, n), bool), np.zeros((*shape, cols), np.int64), np.zeros((*shape, letters), np.int64),
+        np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, bool), np.zeros((*shape, 5)),
+        np.zeros(shape, bool))
+    n_features = turn_engine.feature_count(fixed.ints) if features else 0
+    return np.zeros(n_games, np.int64), arrays, np.zeros((*shape, n_features), np.float32)
+
+
+def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None:
+    """``run(lo=, hi=)`` over every share: the calling thread and the pool's other threads each
+    take the next share left until none is (one hand-over per thread, not one per share)."""
+    pending = iter(shares)  # next() on a list iterator is atomic under the GIL
+
+    def take_shares() -> None:
+        for lo, hi in pending:
+            run(lo=lo, hi=hi)
+
+    helpers = [_pool().submit(take_shares) for _ in range(min(_workers(), len(shares)) - 1)]
+    take_shares()
+    for helper in helpers:
+        helper.result()
+
+
+def _workers() -> int:
+    """Threads that share a batch of games: the cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's threads (a forked child gets its own: the parent's threads are not in it)."""
+    pid = os.getpid()
+    if pid not in _POOLS:
+        _POOLS[pid] = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
+    return _POOLS[pid]
+
+
+@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
+def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
+    """The shape index of each letter's tile (read-only: the array is shared, one per game's tiles)."""
+    out = np.array([names.index(t) for t in tiles], np.int64)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=8)
+def rule_ints(rules: Rules) -> np.ndarray:
+    """The engine's integer parameters that the rules fix (``turn_engine.I_*``; the planner's
+    settings left 0), then the box sizes. Read-only: the array is shared."""
+    L = layout_for(rules)
+    ints = np.zeros(turn_engine.N_INTS, np.int64)
+    for i, v in ((turn_engine.I_ROWS, rules.rows), (turn_engine.I_COLS, rules.cols),
+                 (turn_engine.I_REG, rules.regular_rows), (turn_engine.I_LAST, rules.last_notch),
+                 (turn_engine.I_MAXN, rules.max_number), (turn_engine.I_BONUS, rules.bonus_size),
+                 (turn_engine.I_LINE_PTS, rules.line_points), (turn_engine.I_PEN_PTS, rules.penalty_points),
+                 (turn_engine.I_FULL_COL, rules.full_column_points), (turn_engine.I_A_SLIDE, L.slide),
+                 (turn_engine.I_A_BLOCK, L.block), (turn_engine.I_A_PLACE, L.place),
+                 (turn_engine.I_A_ARRANGE, L.arrange), (turn_engine.I_A_WILD, L.wild),
+                 (turn_engine.I_A_SELECT, L.select), (turn_engine.I_A_CONFIRM, L.confirm),
+                 (turn_engine.I_A_PASS, L.pass_), (turn_engine.I_LETTERS, len(rules.letters))):
+        ints[i] = v
+    out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
+    out.flags.writeable = False
+    return out
+
+
+class _Static:
+    """The engine's arguments that depend only on the rules and the planner's settings."""
+
+    def __init__(self, rules: Rules, w: Weights, width: int, block_width: int) -> None:
+        table = tetromino_table(rules)
+        self.rules = rules
+        self.names = rules.shape_names
+        owner = np.repeat(table.orientation_shape, rules.cols)
+        self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns,
+                                      owner]).astype(np.int64)
+        self.nbrs = neighbour_table(rules.rows, rules.cols)
+        self.no_rivals = np.zeros((0, 0))
+        self.kernel_weights = np.array([w.ready, w.progress, w.power, w.buried, w.column * rules.full_column_points,
+                                        0.5 * w.column * rules.full_column_points])
+        ints = rule_ints(rules).copy()
+        ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
+        ints[turn_engine.I_BLOCK_WIDTH] = block_width
+        self.ints = ints
+        self.offsets = turn_engine.state_offsets(self.ints).tolist()
+        self.field = dict(zip(turn_engine.STATE_FIELDS, zip(self.offsets, self.offsets[1:])))
+        self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
+                                w.bump, w.high])
+
+    def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
+        """The game as one int64 vector (``turn_engine.STATE_FIELDS``)."""
+        f, s = self.field, game.sheet
+        out = np.empty(self.offsets[-1], np.int64)
+        for name, array in (("values", s.values.ravel()), ("used", s.used.ravel()), ("heights", s.heights),
+                            ("notches", game.notches), ("tiles", tile_indices(self.names, game.tiles)),
+                            ("circled", s.circled), ("identical", s.identical), ("consecutive", s.consecutive),
+                            ("crossed", s.crossed), ("lines", s.lines), ("penalties", s.penalties),
+                            ("dice", game.sorted_dice())):
+            a, b = f[name]
+            out[a:b] = array
+        a, b = f["fixed"]
+        out[a:b] = -1
+        if game.phase is Phase.ARRANGE:
+            out[a:b] = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
+        face = -1 if game.shape_face == "*" else self.names.index(game.shape_face)
+        for name, value in (("bonus", s.bonus), ("face", face),
+                            ("star", game.star_pending), ("phase", PHASE_CODES.index(game.phase)),
+                            ("block", -1 if game.block_tile is None else game.block_tile),
+                            ("limit", -1 if limit is None else limit)):
+            out[f[name][0]] = value
+        return out
+
+    @staticmethod
+    @lru_cache(maxsize=32)
+    def of(rules: Rules, weights: Weights, width: int, block_width: int) -> _Static:
+        return _Static(rules, weights, width, block_width)
