@@ -7,6 +7,8 @@ import pytest
 
 from numberdrop_env.planner import kernels
 from numberdrop_env.engine.combos import neighbour_table
+from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
+from numberdrop_env.engine.sheet import Sheet
 from numberdrop_env.planner.heuristic import Context
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns_reference import _landed_cells, _local_scores, _writings
@@ -118,3 +120,22 @@ def test_a_squared_ratio_is_the_same_double_as_pow():
         for k in range(1, 10):
             assert kernels._power(m / k, 2.0) == (m / k) ** 2.0
     assert kernels._power(0.5, 3.0) == 0.125
+
+
+def test_end_of_turn_kernel_equals_the_numpy_rule():
+    """Lines tick when every cell of a regular row is filled, penalty boxes when any cell of a
+    penalty row is; Game Over once a penalty box is ticked (random grids, boxes already ticked)."""
+    rng = np.random.default_rng(0)
+    reg = DEFAULT_RULES.regular_rows
+    for _ in range(2000):
+        sheet = Sheet(DEFAULT_RULES)
+        density = rng.random()
+        sheet.values[:] = np.where(rng.random(sheet.values.shape) < density,
+                                   rng.integers(0, 11, sheet.values.shape), EMPTY)
+        sheet.lines[:] = rng.random(sheet.lines.shape) < 0.1
+        sheet.penalties[:] = rng.random(sheet.penalties.shape) < 0.05
+        filled = sheet.values != EMPTY
+        lines = sheet.lines | filled[:reg].all(axis=1)
+        penalties = sheet.penalties | filled[reg:].any(axis=1)
+        assert sheet.end_of_turn() == bool(penalties.any())
+        assert np.array_equal(sheet.lines, lines) and np.array_equal(sheet.penalties, penalties)

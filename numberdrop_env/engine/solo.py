@@ -254,7 +254,7 @@ class SoloGame:
         self.selection = []
         self._combos = None
         crossed = self.sheet.end_of_turn()
-        if crossed or piece_lost or (self.notches >= self.rules.last_notch).all():
+        if crossed or piece_lost or min(self.notches.tolist()) >= self.rules.last_notch:
             self.phase = Phase.OVER
         else:
             self._start_turn()

@@ -28,7 +28,7 @@ from ..render.text import render_text
 from ..warmup import warn_if_not_compiled
 from .base import BREAKDOWN_KEYS, UnsupportedRenderMode
 from .decision import game_from_options
-from .turn import CANDIDATE_FEATURES, _state, candidate_features, state_size
+from .turn import CANDIDATE_FEATURES, _state, candidate_features, packed_states, state_size
 
 __all__ = ["NumberDropTurnVectorEnv"]
 
@@ -224,30 +224,28 @@ class NumberDropTurnVectorEnv(VectorEnv):
                 self._obs_cands[i] = candidate_features(game, self.offered[i], self.slots)
             else:
                 plan.append(i)
+        states = None
         if plan:
-            offered, features = self.planner.candidates_batch([self.games[i] for i in plan], self.slots, features=True)
+            states = self.planner.pack_batch([self.games[i] for i in plan], self.slots)
+            offered, features = self.planner.candidates_packed(states, self.rules, self.slots, features=True)
             for i, o in zip(plan, offered):
                 self.offered[i] = o
             self._obs_cands[plan] = features
         # the rest of each row: plain Python values gathered, then written once per array
         indices = list(indices)
-        counts, breakdowns, turns, boxes = [], [], [], []
         for i in indices:
-            game = self.games[i]
-            s = game.sheet
-            k = len(self.offered[i])
-            b = s.score_breakdown()
-            self._obs_state[i] = _state(game, k / self.slots, b["total"])
-            counts.append(k)
-            breakdowns.append(b)
-            turns.append(game.turn)
-            boxes.append(sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus)
-        self._count[indices] = counts
+            s = self.games[i].sheet
+            self._breakdown[i] = [s.score_breakdown()[key] for key in BREAKDOWN_KEYS]
+            self._boxes[i] = sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus
+        self._count[indices] = [len(self.offered[i]) for i in indices]
+        self._turn[indices] = [self.games[i].turn for i in indices]
         self._mask[indices] = self._slot_index < self._count[indices, None]
-        self._breakdown[indices] = [[b[key] for key in BREAKDOWN_KEYS] for b in breakdowns]
-        self._turn[indices] = turns
-        self._boxes[indices] = boxes
         self._score[:] = self._breakdown[:, BREAKDOWN_KEYS.index("total")]
+        if states is not None:
+            self._obs_state[plan] = packed_states(states, self.rules, self._turn[plan], self._score[plan],
+                                                  self._count[plan] / self.slots)
+        for i in set(indices).difference(plan):
+            self._obs_state[i] = _state(self.games[i], self._count[i] / self.slots, int(self._score[i]))
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}

@@ -1198,6 +1198,20 @@ def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, p
     return out
 
 
+@njit(cache=True)
+def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shape_die, n_shapes, out):
+    """:func:`turn_state` of packed games inside a turn (rows of ``states``, see ``turns.pack``)
+    with their ``extra`` rows, written into ``out``; ``die_of_face[f]`` is the shape die's face
+    showing shape f, its last entry the star's."""
+    o = state_offsets(ints)
+    for g in range(states.shape[0]):
+        s = states[g]
+        out[g] = turn_state(s[o[12]: o[13]], die_of_face[s[o[13]]], s[o[6]: o[7]], s[o[7]: o[8]], s[o[11]],
+                            s[o[5]: o[6]], s[o[9]: o[10]], s[o[10]: o[11]], s[o[4]: o[5]], s[o[3]: o[4]],
+                            s[o[2]: o[3]], extra[g], n_dice, n_faces, n_shape_die, n_shapes, ints[I_LAST],
+                            ints[I_ROWS])
+
+
 # ---------------------------------------------------------------------------- many games at once
 @njit(cache=True, nogil=True)
 def enumerate_many(states, lo, hi, table, nbrs, kweights, ints, floats, with_features, count, actions, phases,

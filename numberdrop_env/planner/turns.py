@@ -178,10 +178,17 @@ class TurnPlanner:
         ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
         padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
         decision (phase slide) or later in the turn, and of the same rules."""
-        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-            raise ValueError(f"limit must be a positive int, got {limit!r}")
         if not games:
+            _check_limit(limit)
             return [], np.zeros((0, limit, 0), np.float32)
+        return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
+
+    def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
+        """The games as packed rows (``turn_engine.STATE_FIELDS``), checked for
+        :meth:`candidates_packed`: solo games of one rule set, each inside a turn."""
+        _check_limit(limit)
+        if not games:
+            raise ValueError("pack_batch needs at least one game")
         rules = games[0].rules
         fixed = self._static(rules)
         for g in games:
@@ -189,10 +196,17 @@ class TurnPlanner:
             if g.phase not in PLAN_PHASES or not same_rules or getattr(g, "rivals", None) is not None:
                 raise ValueError("candidates_batch plans solo games of one rule set in phases "
                                  f"{[p.value for p in PLAN_PHASES]}")
-        states = np.stack([fixed.pack(g, limit) for g in games])
-        count, a, rows = _batch_outputs(len(games), limit, fixed, bool(features))
+        return np.stack([fixed.pack(g, limit) for g in games])
+
+    def candidates_packed(self, states: np.ndarray, rules: Rules, limit: int,
+                          features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
+        """:meth:`candidates_batch` of games packed by :meth:`pack_batch` (whose rows a caller
+        may read too, e.g. for observations)."""
+        fixed = self._static(rules)
+        n_games = len(states)
+        count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
-        shares = np.unique(np.linspace(0, len(games), min(len(games), 4 * _workers()) + 1).astype(int))
+        shares = np.unique(np.linspace(0, n_games, min(n_games, 4 * _workers()) + 1).astype(int))
         run = partial(turn_engine.enumerate_many, states, table=fixed.table, nbrs=fixed.nbrs,
                       kweights=fixed.kernel_weights, ints=fixed.ints, floats=fixed.floats,
                       with_features=bool(features), count=count, **a._asdict(), features=rows)
@@ -204,6 +218,11 @@ class TurnPlanner:
         if self._fixed is None or self._fixed.rules is not rules:
             self._fixed = _Static.of(rules, self.weights, self.width, self.block_width)
         return self._fixed
+
+
+def _check_limit(limit: object) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"limit must be a positive int, got {limit!r}")
 
 
 def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
