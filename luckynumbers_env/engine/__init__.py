@@ -5,10 +5,11 @@
 - :mod:`.game`: ``Game``, the whole state of a game;
 - :mod:`.persist`: saved games checked field by field.
 
-``Game``, ``geometry`` and ``line_bounds`` are importable from here, where
-``luckynumbers_env.engine`` (once the game module) has always offered them.
+``Game``, ``geometry`` and ``line_bounds`` (and the shared line cache the search agent reads)
+are importable from here, where ``luckynumbers_env.engine`` (once the game module) has always
+offered them.
 """
 
-from .game import Game, geometry, line_bounds
+from .game import _LINE_CACHES, Game, geometry, line_bounds  # noqa: F401  (_LINE_CACHES: as before)
 
 __all__ = ["Game", "geometry", "line_bounds"]
