@@ -319,33 +319,21 @@ class _Static:
         ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
         ints[turn_engine.I_BLOCK_WIDTH] = block_width
         self.ints = ints
-        self.offsets = turn_engine.state_offsets(self.ints).tolist()
-        self.field = dict(zip(turn_engine.STATE_FIELDS, zip(self.offsets, self.offsets[1:])))
         self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
                                 w.bump, w.high])
 
     def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
-        """The game as one int64 vector (``turn_engine.STATE_FIELDS``)."""
-        f, s = self.field, game.sheet
-        out = np.empty(self.offsets[-1], np.int64)
-        for name, array in (("values", s.values.ravel()), ("used", s.used.ravel()), ("heights", s.heights),
-                            ("notches", game.notches), ("tiles", tile_indices(self.names, game.tiles)),
-                            ("circled", s.circled), ("identical", s.identical), ("consecutive", s.consecutive),
-                            ("crossed", s.crossed), ("lines", s.lines), ("penalties", s.penalties),
-                            ("dice", game.sorted_dice())):
-            a, b = f[name]
-            out[a:b] = array
-        a, b = f["fixed"]
-        out[a:b] = -1
+        """The game as one int64 vector (``turn_engine.STATE_FIELDS``, in that order)."""
+        s = game.sheet
+        fixed = [-1] * 4
         if game.phase is Phase.ARRANGE:
-            out[a:b] = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
+            fixed = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
         face = -1 if game.shape_face == "*" else self.names.index(game.shape_face)
-        for name, value in (("bonus", s.bonus), ("face", face),
-                            ("star", game.star_pending), ("phase", PHASE_CODES.index(game.phase)),
-                            ("block", -1 if game.block_tile is None else game.block_tile),
-                            ("limit", -1 if limit is None else limit)):
-            out[f[name][0]] = value
-        return out
+        tail = [int(s.bonus), *game.sorted_dice(), face, int(game.star_pending), PHASE_CODES.index(game.phase),
+                -1 if game.block_tile is None else game.block_tile, *fixed, -1 if limit is None else limit]
+        return np.concatenate((s.values.ravel(), s.used.ravel(), s.heights, game.notches,
+                               tile_indices(self.names, game.tiles), s.circled, s.identical, s.consecutive, s.crossed,
+                               s.lines, s.penalties, tail), dtype=np.int64)
 
     @staticmethod
     @lru_cache(maxsize=32)
