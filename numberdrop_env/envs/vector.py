@@ -235,7 +235,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
         indices = list(indices)
         for i in indices:
             s = self.games[i].sheet
-            self._breakdown[i] = [s.score_breakdown()[key] for key in BREAKDOWN_KEYS]
+            breakdown = s.score_breakdown()
+            self._breakdown[i] = [breakdown[key] for key in BREAKDOWN_KEYS]
             self._boxes[i] = sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus
         self._count[indices] = [len(self.offered[i]) for i in indices]
         self._turn[indices] = [self.games[i].turn for i in indices]
