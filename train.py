@@ -5,7 +5,7 @@ The command line of :mod:`agents.training` (``python train.py --help`` lists the
 
 import sys
 
-from agents.training import cli
+from agents.cli.train import cli
 
 if __name__ == "__main__":
     sys.exit(cli())

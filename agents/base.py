@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
 
 MODELS = Path(__file__).resolve().parent / "models"
 """The shipped model files (``agents/models/*.zip``)."""

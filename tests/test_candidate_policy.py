@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import training as train  # noqa: E402
+from agents.cli import train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.cli.evaluate import play_game  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy, play_games  # noqa: E402

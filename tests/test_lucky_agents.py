@@ -203,7 +203,7 @@ def test_shipped_config_validates_and_typos_are_named(tmp_path):
 
 
 def test_train_py_runs_a_lucky_numbers_config(tmp_path):
-    from agents import training as train
+    from agents.cli import train
 
     data = yaml.safe_load(open("configs/lucky_ppo.yaml"))
     data.update(n_envs=2, ship_to=None, progress_bar=False)

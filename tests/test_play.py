@@ -21,7 +21,7 @@ from numberdrop_env.engine.solo import SoloGame
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import training as train  # noqa: E402
+from agents.cli import train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 
 

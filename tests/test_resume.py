@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from agents import training as train  # noqa: E402
+from agents.cli import train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 
 STEPS, UPDATE = 512, 128

@@ -27,7 +27,7 @@ pytest.importorskip("tensorboard")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import training as train  # noqa: E402
+from agents.cli import train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.cli import evaluate  # noqa: E402
 from agents.training.config import load_rllib_config, rllib_config_from_dict  # noqa: E402

@@ -17,7 +17,7 @@ pytest.importorskip("tensorboard")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents import training as train  # noqa: E402
+from agents.cli import train  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 from numberdrop_env.engine.solo import SoloGame  # noqa: E402

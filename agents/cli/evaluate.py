@@ -17,17 +17,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from luckynumbers_env.rules import SETUPS
-from numberdrop_env.multi import MAX_PLAYERS
-
+from agents.cli.common import HelpFormatter, plain_text
 from agents.evaluation import plots
 from agents.evaluation.ray import run_on_ray
-from agents.evaluation.solo import (HUMAN_SCORES, GameResult, advance, format_table, play_game, run,  # noqa: F401
-                               summarise)
+from agents.evaluation.solo import HUMAN_SCORES, GameResult, advance, format_table, play_game, run, summarise  # noqa: F401
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
 from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
-from agents.cli.common import HelpFormatter, plain_text
+from luckynumbers_env.engine.rules import SETUPS
+from numberdrop_env.engine.table import MAX_PLAYERS
 
 PROG = "numberdrop-evaluate"
 
@@ -40,7 +38,8 @@ def _options_help() -> str:
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=_options_help(),
                                      formatter_class=HelpFormatter)
-    parser.add_argument("--agents", default="random,greedy", help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)")
+    parser.add_argument("--agents", default="random,greedy",
+                        help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)")
     parser.add_argument("--games", type=int, default=100, help="number of games per agent")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     parser.add_argument("--workers", type=int, default=0,

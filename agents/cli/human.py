@@ -9,13 +9,13 @@ player and announced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from numberdrop_env.render import PHASE_WORDS, decision_words, render_text
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.render.text import PHASE_WORDS, decision_words, render_text
 
 from ..numberdrop.greedy import GreedyPolicy
 from .replay import Record

@@ -14,13 +14,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from numberdrop_env.render import render_text
-from numberdrop_env.solo import SoloGame
-
-from agents.registry import AGENTS, describe_options, make_policy, parse_options
 from agents.cli.common import HelpFormatter, plain_text
 from agents.cli.human import HumanGame, start
 from agents.cli.replay import Record, frames, replay, save_gif
+from agents.registry import AGENTS, describe_options, make_policy, parse_options
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.render.text import render_text
 
 PROG = "numberdrop-play"
 SAVE = Path("numberdrop-save.json")

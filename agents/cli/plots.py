@@ -11,11 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from agents.evaluation.plots import plot_learning_curve, plot_scores, read_evals, require_matplotlib  # noqa: F401
+from agents.evaluation.plots import plot_learning_curve, plot_scores, require_matplotlib  # noqa: F401
+from agents.training.common import read_evals
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name if __spec__ else 'agents.cli.plots'}", description=__doc__,
+    prog = f"python -m {__spec__.name if __spec__ else 'agents.cli.plots'}"  # agents.plots: the old name, still run
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="picture", required=True)
     scores = sub.add_parser("scores", help="score distributions from an agents.evaluate --json file")

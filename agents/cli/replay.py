@@ -8,15 +8,16 @@ so the same start and the same actions give the same game, whoever chose the act
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from numberdrop_env.draw import draw_game
-from numberdrop_env.render import decision_words
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.render.draw import draw_game
+from numberdrop_env.render.text import decision_words
 
 FORMAT = "numberdrop-record"
 VERSION = 1
@@ -54,7 +55,7 @@ class Record:
                 "state": self.state, "actions": list(self.actions), "score": self.score}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Record":
+    def from_dict(cls, data: Any) -> Record:
         if not isinstance(data, dict):
             raise TypeError(f"a record is a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT or data.get("version") != VERSION:
@@ -73,7 +74,7 @@ class Record:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "Record":
+    def load(cls, path: str | Path) -> Record:
         try:
             data = json.loads(Path(path).read_text())
         except json.JSONDecodeError as err:

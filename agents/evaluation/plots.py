@@ -1,18 +1,19 @@
 """Pictures for comparing agents: score distributions against the rulebook's human scores,
-and learning curves. Needs matplotlib (the ``train`` and ``dev`` extras). The command is
+and learning curves (of a run's evaluations, :func:`agents.training.common.read_evals`).
+Needs matplotlib (the ``train`` and ``dev`` extras). The command is
 ``python -m agents.plots`` (:mod:`agents.cli.plots`); ``agents.evaluate --plot`` and
 ``train.py`` draw the same pictures from their own numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.engine.rules import DEFAULT_RULES
 
 from ..registry import require_extra
-from ..training.checkpoints import read_jsonl
 from .solo import HUMAN_SCORES
 
 MAX_SCORE = DEFAULT_RULES.max_score
@@ -61,23 +62,6 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
                  pad=14, fontsize=11)
     ax.legend(loc="upper right", fontsize=9, frameon=False)
     return _save(fig, path)
-
-
-def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """The evaluations of ``evals.jsonl`` files (``train.py``), in step order; a later file
-    continues an earlier run (``--resume``). A line cut short by a killed run is left out
-    with a note."""
-    entries = []
-    for path in paths:
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"evaluations file {str(path)!r} not found")
-        for n, entry in enumerate(read_jsonl(path), 1):
-            if not {"step", "score_mean"} <= entry.keys():
-                raise ValueError(f"{path}: evaluation {n} needs 'step' and 'score_mean'")
-            entries.append(entry)
-    if not entries:
-        raise ValueError("no evaluations to plot")
-    return sorted(entries, key=lambda e: e["step"])
 
 
 def plot_learning_curve(entries: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from numberdrop_env.rules import DEFAULT_RULES
-from numberdrop_env.solo import SoloGame
+from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.engine.solo import SoloGame
 
 from ..base import TurnPlayer
 from ..registry import cached_policy, make_policy

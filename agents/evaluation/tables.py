@@ -20,7 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from luckynumbers_env import Game, Rules
-from numberdrop_env.multi import Table
+from numberdrop_env.engine.table import Table
 
 from ..registry import cached_policy, make_policy
 from .stats import ci95

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from luckynumbers_env.engine import Game
+from luckynumbers_env.engine.game import Game
 
 
 @runtime_checkable

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from luckynumbers_env.actions import Phase
-from luckynumbers_env.engine import Game
+from luckynumbers_env.engine.actions import Phase
+from luckynumbers_env.engine.game import Game
 
 from .value import BoardValue, Weights
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from luckynumbers_env.engine import Game
-from luckynumbers_env.observe import observe
+from luckynumbers_env.engine.game import Game
+from luckynumbers_env.envs.observe import observe
 
 from ..base import MODELS, load_model
 

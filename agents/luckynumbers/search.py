@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from luckynumbers_env.actions import Phase
-from luckynumbers_env.engine import Game
+from luckynumbers_env.engine.actions import Phase
+from luckynumbers_env.engine.game import Game
 
 from .greedy import GreedyPolicy
 from .value import BoardValue
@@ -103,7 +103,8 @@ class SearchPolicy:
             hi.append(min(rows[r][1][k], cols[k][1][r]))
         return lo, hi
 
-    def _ranked(self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float]) -> list[tuple[float, int]]:
+    def _ranked(self, bv: BoardValue, b: list[int], tile: int, bounds,
+                before: dict[int, float]) -> list[tuple[float, int]]:
         """(gain, cell) of every legal cell for ``tile``, best first."""
         lo, hi = bounds
         out = []

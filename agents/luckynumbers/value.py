@@ -17,7 +17,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from luckynumbers_env.engine import _LINE_CACHES, geometry, line_bounds
+from luckynumbers_env.engine.game import geometry, line_bounds
+
+LINE_CACHES: dict[tuple[int, int], dict] = {}
+"""``line_bounds`` of every line seen, per board size and top tile (pure, so shared by all boards)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class BoardValue:
         self.size, self.top = size, max_tile + 1
         self.w = weights
         self.empty = cell_table(self.top, weights, copies)
-        self.cache = _LINE_CACHES.setdefault((size, max_tile), {})
+        self.cache = LINE_CACHES.setdefault((size, max_tile), {})
         self.lines = geometry(size)[3]
 
     def _line(self, key: tuple[int, ...]) -> tuple[list[int], list[int]]:

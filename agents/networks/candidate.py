@@ -23,7 +23,8 @@ a while: the first advantages then come from a value that already fits the polic
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -33,7 +34,7 @@ from stable_baselines3.common.preprocessing import preprocess_obs
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from numberdrop_env.turn_env import PLANNER_TERMS, VALUE_SCALE
+from numberdrop_env.envs.turn import PLANNER_TERMS, VALUE_SCALE
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 

@@ -9,7 +9,7 @@ concatenated. Sized to be cheap on a CPU.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from gymnasium import spaces

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from numberdrop_env.actions import Phase
-from numberdrop_env.heuristic import DEFAULT_WEIGHTS, Weights
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns import PLAN_PHASES, Candidate, TurnPlanner
+from numberdrop_env.engine.actions import Phase
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS, Weights
+from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnPlanner
 
 
 class PlanFollower:

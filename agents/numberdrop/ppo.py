@@ -14,16 +14,17 @@ the shipped model ``agents/models/ppo_turn.zip``. Both kinds of model play:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from numberdrop_env.env import observe
-from numberdrop_env.rules import DEFAULT_RULES, Rules
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turn_env import observe_turn
-from numberdrop_env.turns import TURN_PHASES, Candidate, TurnPlanner
+from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.decision import observe
+from numberdrop_env.envs.turn import observe_turn
+from numberdrop_env.planner.turns import TURN_PHASES, Candidate, TurnPlanner
 
 from .. import base
 from ..base import MODELS

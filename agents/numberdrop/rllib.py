@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from numberdrop_env.env import observe
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns import TurnPlanner
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.decision import observe
+from numberdrop_env.planner.turns import TurnPlanner
 
 from ..networks import MASK_KEY, OBS_KEY
 from .greedy import PlanFollower

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from numberdrop_env.actions import Phase
-from numberdrop_env.solo import SoloGame
-from numberdrop_env.turns import PLAN_PHASES, Candidate
+from numberdrop_env.engine.actions import Phase
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.turns import PLAN_PHASES, Candidate
 
 from .. import registry
 from .greedy import GreedyPolicy, PlanFollower

@@ -1,4 +1,4 @@
-"""Training from one YAML config: ``python train.py --config configs/ppo_turn.yaml``.
+"""Training from one YAML config (the command line: ``python train.py``, :mod:`agents.cli.train`).
 
     python train.py --config configs/ppo_turn.yaml
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
@@ -19,46 +19,16 @@ prints the command that resumes.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli.common import HelpFormatter, plain_text
 from ..registry import load
-from .checkpoints import find_folder_checkpoint, resume_command
-from .config import TrainConfig, load_config
+from .checkpoints import find_folder_checkpoint
+from .config import TrainConfig
 
 TRAINERS = {"sb3": "agents.training.sb3:train [train]", "rllib": "agents.training.rllib.train:train [rllib]"}
 """The trainer of each ``backend``, with the extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python train.py", description=plain_text(__doc__),
-                                     formatter_class=HelpFormatter)
-    parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
-    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from (an RLlib run: a checkpoint "
-                                                    "directory; a run directory: its newest good checkpoint): keeps "
-                                                    "its weights and step count, takes the config's PPO settings")
-    parser.add_argument("--total-steps", type=int, help="override total_timesteps")
-    parser.add_argument("--output-dir", help="override output_dir (the run directory)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    return parser
-
-
-def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
-    """Parse the command line and validate the config: every error surfaces here, before any training."""
-    args = build_parser().parse_args(argv)
-    cfg = load_config(args.config)
-    if args.total_steps is not None:
-        if args.total_steps <= 0:
-            raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
-        cfg.total_timesteps = args.total_steps
-    if args.output_dir is not None:
-        cfg.output_dir = args.output_dir
-    if args.resume is not None:
-        args.resume = find_resume(args.resume, cfg.backend == "rllib")
-    return cfg, args
 
 
 def find_resume(path: Path, rllib: bool) -> Path:
@@ -71,31 +41,3 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
     return load(TRAINERS[cfg.backend], f"backend {cfg.backend!r}")(cfg, args)
-
-
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    return train(*prepare(argv))
-
-
-def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
-    """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
-    try:
-        checkpoint = find_resume(cfg.run_dir, cfg.backend == "rllib")
-    except (FileNotFoundError, ValueError):
-        return "interrupted: no checkpoint yet; run the same command to start again"
-    return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"
-
-
-def cli(argv: list[str] | None = None) -> int:
-    """``python train.py``: exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config."""
-    try:
-        config, arguments = prepare(argv)
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    try:
-        outcome = train(config, arguments)
-    except KeyboardInterrupt:
-        print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
-        return 130
-    return 130 if outcome.get("interrupted") else 0

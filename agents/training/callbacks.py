@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from numberdrop_env.env_base import breakdown_dict
-from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.envs.base import breakdown_dict
 
 from .checkpoints import append_jsonl, best_score, last_step, read_json, write_json
 from .resume import save_model

@@ -27,9 +27,10 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
 """A numbered checkpoint's name: ``<prefix>_<steps>_steps`` (a folder) or ``...steps.zip``."""
@@ -277,7 +278,7 @@ class StopRequest:
         self.requested = False
         self._previous: Any = None
 
-    def __enter__(self) -> "StopRequest":
+    def __enter__(self) -> StopRequest:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self

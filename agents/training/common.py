@@ -9,12 +9,13 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from numberdrop_env.rules import DEFAULT_RULES
+from numberdrop_env.engine.rules import DEFAULT_RULES
 
 from ..evaluation import plots
 from ..evaluation.ray import run_on_ray
@@ -22,10 +23,10 @@ from ..evaluation.solo import format_table, run, summarise
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
 from ..evaluation.tables import summarise as summarise_lucky
 from ..registry import policy_class
-from .checkpoints import atomic_path, read_json, report_stop, write_json
+from .checkpoints import atomic_path, read_json, read_jsonl, report_stop, write_json
 from .config import TrainConfig
 
-__all__ = ["DEFAULT_RULES", "best_model", "final_evaluation", "greedy_available", "greedy_baseline",
+__all__ = ["DEFAULT_RULES", "best_model", "final_evaluation", "greedy_available", "greedy_baseline", "read_evals",
            "stopped_early", "write_learning_curve"]
 
 
@@ -63,6 +64,23 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
     return data
 
 
+def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """The evaluations of ``evals.jsonl`` files (``train.py``), in step order; a later file
+    continues an earlier run (``--resume``). A line cut short by a killed run is left out
+    with a note."""
+    entries = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"evaluations file {str(path)!r} not found")
+        for n, entry in enumerate(read_jsonl(path), 1):
+            if not {"step", "score_mean"} <= entry.keys():
+                raise ValueError(f"{path}: evaluation {n} needs 'step' and 'score_mean'")
+            entries.append(entry)
+    if not entries:
+        raise ValueError("no evaluations to plot")
+    return sorted(entries, key=lambda e: e["step"])
+
+
 def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it; a
     line cut short by a kill is left out). A picture is not worth a failed run: without
@@ -72,7 +90,7 @@ def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
         return None
     try:
         with atomic_path(run_dir / "learning_curve.png", ".png") as tmp:
-            plots.plot_learning_curve(plots.read_evals([evals]), tmp, title)
+            plots.plot_learning_curve(read_evals([evals]), tmp, title)
         return run_dir / "learning_curve.png"
     except (ImportError, ValueError) as err:
         print(f"note: no learning_curve.png ({err})", file=sys.stderr)

@@ -236,7 +236,8 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
     ("numberdrop", "rllib"): _keys(_TOP, env=_ND_ENV, ppo=_ALL["ppo"], network=_ND_NET, eval=_ALL["eval"],
                                    checkpoint=_ALL["checkpoint"], final_eval={"games", "seed", "agents", "workers"},
                                    ray=_ALL["ray"]),
-    ("luckynumbers", "sb3"): _keys(_TOP | {"vec_env", "ship_to"}, env={"players", "opponents", "setup", "bruno", "shaping"},
+    ("luckynumbers", "sb3"): _keys(_TOP | {"vec_env", "ship_to"},
+                                   env={"players", "opponents", "setup", "bruno", "shaping"},
                                    pretrain=_ALL["pretrain"] - {"workers"}, ppo=_ALL["ppo"], network=_LUCKY_NET,
                                    eval={"every_steps", "games", "seed"}, checkpoint=_ALL["checkpoint"],
                                    final_eval={"games", "seed", "opponents", "workers"}),
@@ -268,7 +269,8 @@ def _convert(value: Any, tp: Any, path: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
-            raise TypeError(f"config key {path!r} must be a mapping (section {tp.__name__}), got {type(value).__name__}")
+            raise TypeError(f"config key {path!r} must be a mapping (section {tp.__name__}), "
+                            f"got {type(value).__name__}")
         return _build(tp, value, path + ".")
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)

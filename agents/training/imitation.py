@@ -30,9 +30,9 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from luckynumbers_env import Game, Rules
-from luckynumbers_env.observe import observe as observe_lucky
-from numberdrop_env.env import observe
-from numberdrop_env.solo import SoloGame
+from luckynumbers_env.envs.observe import observe as observe_lucky
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.decision import observe
 
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json

@@ -27,9 +27,10 @@ import pickle
 import random
 import sys
 import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np

@@ -36,10 +36,10 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from agents.lucky.gym_env import LuckyNumbersEnv
-from agents.table_env import NumberDropTableEnv
-from numberdrop_env.env import NumberDropEnv
-from numberdrop_env.turn_env import NumberDropTurnEnv
+from luckynumbers_env.envs.seat import LuckyNumbersEnv
+from numberdrop_env.envs.decision import NumberDropEnv
+from numberdrop_env.envs.seat import NumberDropTableEnv
+from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
 from ..networks.candidate import CandidateScorerPolicy
@@ -49,8 +49,16 @@ from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
 from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
 from .config import EnvConfig, TrainConfig
-from .resume import (UpdateBoundaries, check_checkpoint, envs_key, save_checkpoint, save_model, set_rng_state,
-                     start_or_resume, worker_env)
+from .resume import (
+    UpdateBoundaries,
+    check_checkpoint,
+    envs_key,
+    save_checkpoint,
+    save_model,
+    set_rng_state,
+    start_or_resume,
+    worker_env,
+)
 from .vec_env import NativeTurnVecEnv
 
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}

@@ -26,13 +26,14 @@ package does not.
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from numberdrop_env.rules import DEFAULT_RULES, Rules
-from numberdrop_env.vector_env import NumberDropTurnVectorEnv
+from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
+from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
 __all__ = ["NativeTurnVecEnv"]
 

@@ -15,8 +15,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from numberdrop_env.env import NumberDropEnv
-from numberdrop_env.turn_env import NumberDropTurnEnv
+from numberdrop_env.envs.decision import NumberDropEnv
+from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ...networks import MASK_KEY, OBS_KEY
 

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 import ray
 import torch
+import yaml
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -52,15 +52,27 @@ from ray.tune.registry import register_env
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from numberdrop_env.env_base import breakdown_dict
-from numberdrop_env.rules import DEFAULT_RULES as r
+from numberdrop_env.engine.rules import DEFAULT_RULES as r
+from numberdrop_env.envs.base import breakdown_dict
 
 from ...evaluation.solo import play_game
 from ...networks.rllib_module import NumberDropRLModule
 from ...numberdrop.rllib import RLlibPolicy
 from .. import common
-from ..checkpoints import (STEPS_FILE, Interrupted, StopRequest, append_jsonl, atomic_path, atomic_write, best_score,
-                           folder_steps, keep_steps_up_to, last_step, report_stop, write_json)
+from ..checkpoints import (
+    STEPS_FILE,
+    Interrupted,
+    StopRequest,
+    append_jsonl,
+    atomic_path,
+    atomic_write,
+    best_score,
+    folder_steps,
+    keep_steps_up_to,
+    last_step,
+    report_stop,
+    write_json,
+)
 from ..config import TrainConfig as RLlibTrainConfig
 from .env import make_env
 
@@ -300,7 +312,7 @@ def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
     finally:
         if started:
-        
+
             ray.shutdown()
 
 

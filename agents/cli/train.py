@@ -1,0 +1,76 @@
+"""``python train.py``: train an agent from one YAML config (see :mod:`agents.training`).
+
+    python train.py --config configs/ppo_turn.yaml
+    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
+    python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import agents.training
+from agents.cli.common import HelpFormatter, plain_text
+from agents.training import find_resume, train
+from agents.training.checkpoints import resume_command
+from agents.training.config import TrainConfig, load_config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python train.py", description=plain_text(agents.training.__doc__ or ""),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
+    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from (an RLlib run: a checkpoint "
+                                                    "directory; a run directory: its newest good checkpoint): keeps "
+                                                    "its weights and step count, takes the config's PPO settings")
+    parser.add_argument("--total-steps", type=int, help="override total_timesteps")
+    parser.add_argument("--output-dir", help="override output_dir (the run directory)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    return parser
+
+
+def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
+    """Parse the command line and validate the config: every error surfaces here, before any training."""
+    args = build_parser().parse_args(argv)
+    cfg = load_config(args.config)
+    if args.total_steps is not None:
+        if args.total_steps <= 0:
+            raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
+        cfg.total_timesteps = args.total_steps
+    if args.output_dir is not None:
+        cfg.output_dir = args.output_dir
+    if args.resume is not None:
+        args.resume = find_resume(args.resume, cfg.backend == "rllib")
+    return cfg, args
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    return train(*prepare(argv))
+
+
+def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
+    """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
+    try:
+        checkpoint = find_resume(cfg.run_dir, cfg.backend == "rllib")
+    except (FileNotFoundError, ValueError):
+        return "interrupted: no checkpoint yet; run the same command to start again"
+    return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``python train.py``: exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config."""
+    try:
+        config, arguments = prepare(argv)
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        outcome = train(config, arguments)
+    except KeyboardInterrupt:
+        print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
+        return 130
+    return 130 if outcome.get("interrupted") else 0
+
