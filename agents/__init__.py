@@ -17,11 +17,7 @@ still import for one release, with a ``DeprecationWarning``: :data:`MOVED` lists
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-import warnings
+from gamekit.aliases import register
 
 MOVED = {
     "agents.greedy": "agents.numberdrop.greedy",
@@ -56,29 +52,10 @@ MOVED = {
     "agents.play": "agents.cli.play",
     "agents.human": "agents.cli.human",
     "agents.replay": "agents.cli.replay",
+    "agents.table_env": "numberdrop_env.envs.seat",
+    "agents.lucky.gym_env": "luckynumbers_env.envs.seat",
 }
 """Old module path -> the module that replaced it (kept for one release)."""
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports an old path as the new module itself (so classes, pickles and isinstance agree),
-    with a ``DeprecationWarning``; ``python -m OLD`` runs the new module's code, silently."""
-
-    def find_spec(self, name, path=None, target=None):  # noqa: ARG002 - the MetaPathFinder signature
-        return importlib.util.spec_from_loader(name, self) if name in MOVED else None
-
-    def create_module(self, spec):
-        warnings.warn(f"{spec.name} is deprecated and will be removed in the next release: "
-                      f"import {MOVED[spec.name]} instead", DeprecationWarning, stacklevel=2)
-        return importlib.import_module(MOVED[spec.name])
-
-    def exec_module(self, module) -> None:
-        pass  # the new module is already executed
-
-    def get_code(self, name):
-        new = MOVED[name]
-        return importlib.util.find_spec(new).loader.get_code(new)
-
-
-if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.insert(0, _MovedModules())
+register(MOVED)

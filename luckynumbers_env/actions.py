@@ -1,5 +1,0 @@
-"""Deprecated: this old path is :mod:`luckynumbers_env.engine.actions`, and goes in the next release."""
-
-from gamekit.aliases import alias
-
-alias(__name__, "luckynumbers_env.engine.actions")

@@ -1,5 +1,0 @@
-"""Deprecated: this old path is :mod:`numberdrop_env.envs.turn`, and goes in the next release."""
-
-from gamekit.aliases import alias
-
-alias(__name__, "numberdrop_env.envs.turn")
