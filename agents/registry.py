@@ -53,8 +53,10 @@ def require_extra(extra: str, what: str, modules: tuple[str, ...] = ()) -> None:
     is missing."""
     absent = next((m for m in modules or EXTRAS[extra] if importlib.util.find_spec(m) is None), None)
     if absent is not None:
-        raise ImportError(f"{what} needs the `{extra}` extra ({absent} is not installed): "
-                          f"pip install 'numberdrop-env[{extra}]' (or pip install -e '.[{extra}]' in a checkout)")
+        raise ImportError(
+            f"{what} needs the `{extra}` extra ({absent} is not installed): "
+            f"pip install 'numberdrop-env[{extra}]' (or pip install -e '.[{extra}]' in a checkout)"
+        )
 
 
 def load(entry: str, what: str = "") -> Any:
@@ -130,15 +132,24 @@ def _literal(raw: str) -> Any:
     return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
 
 
-def describe_options(width: int = 79, game: str = "numberdrop",
-                     heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):") -> str:
+def describe_options(
+    width: int = 79,
+    game: str = "numberdrop",
+    heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):",
+) -> str:
     """Every agent's options with their defaults, read off the constructors so --help cannot go stale."""
     agents = agents_of(game)
     lines = [heading]
     pad = max(map(len, agents)) + 4
     for name in agents:
-        text = textwrap.fill(_option_list(name, game), width, initial_indent=f"  {name}:".ljust(pad),
-                             subsequent_indent=" " * pad, break_long_words=False, break_on_hyphens=False)
+        text = textwrap.fill(
+            _option_list(name, game),
+            width,
+            initial_indent=f"  {name}:".ljust(pad),
+            subsequent_indent=" " * pad,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
         lines.append(text)
     return "\n".join(lines)
 

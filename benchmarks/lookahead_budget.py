@@ -22,8 +22,8 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from agents.numberdrop.ppo import PPOPolicy, offer_turns
 from agents.cli.common import HelpFormatter, plain_text
+from agents.numberdrop.ppo import PPOPolicy, offer_turns
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
 
@@ -52,8 +52,7 @@ def cost(k: int, s: int, r: int) -> int:
     return k * s + (r * s if 2 <= r < k else 0)
 
 
-def value_table(policy: PPOPolicy, search: SearchPolicy, game: SoloGame, top: int,
-                seeds: np.ndarray) -> np.ndarray:
+def value_table(policy: PPOPolicy, search: SearchPolicy, game: SoloGame, top: int, seeds: np.ndarray) -> np.ndarray:
     """(candidates, rolls): the network's ``top`` most likely candidates, most likely first,
     each valued on each roll; a candidate repeating an earlier one's turn is -inf."""
     (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
@@ -67,7 +66,7 @@ def replay(table: np.ndarray, k: int, s: int, r: int, rng: np.random.Generator) 
     draw of a budget."""
     n_rolls = table.shape[1]
     perm = rng.permutation(n_rolls)
-    drawn, held = perm[: n_rolls // 2], perm[n_rolls // 2:]
+    drawn, held = perm[: n_rolls // 2], perm[n_rolls // 2 :]
     rows = table[:k]
     first = rows[:, drawn[:s]].mean(1)
     choice = int(np.argmax(first))
@@ -78,8 +77,11 @@ def replay(table: np.ndarray, k: int, s: int, r: int, rng: np.random.Generator) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.lookahead_budget",
-                                     description=plain_text(__doc__.splitlines()[0]), formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.lookahead_budget",
+        description=plain_text(__doc__.splitlines()[0]),
+        formatter_class=HelpFormatter,
+    )
     parser.add_argument("--turns", type=int, default=60, help="turns measured (default 60)")
     parser.add_argument("--top", type=int, default=16, help="candidates valued per turn (default 16)")
     parser.add_argument("--rolls", type=int, default=32, help="sampled next rolls per candidate (default 32)")
@@ -101,11 +103,14 @@ def main(argv: list[str] | None = None) -> None:
     search = SearchPolicy(value="learned", model=policy.path)
     rng = np.random.default_rng(0)
     start = time.perf_counter()
-    tables = [value_table(policy, search, game, args.top, rng.integers(0, 2**63 - 1, size=args.rolls))
-              for game in tqdm(sample_turns(args.turns, policy), desc="turns", disable=args.no_progress,
-                               mininterval=5)]
-    print(f"{args.turns} turns, the network's {args.top} most likely candidates valued on {args.rolls} rolls "
-          f"({time.perf_counter() - start:.0f} s)")
+    tables = [
+        value_table(policy, search, game, args.top, rng.integers(0, 2**63 - 1, size=args.rolls))
+        for game in tqdm(sample_turns(args.turns, policy), desc="turns", disable=args.no_progress, mininterval=5)
+    ]
+    print(
+        f"{args.turns} turns, the network's {args.top} most likely candidates valued on {args.rolls} rolls "
+        f"({time.perf_counter() - start:.0f} s)"
+    )
     print(f"{'budget':>8} {'valuations':>10} {'gain/turn':>10} {'changed':>8}")
     for k, s, r in budgets:
         rng = np.random.default_rng(1)  # each budget replays the same draws, whatever the others

@@ -20,8 +20,8 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.base import Policy
-from agents.numberdrop.greedy import GreedyPolicy
 from agents.cli.common import HelpFormatter, plain_text
+from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
@@ -45,8 +45,11 @@ def sample_turns(n: int, policy: Policy | None = None) -> list[SoloGame]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.pruning", description=plain_text(__doc__.splitlines()[0]),
-                                     formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.pruning",
+        description=plain_text(__doc__.splitlines()[0]),
+        formatter_class=HelpFormatter,
+    )
     parser.add_argument("--turns", type=int, default=40, help="turns measured (default 40)")
     parser.add_argument("--top", type=int, default=128, help="candidates valued per turn (default 128)")
     parser.add_argument("--samples", type=int, default=4, help="sampled next rolls per candidate (default 4)")
@@ -67,8 +70,10 @@ def main(argv: list[str] | None = None) -> None:
         for k in ks:
             regret[k].append(best - values[:k].max())
             outside[k].append(int(np.argmax(values)) >= k)
-    print(f"{args.turns} turns, {args.top} candidates valued by a {args.samples}-roll look-ahead "
-          f"({time.perf_counter() - start:.0f} s); candidates per turn: median {np.median(counts):.0f}")
+    print(
+        f"{args.turns} turns, {args.top} candidates valued by a {args.samples}-roll look-ahead "
+        f"({time.perf_counter() - start:.0f} s); candidates per turn: median {np.median(counts):.0f}"
+    )
     print(f"{'K':>5} {'mean regret':>12} {'best beyond K':>14}")
     for k in ks:
         print(f"{k:>5} {np.mean(regret[k]):>12.3f} {np.mean(outside[k]):>13.0%}")

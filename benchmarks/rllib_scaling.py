@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig as RLlibTrainConfig, load_config as load_rllib_config
+from agents.training.config import TrainConfig as RLlibTrainConfig
+from agents.training.config import load_config as load_rllib_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,9 +77,14 @@ def rllib_rate(cfg: RLlibTrainConfig, runners: int, iterations: int) -> dict[str
         algo.stop()
     finally:
         ray.shutdown()
-    return {"trainer": f"rllib, {runners} env runner{'s' if runners > 1 else ''}", "steps": steps,
-            "seconds": seconds, "steps_per_s": steps / seconds, "sampling": sample_s / seconds,
-            "learner": learn_s / seconds}
+    return {
+        "trainer": f"rllib, {runners} env runner{'s' if runners > 1 else ''}",
+        "steps": steps,
+        "seconds": seconds,
+        "steps_per_s": steps / seconds,
+        "sampling": sample_s / seconds,
+        "learner": learn_s / seconds,
+    }
 
 
 def sb3_rate(cfg: RLlibTrainConfig, iterations: int) -> dict[str, Any]:
@@ -109,16 +115,28 @@ def sb3_rate(cfg: RLlibTrainConfig, iterations: int) -> dict[str, Any]:
         seconds = time.perf_counter() - start
     finally:
         venv.close()
-    return {"trainer": "SB3 MaskablePPO, 1 process", "steps": per * iterations, "seconds": seconds,
-            "steps_per_s": per * iterations / seconds, "sampling": 1 - learn[0] / seconds,
-            "learner": learn[0] / seconds}
+    return {
+        "trainer": "SB3 MaskablePPO, 1 process",
+        "steps": per * iterations,
+        "seconds": seconds,
+        "steps_per_s": per * iterations / seconds,
+        "sampling": 1 - learn[0] / seconds,
+        "learner": learn[0] / seconds,
+    }
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.rllib_scaling", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--interface", choices=["decision", "turn"], default="decision",
-                        help="NumberDrop-v0 (CNN + vectors) or NumberDropTurn-v0 (candidate scorer)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.rllib_scaling",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--interface",
+        choices=["decision", "turn"],
+        default="decision",
+        help="NumberDrop-v0 (CNN + vectors) or NumberDropTurn-v0 (candidate scorer)",
+    )
     parser.add_argument("--runners", default="1,2,4", help="comma-separated env runner counts")
     parser.add_argument("--iterations", type=int, default=4, help="timed PPO iterations per line")
     parser.add_argument("--no-sb3", action="store_true", help="leave out the SB3 line")
@@ -128,17 +146,26 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     if not runners or min(runners) < 1 or args.iterations < 1:
         parser.error("--runners must list positive counts and --iterations must be positive")
     cfg = bench_config(args.interface)
-    print(f"{args.interface}: {cfg.n_envs} envs per sampler x {cfg.ppo.n_steps} steps, minibatch "
-          f"{cfg.ppo.batch_size}, {cfg.ppo.n_epochs} epochs; {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"{args.interface}: {cfg.n_envs} envs per sampler x {cfg.ppo.n_steps} steps, minibatch "
+        f"{cfg.ppo.batch_size}, {cfg.ppo.n_epochs} epochs; {os.cpu_count()} CPUs",
+        flush=True,
+    )
     print(f"{'trainer':<32} {'steps':>7} {'seconds':>8} {'steps/s':>8} {'sampling':>9} {'learner':>8}", flush=True)
     lines = []
     jobs = [("sb3", 0)] * (not args.no_sb3) + [("rllib", r) for r in runners]
     for kind, n in jobs:
-        line = sb3_rate(bench_config(args.interface), args.iterations) if kind == "sb3" else \
-            rllib_rate(bench_config(args.interface), n, args.iterations)
+        line = (
+            sb3_rate(bench_config(args.interface), args.iterations)
+            if kind == "sb3"
+            else rllib_rate(bench_config(args.interface), n, args.iterations)
+        )
         lines.append(line)
-        print(f"{line['trainer']:<32} {line['steps']:>7} {line['seconds']:>8.1f} {line['steps_per_s']:>8.0f} "
-              f"{100 * line['sampling']:>8.0f}% {100 * line['learner']:>7.0f}%", flush=True)
+        print(
+            f"{line['trainer']:<32} {line['steps']:>7} {line['seconds']:>8.1f} {line['steps_per_s']:>8.0f} "
+            f"{100 * line['sampling']:>8.0f}% {100 * line['learner']:>7.0f}%",
+            flush=True,
+        )
     if args.json:
         args.json.write_text(json.dumps(lines, indent=1))
     return lines

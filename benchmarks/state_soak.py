@@ -18,19 +18,20 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from luckynumbers_env import Game, Rules as LuckyRules
-from luckynumbers_env import lucky_numbers_v0
-from numberdrop_env import Phase
-from numberdrop_env import multiplayer_v0
+from luckynumbers_env import Game, lucky_numbers_v0
+from luckynumbers_env import Rules as LuckyRules
+from numberdrop_env import Phase, multiplayer_v0
 from numberdrop_env.engine.table import Table
 
-LUCKY_VARIANTS = [LuckyRules(players=p, setup=s, bruno=b) for s in ("standard", "michael") for b in (False, True)
-                  for p in (2, 3, 4)]
+LUCKY_VARIANTS = [
+    LuckyRules(players=p, setup=s, bruno=b) for s in ("standard", "michael") for b in (False, True) for p in (2, 3, 4)
+]
 
 
 @dataclass
@@ -56,8 +57,10 @@ def _check(tally: Tally, env: Any, observations: dict[str, Any], where: str) -> 
         if not env.observation_space(agent).contains(obs):
             tally.outside += 1
             values = obs["observation"]
-            tally.note(f"{where} {agent}: observation outside its space at indices "
-                       f"{np.flatnonzero((values < 0) | (values > 1))[:8].tolist()}, max {values.max():.3f}")
+            tally.note(
+                f"{where} {agent}: observation outside its space at indices "
+                f"{np.flatnonzero((values < 0) | (values > 1))[:8].tolist()}, max {values.max():.3f}"
+            )
 
 
 def _eager(mask: np.ndarray, seat: Any, rng: np.random.Generator) -> int:
@@ -135,10 +138,12 @@ def _round_trip(tally: Tally, state: dict[str, Any], load: Callable[[Any], Any],
 
 
 def report(name: str, tally: Tally, seconds: float) -> str:
-    lines = [f"{name}: {tally.games} games, {tally.decisions} decisions, {seconds:.0f} s",
-             f"  refused round trips: {tally.refused}",
-             f"  observations outside their space: {tally.outside} of {tally.observations}",
-             "  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.endings.items()))]
+    lines = [
+        f"{name}: {tally.games} games, {tally.decisions} decisions, {seconds:.0f} s",
+        f"  refused round trips: {tally.refused}",
+        f"  observations outside their space: {tally.outside} of {tally.observations}",
+        "  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.endings.items())),
+    ]
     return "\n".join(lines + [f"  e.g. {e}" for e in tally.examples])
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -58,6 +58,7 @@ def env_loop(env_id: str, masked: bool, **kwargs) -> Callable[[float], tuple[int
 
 def vector_loop(num_envs: int) -> Callable[[float], tuple[int, int]]:
     """Random masked candidates in every game of the native vector environment."""
+
     def run(deadline: float) -> tuple[int, int]:
         envs = gym.make_vec("NumberDropTurn-v0", num_envs=num_envs, vectorization_mode="vector_entry_point")
         rng = np.random.default_rng(0)
@@ -150,13 +151,16 @@ def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput",
-                                     description=plain_text(__doc__.splitlines()[0]),
-                                     formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.throughput",
+        description=plain_text(__doc__.splitlines()[0]),
+        formatter_class=HelpFormatter,
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     parser.add_argument("--vector-envs", type=int, default=16, help="games of the native vector environment")
-    parser.add_argument("--lookahead-games", type=int, default=3,
-                        help="games timed for the look-ahead agent (0: skip it)")
+    parser.add_argument(
+        "--lookahead-games", type=int, default=3, help="games timed for the look-ahead agent (0: skip it)"
+    )
     args = parser.parse_args(argv)
     rows = [
         ("NumberDropTurn-v0 turns (K=32)", *_timed(env_loop("NumberDropTurn-v0", masked=True), args.seconds)),

@@ -37,8 +37,11 @@ class _SecondNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec) -> ModuleType:
         new, deprecated = _TARGETS[spec.name]
         if deprecated:
-            warnings.warn(f"{spec.name} is deprecated and will be removed in the next release: import {new} instead",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                f"{spec.name} is deprecated and will be removed in the next release: import {new} instead",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         return importlib.import_module(new)
 
     def exec_module(self, module: ModuleType) -> None:

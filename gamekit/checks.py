@@ -82,8 +82,9 @@ def as_names(value: Any, allowed: Iterable[str], where: str) -> list[str]:
     return items
 
 
-def int_grid(value: Any, shape: tuple[int, ...], allowed: set[int] | range, where: str, described: str,
-             dtype: type = np.int64) -> np.ndarray:
+def int_grid(
+    value: Any, shape: tuple[int, ...], allowed: set[int] | range, where: str, described: str, dtype: type = np.int64
+) -> np.ndarray:
     """A nested list (or integer array) of ``shape`` whose every entry is an int in ``allowed``
     (``described`` in words, for the error)."""
     flat = _flat(value, shape, where)
@@ -112,8 +113,9 @@ def _flat(value: Any, shape: tuple[int, ...], where: str) -> list[Any]:
     for depth, n in enumerate(shape):
         for row in rows:
             if not isinstance(row, list):
-                raise TypeError(f"{where}: expected nested lists of shape {shape}, got {type(row).__name__} "
-                                f"at depth {depth}")
+                raise TypeError(
+                    f"{where}: expected nested lists of shape {shape}, got {type(row).__name__} at depth {depth}"
+                )
             if len(row) != n:
                 raise ValueError(f"{where}: expected shape {shape}, got {len(row)} entries at depth {depth}")
         rows = [item for row in rows for item in row]

@@ -16,8 +16,17 @@ from .engine.rules import DEFAULT_RULES, SETUPS, Rules
 from .envs import lucky_numbers_v0
 from .envs.seat import LuckyNumbersEnv
 
-__all__ = ["DEFAULT_RULES", "SETUPS", "ActionLayout", "Game", "LuckyNumbersEnv", "Phase", "Rules", "layout_for",
-           "lucky_numbers_v0"]
+__all__ = [
+    "DEFAULT_RULES",
+    "SETUPS",
+    "ActionLayout",
+    "Game",
+    "LuckyNumbersEnv",
+    "Phase",
+    "Rules",
+    "layout_for",
+    "lucky_numbers_v0",
+]
 
 register(id="LuckyNumbers-v0", entry_point="luckynumbers_env.envs.seat:LuckyNumbersEnv")
 

@@ -23,15 +23,32 @@ from .envs.decision import NumberDropEnv
 from .envs.seat import NumberDropTableEnv
 from .envs.turn import NumberDropTurnEnv
 
-__all__ = ["DEFAULT_RULES", "EMPTY", "PERMUTATIONS", "WILD", "X", "ActionLayout", "NumberDropEnv",
-           "NumberDropTableEnv", "NumberDropTurnEnv", "Phase", "Rules", "Sheet", "SoloGame", "layout_for",
-           "multiplayer_v0"]
+__all__ = [
+    "DEFAULT_RULES",
+    "EMPTY",
+    "PERMUTATIONS",
+    "WILD",
+    "X",
+    "ActionLayout",
+    "NumberDropEnv",
+    "NumberDropTableEnv",
+    "NumberDropTurnEnv",
+    "Phase",
+    "Rules",
+    "Sheet",
+    "SoloGame",
+    "layout_for",
+    "multiplayer_v0",
+]
 
 __version__ = "0.1.0"
 
 register(id="NumberDrop-v0", entry_point="numberdrop_env.envs.decision:NumberDropEnv")
-register(id="NumberDropTurn-v0", entry_point="numberdrop_env.envs.turn:NumberDropTurnEnv",
-         vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv")
+register(
+    id="NumberDropTurn-v0",
+    entry_point="numberdrop_env.envs.turn:NumberDropTurnEnv",
+    vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv",
+)
 register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.seat:NumberDropTableEnv")
 
 MOVED = {

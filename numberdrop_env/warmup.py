@@ -62,8 +62,16 @@ from .engine.table import Table
 from .planner import turn_engine
 from .planner.turns import TURN_PHASES, TurnPlanner
 
-__all__ = ["ENTRY_POINTS", "Step", "cache_dirs", "clear_cache", "compiled_functions", "not_compiled", "warm_up",
-           "warn_if_not_compiled"]
+__all__ = [
+    "ENTRY_POINTS",
+    "Step",
+    "cache_dirs",
+    "clear_cache",
+    "compiled_functions",
+    "not_compiled",
+    "warm_up",
+    "warn_if_not_compiled",
+]
 
 log = logging.getLogger(__name__)
 _warned = False  # the hint is logged at most once per process
@@ -71,10 +79,18 @@ _warned = False  # the hint is logged at most once per process
 PACKAGE = "numberdrop_env"
 
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
-    "NumberDropTurn-v0": ("planner.turn_engine.enumerate_packed", "planner.turn_engine.candidate_features",
-                          "planner.turn_engine.turn_state", "planner.turn_engine.state_offsets"),
-    "NumberDrop-v0": ("envs.observe.write_observation", "engine.placements.write_placements",
-                      "engine.combos._structures", "engine.combos._write_options"),
+    "NumberDropTurn-v0": (
+        "planner.turn_engine.enumerate_packed",
+        "planner.turn_engine.candidate_features",
+        "planner.turn_engine.turn_state",
+        "planner.turn_engine.state_offsets",
+    ),
+    "NumberDrop-v0": (
+        "envs.observe.write_observation",
+        "engine.placements.write_placements",
+        "engine.combos._structures",
+        "engine.combos._write_options",
+    ),
 }
 """Compiled functions each environment's first steps call from Python (``module.function``
 under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
@@ -140,9 +156,14 @@ def _decision_game() -> str:
         mask = info["action_mask"]
         phases.add(env.unwrapped.game.phase)
         if env.unwrapped.game.phase is Phase.COMBO:
-            select = np.flatnonzero(mask[layout.select:layout.confirm])
-            action = layout.confirm if mask[layout.confirm] else \
-                layout.select + int(select[0]) if len(select) else layout.pass_
+            select = np.flatnonzero(mask[layout.select : layout.confirm])
+            action = (
+                layout.confirm
+                if mask[layout.confirm]
+                else layout.select + int(select[0])
+                if len(select)
+                else layout.pass_
+            )
             combos += action == layout.confirm
         else:
             action = int(rng.choice(np.flatnonzero(mask)))
@@ -203,16 +224,18 @@ def _batch_entry_point() -> str | None:
     name = next((n for n in BATCH_ENTRY_POINTS if hasattr(turn_engine, n)), None)
     if name is None:
         return None
-    method = next((m for m in ("candidates_batch", "batch_candidates", "candidates_many") if hasattr(TurnPlanner, m)),
-                  None)
+    method = next(
+        (m for m in ("candidates_batch", "batch_candidates", "candidates_many") if hasattr(TurnPlanner, m)), None
+    )
     games = [SoloGame(seed=s) for s in range(3)]
     for g in games:
         g.step(int(np.flatnonzero(g.legal_mask())[0]))  # the starting number: then a rolled turn
     try:
         getattr(TurnPlanner(), method)(games, limit=4)
     except (TypeError, AttributeError):  # no such method, or another signature than this module knows
-        return (f"turn_engine.{name} NOT exercised: warm_up does not know how to call it "
-                "(extend numberdrop_env/warmup.py)")
+        return (
+            f"turn_engine.{name} NOT exercised: warm_up does not know how to call it (extend numberdrop_env/warmup.py)"
+        )
     return f"turn_engine.{name} through TurnPlanner.{method}, {len(games)} games"
 
 
@@ -274,7 +297,7 @@ def compiled_functions() -> dict[str, Any]:
             continue
         for name, value in vars(module).items():
             if isinstance(value, Dispatcher) and value.py_func.__module__ == modname:
-                out[f"{modname[len(PACKAGE) + 1:]}.{name}"] = value
+                out[f"{modname[len(PACKAGE) + 1 :]}.{name}"] = value
     return out
 
 
@@ -309,8 +332,10 @@ def _ready(dispatcher: Any, codegen: Any) -> bool:
     if files is None:
         return False
     index = files._load_index()  # {} when missing, stale (source changed) or from another numba
-    return any(cache._index_key(key[0], codegen) == key and os.path.exists(files._data_path(data))
-               for key, data in index.items())
+    return any(
+        cache._index_key(key[0], codegen) == key and os.path.exists(files._data_path(data))
+        for key, data in index.items()
+    )
 
 
 def clear_cache() -> int:
@@ -352,9 +377,12 @@ def warn_if_not_compiled(env_id: str) -> None:
         return
     if missing:
         _warned = True
-        log.warning("%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
-                    "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
-                    env_id, FIRST_USE.get(env_id, "a while"))
+        log.warning(
+            "%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
+            "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
+            env_id,
+            FIRST_USE.get(env_id, "a while"),
+        )
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -362,12 +390,19 @@ def cli(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m numberdrop_env.warmup",
         description="Compile numberdrop_env's numba code into numba's on-disk cache by playing a few small games, "
-                    "so that the environments' first steps do not compile (NUMBA_CACHE_DIR sets where it goes).")
-    parser.add_argument("--check", action="store_true",
-                        help="compile nothing: list the compiled functions not in the cache yet (exit 1 if any)")
-    parser.add_argument("--clear", action="store_true",
-                        help="delete numberdrop_env's numba cache files first (numba does not notice edits to a "
-                             "compiled function that a cached one in another file calls)")
+        "so that the environments' first steps do not compile (NUMBA_CACHE_DIR sets where it goes).",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="compile nothing: list the compiled functions not in the cache yet (exit 1 if any)",
+    )
+    parser.add_argument(
+        "--clear",
+        action="store_true",
+        help="delete numberdrop_env's numba cache files first (numba does not notice edits to a "
+        "compiled function that a cached one in another file calls)",
+    )
     args = parser.parse_args(argv)
     if args.clear or args.check:
         for module in COMPILED_MODULES:
@@ -378,8 +413,10 @@ def cli(argv: list[str] | None = None) -> int:
         missing = not_compiled()
         for name in missing:
             print(f"not cached: {name}")
-        print(f"{len(compiled_functions()) - len(missing)}/{len(compiled_functions())} compiled functions cached; "
-              f"numba cache: {', '.join(cache_dirs()) or 'none'}")
+        print(
+            f"{len(compiled_functions()) - len(missing)}/{len(compiled_functions())} compiled functions cached; "
+            f"numba cache: {', '.join(cache_dirs()) or 'none'}"
+        )
         return 1 if missing else 0
     warm_up(sys.stdout)
     return 0

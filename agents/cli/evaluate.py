@@ -31,39 +31,76 @@ PROG = "numberdrop-evaluate"
 
 
 def _options_help() -> str:
-    return describe_options() + "\n\n" + describe_options(
-        game="luckynumbers", heading="Lucky Numbers agents (--game luckynumbers), same --option syntax:")
+    return (
+        describe_options()
+        + "\n\n"
+        + describe_options(
+            game="luckynumbers", heading="Lucky Numbers agents (--game luckynumbers), same --option syntax:"
+        )
+    )
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=_options_help(),
-                                     formatter_class=HelpFormatter)
-    parser.add_argument("--agents", default="random,greedy",
-                        help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)")
+    parser = argparse.ArgumentParser(
+        prog=prog, description=plain_text(__doc__), epilog=_options_help(), formatter_class=HelpFormatter
+    )
+    parser.add_argument(
+        "--agents",
+        default="random,greedy",
+        help=f"comma-separated, among {', '.join(AGENTS)} (Lucky Numbers: see below)",
+    )
     parser.add_argument("--games", type=int, default=100, help="number of games per agent")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
-    parser.add_argument("--workers", type=int, default=0,
-                        help=f"worker processes; 0 = one per CPU ({os.cpu_count() or 1} here)")
-    parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
-                        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; "
-                             "options listed below)")
-    parser.add_argument("--players", type=int, default=1,
-                        help="1: solo games; 2..6: multiplayer tables, each seed played under every "
-                             "rotation of seats (agents cycled round the table)")
-    parser.add_argument("--game", choices=["numberdrop", "luckynumbers"], default="numberdrop",
-                        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)")
-    parser.add_argument("--setup", choices=["standard", "michael"], default="standard",
-                        help="(luckynumbers) the setup: diagonal dealt ascending, or Michael's variant")
+    parser.add_argument(
+        "--workers", type=int, default=0, help=f"worker processes; 0 = one per CPU ({os.cpu_count() or 1} here)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="AGENT.NAME=VALUE",
+        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; options listed below)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=1,
+        help="1: solo games; 2..6: multiplayer tables, each seed played under every "
+        "rotation of seats (agents cycled round the table)",
+    )
+    parser.add_argument(
+        "--game",
+        choices=["numberdrop", "luckynumbers"],
+        default="numberdrop",
+        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)",
+    )
+    parser.add_argument(
+        "--setup",
+        choices=["standard", "michael"],
+        default="standard",
+        help="(luckynumbers) the setup: diagonal dealt ascending, or Michael's variant",
+    )
     parser.add_argument("--bruno", action="store_true", help="(luckynumbers) play Bruno's variant")
     parser.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
-    parser.add_argument("--plot", type=Path, help="also draw the score distributions, with the rulebook's "
-                                                  "human scores, to this picture (.png, .svg; needs matplotlib)")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        help="also draw the score distributions, with the rulebook's "
+        "human scores, to this picture (.png, .svg; needs matplotlib)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--backend", choices=["local", "ray"], default="local",
-                        help="local: worker processes on this machine; ray: Ray tasks (needs the `rllib` extra), "
-                             "on a local Ray or the cluster of --address")
-    parser.add_argument("--address", help="(--backend ray) Ray cluster to join, e.g. HOST:6379; default "
-                                          "RAY_ADDRESS, else a local Ray for this evaluation")
+    parser.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="local: worker processes on this machine; ray: Ray tasks (needs the `rllib` extra), "
+        "on a local Ray or the cluster of --address",
+    )
+    parser.add_argument(
+        "--address",
+        help="(--backend ray) Ray cluster to join, e.g. HOST:6379; default "
+        "RAY_ADDRESS, else a local Ray for this evaluation",
+    )
     return parser
 
 
@@ -74,8 +111,9 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
         if not agents or (len(set(agents)) != len(agents) and len(agents) != args.players):
-            raise ValueError("--agents must name one or more distinct agents (or, with --players N, "
-                             "exactly N agents, one per seat)")
+            raise ValueError(
+                "--agents must name one or more distinct agents (or, with --players N, exactly N agents, one per seat)"
+            )
         if args.game == "numberdrop":
             for name in agents:
                 policy_class(name)
@@ -103,8 +141,9 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         if args.players > 1:
             return _tables(args, agents, workers, options)
         if args.backend == "ray":
-            results = run_on_ray(agents, args.games, args.seed, options, address=args.address,
-                                 progress=not args.no_progress)
+            results = run_on_ray(
+                agents, args.games, args.seed, options, address=args.address, progress=not args.no_progress
+            )
         else:
             results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
     except ValueError as err:
@@ -124,8 +163,9 @@ def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: 
     return _write(args, summarise_tables(results, list(dict.fromkeys(agents)), args.players))
 
 
-def _lucky_tables(args: argparse.Namespace, agents: list[str], workers: int,
-                  options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _lucky_tables(
+    args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """``--game luckynumbers``: the checks and the table."""
     for name in agents:
         if name not in LUCKY_AGENTS:
@@ -140,8 +180,18 @@ def _lucky_tables(args: argparse.Namespace, agents: list[str], workers: int,
         raise ValueError("--plot draws solo score distributions; leave it out with --game luckynumbers")
     if args.setup not in SETUPS:
         raise ValueError(f"--setup must be one of {SETUPS}")
-    results = run_tables(agents, args.players, args.games, args.seed, workers, options, not args.no_progress,
-                         "luckynumbers", args.setup, args.bruno)
+    results = run_tables(
+        agents,
+        args.players,
+        args.games,
+        args.seed,
+        workers,
+        options,
+        not args.no_progress,
+        "luckynumbers",
+        args.setup,
+        args.bruno,
+    )
     summary = summarise_lucky(results, list(dict.fromkeys(agents)), args.players)
     summary["setup"], summary["bruno"] = args.setup, bool(args.bruno)
     return _write(args, summary)

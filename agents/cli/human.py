@@ -37,8 +37,14 @@ QUIT = {"quit", "q", "exit"}
 class HumanGame:
     """The terminal loop around one game; ``ask`` and ``say`` are ``input`` and ``print`` by default."""
 
-    def __init__(self, game: SoloGame, record: Record, save_path: Path,
-                 ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> None:
+    def __init__(
+        self,
+        game: SoloGame,
+        record: Record,
+        save_path: Path,
+        ask: Callable[[str], str] = input,
+        say: Callable[[str], None] = print,
+    ) -> None:
         self.game, self.record, self.save_path = game, record, Path(save_path)
         self.ask, self.say = ask, say
         self.history: list[tuple[SoloGame, int]] = []
@@ -55,8 +61,10 @@ class HumanGame:
             self._list(legal)
             if not self._turn(legal):
                 self.game.save(self.save_path)
-                self.say(f"game saved to {self.save_path}; continue it with "
-                         f"`numberdrop-play --human --resume {self.save_path}`")
+                self.say(
+                    f"game saved to {self.save_path}; continue it with "
+                    f"`numberdrop-play --human --resume {self.save_path}`"
+                )
                 return False
         self.say(f"game over: final score {self.game.score()}  {self.game.sheet.score_breakdown()}")
         return True
@@ -151,8 +159,9 @@ class HumanGame:
         columns = max(1, min(3, 100 // width)) if len(items) > 10 else 1
         rows = -(-len(items) // columns)
         for r in range(rows):
-            self.say("".join(items[r + k * rows].ljust(width) for k in range(columns) if r + k * rows < len(items))
-                     .rstrip())
+            self.say(
+                "".join(items[r + k * rows].ljust(width) for k in range(columns) if r + k * rows < len(items)).rstrip()
+            )
 
 
 def start(seed: int, resume: Path | None) -> tuple[SoloGame, Record]:

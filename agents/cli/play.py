@@ -26,26 +26,48 @@ SAVE = Path("numberdrop-save.json")
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), epilog=describe_options(),
-                                     formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=plain_text(__doc__), epilog=describe_options(), formatter_class=HelpFormatter
+    )
     parser.add_argument("--agent", default="greedy", choices=list(AGENTS), help="the agent that plays")
     parser.add_argument("--seed", type=int, default=0, help="game seed (tile mapping and dice)")
-    parser.add_argument("--option", action="append", default=[], metavar="AGENT.NAME=VALUE",
-                        help="agent option, e.g. greedy.width=8 (repeatable; options listed below)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="AGENT.NAME=VALUE",
+        help="agent option, e.g. greedy.width=8 (repeatable; options listed below)",
+    )
     parser.add_argument("--every-turn", action="store_true", help="print the sheet after every turn")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--replay", type=Path, metavar="RECORD", help="play back a game saved by --record "
-                                                                      "instead of letting an agent play")
+    source.add_argument(
+        "--replay",
+        type=Path,
+        metavar="RECORD",
+        help="play back a game saved by --record instead of letting an agent play",
+    )
     source.add_argument("--human", action="store_true", help="play the game yourself, in the terminal")
     parser.add_argument("--resume", type=Path, metavar="SAVE", help="with --human: continue a saved game")
-    parser.add_argument("--save", type=Path, metavar="SAVE",
-                        help=f"with --human: where quit saves the game (default: the --resume file, else {SAVE})")
-    parser.add_argument("--record", type=Path, metavar="RECORD",
-                        help="write the game's start (seed or position) and actions to this JSON file")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="SAVE",
+        help=f"with --human: where quit saves the game (default: the --resume file, else {SAVE})",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="RECORD",
+        help="write the game's start (seed or position) and actions to this JSON file",
+    )
     parser.add_argument("--gif", type=Path, help="draw the game as an animated GIF: one picture per decision")
     parser.add_argument("--per-turn", action="store_true", help="with --gif: one picture per turn instead")
-    parser.add_argument("--frame-ms", type=int, metavar="MS",
-                        help="with --gif: milliseconds per picture (default: 250, 1200 with --per-turn)")
+    parser.add_argument(
+        "--frame-ms",
+        type=int,
+        metavar="MS",
+        help="with --gif: milliseconds per picture (default: 250, 1200 with --per-turn)",
+    )
     return parser
 
 
@@ -66,8 +88,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
             record.save(args.record)
         if args.gif:
             per_turn = args.per_turn
-            count = save_gif(list(frames(record, per_turn)), args.gif,
-                             args.frame_ms or (1200 if per_turn else 250))
+            count = save_gif(list(frames(record, per_turn)), args.gif, args.frame_ms or (1200 if per_turn else 250))
             print(f"wrote {args.gif}: {count} pictures")
     except (ValueError, TypeError, OSError, ImportError) as err:
         parser.error(str(err))

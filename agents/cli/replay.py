@@ -40,8 +40,9 @@ class Record:
             raise ValueError("a record starts from exactly one of seed and state")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"record seed must be a non-negative int, got {self.seed!r}")
-        if not isinstance(self.actions, list) or not all(isinstance(a, int) and not isinstance(a, bool)
-                                                         for a in self.actions):
+        if not isinstance(self.actions, list) or not all(
+            isinstance(a, int) and not isinstance(a, bool) for a in self.actions
+        ):
             raise TypeError("record actions must be a list of ints")
 
     def start(self) -> SoloGame:
@@ -51,24 +52,34 @@ class Record:
         return SoloGame(seed=self.seed)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "player": self.player, "seed": self.seed,
-                "state": self.state, "actions": list(self.actions), "score": self.score}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "player": self.player,
+            "seed": self.seed,
+            "state": self.state,
+            "actions": list(self.actions),
+            "score": self.score,
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> Record:
         if not isinstance(data, dict):
             raise TypeError(f"a record is a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT or data.get("version") != VERSION:
-            raise ValueError(f"not a {FORMAT} version {VERSION} file (format {data.get('format')!r}, "
-                             f"version {data.get('version')!r})")
+            raise ValueError(
+                f"not a {FORMAT} version {VERSION} file (format {data.get('format')!r}, "
+                f"version {data.get('version')!r})"
+            )
         keys = {"format", "version", "player", "seed", "state", "actions", "score"}
         if set(data) != keys:
             raise ValueError(f"record keys must be {sorted(keys)}, got {sorted(data)}")
         score = data["score"]
         if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
             raise TypeError(f"record score must be an int or null, got {score!r}")
-        return cls(actions=data["actions"], seed=data["seed"], state=data["state"], player=str(data["player"]),
-                   score=score)
+        return cls(
+            actions=data["actions"], seed=data["seed"], state=data["state"], player=str(data["player"]), score=score
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict()) + "\n")
@@ -100,8 +111,10 @@ def replay(record: Record) -> Iterator[Step]:
     game = record.start()
     for i, action in enumerate(record.actions):
         if game.is_over or not 0 <= action < game.layout.size or not game.legal_mask()[action]:
-            raise ValueError(f"action {i} ({action}) is not legal in the replayed game (phase "
-                             f"{game.phase.value}): the record does not belong to this game")
+            raise ValueError(
+                f"action {i} ({action}) is not legal in the replayed game (phase "
+                f"{game.phase.value}): the record does not belong to this game"
+            )
         words = decision_words(game, action)
         yield Step(game, action, words, game.step(action))
     if record.score is not None and game.score() != record.score:

@@ -1,8 +1,8 @@
 """``python train.py``: train an agent from one YAML config (see :mod:`agents.training`).
 
-    python train.py --config configs/ppo_turn.yaml
-    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
-    python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
+python train.py --config configs/ppo_turn.yaml
+python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
+python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 """
 
 from __future__ import annotations
@@ -20,12 +20,17 @@ from agents.training.config import TrainConfig, load_config
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python train.py", description=plain_text(agents.training.__doc__ or ""),
-                                     formatter_class=HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python train.py", description=plain_text(agents.training.__doc__ or ""), formatter_class=HelpFormatter
+    )
     parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
-    parser.add_argument("--resume", type=Path, help="checkpoint .zip to continue from (an RLlib run: a checkpoint "
-                                                    "directory; a run directory: its newest good checkpoint): keeps "
-                                                    "its weights and step count, takes the config's PPO settings")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        help="checkpoint .zip to continue from (an RLlib run: a checkpoint "
+        "directory; a run directory: its newest good checkpoint): keeps "
+        "its weights and step count, takes the config's PPO settings",
+    )
     parser.add_argument("--total-steps", type=int, help="override total_timesteps")
     parser.add_argument("--output-dir", help="override output_dir (the run directory)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -73,4 +78,3 @@ def cli(argv: list[str] | None = None) -> int:
         print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
         return 130
     return 130 if outcome.get("interrupted") else 0
-

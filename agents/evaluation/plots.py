@@ -47,8 +47,9 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
     for name, a in agents.items():
         scores = a["scores"]
         share = [1 / len(scores)] * len(scores)
-        ax.hist(scores, bins=bins, weights=share, histtype="stepfilled", alpha=0.35,
-                label=f"{name}: mean {a['mean']:.1f}")
+        ax.hist(
+            scores, bins=bins, weights=share, histtype="stepfilled", alpha=0.35, label=f"{name}: mean {a['mean']:.1f}"
+        )
         ax.hist(scores, bins=bins, weights=share, histtype="step", color=ax.patches[-1].get_facecolor()[:3])
     top = ax.get_ylim()[1]
     for score in HUMAN_SCORES:
@@ -58,8 +59,11 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
     ax.set_xlabel("final score (dotted: the rulebook's solo high scores)")
     ax.set_ylabel("share of games")
     games, seed = summary.get("games"), summary.get("seed")
-    ax.set_title(f"{games} games, seeds {seed}..{seed + games - 1}" if games and seed is not None else "scores",
-                 pad=14, fontsize=11)
+    ax.set_title(
+        f"{games} games, seeds {seed}..{seed + games - 1}" if games and seed is not None else "scores",
+        pad=14,
+        fontsize=11,
+    )
     ax.legend(loc="upper right", fontsize=9, frameon=False)
     return _save(fig, path)
 
@@ -76,11 +80,21 @@ def plot_learning_curve(entries: Sequence[dict[str, Any]], path: str | Path, tit
     ax.plot(steps, means, marker="o", markersize=4, label="agent: mean score on the evaluation seeds")
     greedy = [e["score_mean"] - e["diff_vs_greedy"] for e in entries if "diff_vs_greedy" in e]
     if greedy:
-        ax.axhline(sum(greedy) / len(greedy), color="0.4", linestyle="--",
-                   label=f"greedy on the same seeds: {sum(greedy) / len(greedy):.1f}")
+        ax.axhline(
+            sum(greedy) / len(greedy),
+            color="0.4",
+            linestyle="--",
+            label=f"greedy on the same seeds: {sum(greedy) / len(greedy):.1f}",
+        )
     best = max(range(len(means)), key=means.__getitem__)
-    ax.annotate(f"best {means[best]:.1f}", (steps[best], means[best]), textcoords="offset points",
-                xytext=(0, 8), ha="center", fontsize=9)
+    ax.annotate(
+        f"best {means[best]:.1f}",
+        (steps[best], means[best]),
+        textcoords="offset points",
+        xytext=(0, 8),
+        ha="center",
+        fontsize=9,
+    )
     low, high = min(means + greedy), max(means)
     ax.set_ylim(low - 0.35 * (high - low) - 1, high + 0.12 * (high - low) + 1)  # room for the legend and the label
     ax.set_xlim(left=0)

@@ -24,9 +24,15 @@ from ..registry import make_policy, require_extra
 from .solo import GameResult, chunks, play_chunk
 
 
-def run_on_ray(agents: list[str], games: int, seed: int, options: dict[str, dict[str, Any]] | None = None,
-               address: str | None = None, progress: bool = True,
-               num_cpus: int | None = None) -> dict[str, list[GameResult]]:
+def run_on_ray(
+    agents: list[str],
+    games: int,
+    seed: int,
+    options: dict[str, dict[str, Any]] | None = None,
+    address: str | None = None,
+    progress: bool = True,
+    num_cpus: int | None = None,
+) -> dict[str, list[GameResult]]:
     """Results per agent, in seed order, as :func:`agents.evaluation.solo.run` returns them."""
     try:
         require_extra("rllib", "the Ray backend")

@@ -81,16 +81,23 @@ def play_chunk(agent: str, options: dict[str, Any], seeds: list[int]) -> tuple[s
     return agent, [play_game(policy, s) for s in seeds]
 
 
-def chunks(agents: list[str], games: int, seed: int, parallel: int,
-           options: dict[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[int]]]:
+def chunks(
+    agents: list[str], games: int, seed: int, parallel: int, options: dict[str, dict[str, Any]]
+) -> list[tuple[str, dict[str, Any], list[int]]]:
     """(agent, options, seeds) per task, about four tasks per worker, at most 25 games each."""
     seeds = list(range(seed, seed + games))
     size = max(1, min(25, games // max(1, 4 * parallel)))
-    return [(a, options.get(a, {}), seeds[i:i + size]) for a in agents for i in range(0, games, size)]
+    return [(a, options.get(a, {}), seeds[i : i + size]) for a in agents for i in range(0, games, size)]
 
 
-def run(agents: list[str], games: int, seed: int, workers: int = 1,
-        options: dict[str, dict[str, Any]] | None = None, progress: bool = True) -> dict[str, list[GameResult]]:
+def run(
+    agents: list[str],
+    games: int,
+    seed: int,
+    workers: int = 1,
+    options: dict[str, dict[str, Any]] | None = None,
+    progress: bool = True,
+) -> dict[str, list[GameResult]]:
     """Results per agent, in seed order."""
     options = options or {}
     for name in agents:  # fail fast, before any worker starts
@@ -166,9 +173,12 @@ def format_table(summary: dict[str, Any]) -> str:
     """One row per agent; the beat-columns are the share of games above each human score."""
     agents = summary["agents"]
     first = next(iter(agents))
-    head = (f"{'agent':<8} {'mean ± ci95':>13} {'median':>6} {'p10':>5} {'p90':>5} {'min':>4} {'max':>4} "
-            f"{'turns':>5} {'lines':>5} {'boxes':>5} {'GO%':>4} {'dec/s':>7} "
-            + " ".join(f">{h:<3}" for h in HUMAN_SCORES) + f" {'=100':>4}  {'diff vs ' + first:>20}")
+    head = (
+        f"{'agent':<8} {'mean ± ci95':>13} {'median':>6} {'p10':>5} {'p90':>5} {'min':>4} {'max':>4} "
+        f"{'turns':>5} {'lines':>5} {'boxes':>5} {'GO%':>4} {'dec/s':>7} "
+        + " ".join(f">{h:<3}" for h in HUMAN_SCORES)
+        + f" {'=100':>4}  {'diff vs ' + first:>20}"
+    )
     lines = [f"{summary['games']} games, seeds {summary['seed']}..{summary['seed'] + summary['games'] - 1}", head]
     for name, a in agents.items():
         half = (a["ci95"][1] - a["ci95"][0]) / 2

@@ -50,8 +50,9 @@ def play_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]]) 
     return {"scores": table.scores().tolist(), "winners": table.winners(), "turns": table.turn}
 
 
-def play_lucky_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]], setup: str = "standard",
-                     bruno: bool = False) -> dict[str, Any]:
+def play_lucky_table(
+    seats: list[str], seed: int, options: dict[str, dict[str, Any]], setup: str = "standard", bruno: bool = False
+) -> dict[str, Any]:
     """One Lucky Numbers game; ``seats[p]`` names the agent of seat ``p``."""
     game = Game(Rules(players=len(seats), setup=setup, bruno=bruno), seed=seed)
     policies = seat_policies(seats, seed, options, "luckynumbers")
@@ -61,13 +62,20 @@ def play_lucky_table(seats: list[str], seed: int, options: dict[str, dict[str, A
         p = game.player
         game.step(policies[p].act(game, game.legal_mask()))
         decisions += 1
-    return {"scores": game.scores().tolist(), "winners": game.winners, "turns": game.turn,
-            "empty": [game.empty_cells(p) for p in range(len(seats))], "ended_by": game.ended_by,
-            "decisions": decisions, "seconds": time.perf_counter() - start}
+    return {
+        "scores": game.scores().tolist(),
+        "winners": game.winners,
+        "turns": game.turn,
+        "empty": [game.empty_cells(p) for p in range(len(seats))],
+        "ended_by": game.ended_by,
+        "decisions": decisions,
+        "seconds": time.perf_counter() - start,
+    }
 
 
-def play_rotations(play: Any, agents: list[str], players: int, seed: int,
-                   options: dict[str, dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:
+def play_rotations(
+    play: Any, agents: list[str], players: int, seed: int, options: dict[str, dict[str, Any]]
+) -> tuple[int, list[dict[str, Any]]]:
     """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
     base = lineup(agents, players)
     games = []
@@ -77,9 +85,18 @@ def play_rotations(play: Any, agents: list[str], players: int, seed: int,
     return seed, games
 
 
-def run_tables(agents: list[str], players: int, games: int, seed: int, workers: int = 1,
-               options: dict[str, dict[str, Any]] | None = None, progress: bool = True,
-               game: str = "numberdrop", setup: str = "standard", bruno: bool = False) -> dict[int, list]:
+def run_tables(
+    agents: list[str],
+    players: int,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    options: dict[str, dict[str, Any]] | None = None,
+    progress: bool = True,
+    game: str = "numberdrop",
+    setup: str = "standard",
+    bruno: bool = False,
+) -> dict[int, list]:
     """Every seed's games (one per rotation), in seed order; ``game="luckynumbers"`` plays Lucky
     Numbers tables (with its ``setup`` and ``bruno`` variants)."""
     options = options or {}
@@ -124,8 +141,13 @@ def summarise_tables(results: dict[int, list], agents: list[str], players: int) 
         for a in agents:
             per_seed[a].append(float(np.mean(seed_scores[a])))
     first = agents[0]
-    out: dict[str, Any] = {"players": players, "games": len(results) * players, "seeds": sorted(results),
-                           "turns": float(np.mean(turns)), "agents": {}}
+    out: dict[str, Any] = {
+        "players": players,
+        "games": len(results) * players,
+        "seeds": sorted(results),
+        "turns": float(np.mean(turns)),
+        "agents": {},
+    }
     for a in agents:
         diff = np.array(per_seed[a]) - np.array(per_seed[first])
         out["agents"][a] = {
@@ -160,20 +182,26 @@ def format_tables(summary: dict[str, Any]) -> str:
     first = next(iter(agents))
     seeds = summary["seeds"]
     which = " (Lucky Numbers)" if summary.get("game") == "luckynumbers" else ""
-    lines = [f"{summary['players']} players, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}) x {summary['players']} "
-             f"seat rotations = {summary['games']} games, {summary['turns']:.1f} turns a game{which}",
-             f"{'agent':<8} {'seats':>6} {'win rate ± ci95':>16} {'mean ± ci95':>14}  {'diff vs ' + first:>18}"]
+    lines = [
+        f"{summary['players']} players, {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}) x {summary['players']} "
+        f"seat rotations = {summary['games']} games, {summary['turns']:.1f} turns a game{which}",
+        f"{'agent':<8} {'seats':>6} {'win rate ± ci95':>16} {'mean ± ci95':>14}  {'diff vs ' + first:>18}",
+    ]
     for name, a in agents.items():
         whalf = (a["win_ci95"][1] - a["win_ci95"][0]) / 2
         half = (a["ci95"][1] - a["ci95"][0]) / 2
         d = a["paired_diff"]
         diff = "—" if name == first else f"{d['mean']:+.1f} ± {(d['ci95'][1] - d['ci95'][0]) / 2:.1f}"
-        lines.append(f"{name:<8} {a['seats']:>6} {100 * a['win_rate']:>8.1f}% ± {100 * whalf:<4.1f} "
-                     f"{a['mean']:>6.1f} ± {half:<4.1f}  {diff:>18}")
+        lines.append(
+            f"{name:<8} {a['seats']:>6} {100 * a['win_rate']:>8.1f}% ± {100 * whalf:<4.1f} "
+            f"{a['mean']:>6.1f} ± {half:<4.1f}  {diff:>18}"
+        )
     if which:
         lines.append("empty cells at the end: " + ", ".join(f"{a} {v['empty_cells']:.2f}" for a, v in agents.items()))
-        lines.append(f"{100 * summary['ended_by_full_board']:.0f}% of games ended by a full board; "
-                     f"{summary['games_per_second']:.1f} games/s per worker")
+        lines.append(
+            f"{100 * summary['ended_by_full_board']:.0f}% of games ended by a full board; "
+            f"{summary['games_per_second']:.1f} games/s per worker"
+        )
     return "\n".join(lines)
 
 

@@ -23,8 +23,9 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    def __init__(self, fill: float = 1.0, room_weight: float = 0.25, dead: float = 0.6,
-                 discard_below: float = 0.0) -> None:
+    def __init__(
+        self, fill: float = 1.0, room_weight: float = 0.25, dead: float = 0.6, discard_below: float = 0.0
+    ) -> None:
         self.weights = Weights(fill, room_weight, dead)
         self.discard_below = float(discard_below)
         self._values: dict[tuple[int, int], BoardValue] = {}

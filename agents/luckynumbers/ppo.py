@@ -40,6 +40,5 @@ class PPOPolicy:
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return int(legal[0])
-        action, _ = self.model.predict(observe(game, game.player), action_masks=mask,
-                                       deterministic=self.deterministic)
+        action, _ = self.model.predict(observe(game, game.player), action_masks=mask, deterministic=self.deterministic)
         return int(action)

@@ -44,8 +44,16 @@ class SearchPolicy:
 
     name = "search"
 
-    def __init__(self, samples: int = 16, width: int = 3, next_weight: float = 0.5, table_weight: float = 0.5,
-                 draws: int = 6, deny: float = 4.0, copies: bool = True) -> None:
+    def __init__(
+        self,
+        samples: int = 16,
+        width: int = 3,
+        next_weight: float = 0.5,
+        table_weight: float = 0.5,
+        draws: int = 6,
+        deny: float = 4.0,
+        copies: bool = True,
+    ) -> None:
         if samples < 1 or width < 1 or draws < 1:
             raise ValueError("samples, width and draws must be >= 1")
         if deny < 0:
@@ -94,7 +102,7 @@ class SearchPolicy:
     # ------------------------------------------------------------ raw boards
     def _bounds(self, bv: BoardValue, b: list[int]) -> tuple[list[int], list[int]]:
         size = bv.size
-        rows = [bv._line(tuple(b[r * size:(r + 1) * size])) for r in range(size)]
+        rows = [bv._line(tuple(b[r * size : (r + 1) * size])) for r in range(size)]
         cols = [bv._line(tuple(b[k::size])) for k in range(size)]
         lo, hi = [], []
         for c in range(len(b)):
@@ -103,8 +111,9 @@ class SearchPolicy:
             hi.append(min(rows[r][1][k], cols[k][1][r]))
         return lo, hi
 
-    def _ranked(self, bv: BoardValue, b: list[int], tile: int, bounds,
-                before: dict[int, float]) -> list[tuple[float, int]]:
+    def _ranked(
+        self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float]
+    ) -> list[tuple[float, int]]:
         """(gain, cell) of every legal cell for ``tile``, best first."""
         lo, hi = bounds
         out = []
@@ -119,8 +128,7 @@ class SearchPolicy:
         out.sort(key=lambda gc: -gc[0])
         return out
 
-    def _best_gain(self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float],
-                   last: int) -> float:
+    def _best_gain(self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float], last: int) -> float:
         """The best gain of ``tile`` on board ``b`` (0 when it has no cell); ``FINISH`` when it fills
         ``last``, the only empty cell (-1 when more are empty)."""
         lo, hi = bounds
@@ -151,8 +159,9 @@ class SearchPolicy:
             total += max(face_up, gain(t))
         return self.next_weight * total / len(tiles)
 
-    def _place_value(self, bv: BoardValue, b: list[int], table: list[int], tile: int, drawn: bool,
-                     tiles: list[int]) -> tuple[float, int]:
+    def _place_value(
+        self, bv: BoardValue, b: list[int], table: list[int], tile: int, drawn: bool, tiles: list[int]
+    ) -> tuple[float, int]:
         """Best (value, cell) for ``tile`` in hand (cell -1: onto the table): gain now plus the next turn,
         less what the face-up tiles left offer the opponents; filling the board wins outright. Only the
         ``width`` cells best by gain less that offer are looked at further."""
@@ -165,9 +174,11 @@ class SearchPolicy:
             table[tile] += 1
             best = self._next_turn(bv, b, table, tiles) - self._threat(face_up | 1 << tile)
             table[tile] -= 1
-        options = sorted(((gain - self._threat(face_up | 1 << b[c] if b[c] else face_up), c) for gain, c in ranked),
-                         key=lambda vc: -vc[0])
-        for value, c in options[:self.width]:
+        options = sorted(
+            ((gain - self._threat(face_up | 1 << b[c] if b[c] else face_up), c) for gain, c in ranked),
+            key=lambda vc: -vc[0],
+        )
+        for value, c in options[: self.width]:
             old = b[c]
             b[c] = tile
             if old:

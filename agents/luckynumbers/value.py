@@ -37,8 +37,10 @@ def cell_table(top: int, w: Weights, copies: Sequence[float] | None = None) -> l
     below = [0.0, 0.0]  # below[x]: the room of the numbers 1..x-1
     for v in range(1, top):
         below.append(below[-1] + (1.0 if copies is None else copies[v]))
-    return [[_empty_cell(below[hi] - below[lo + 1] if hi > lo + 1 else 0.0, w) for hi in range(top + 1)]
-            for lo in range(top + 1)]
+    return [
+        [_empty_cell(below[hi] - below[lo + 1] if hi > lo + 1 else 0.0, w) for hi in range(top + 1)]
+        for lo in range(top + 1)
+    ]
 
 
 def _empty_cell(room: float, w: Weights) -> float:
@@ -49,8 +51,9 @@ def _empty_cell(room: float, w: Weights) -> float:
 class BoardValue:
     """Board values and the change of value when one tile goes on one cell."""
 
-    def __init__(self, size: int, max_tile: int, weights: Weights = Weights(),
-                 copies: Sequence[float] | None = None) -> None:
+    def __init__(
+        self, size: int, max_tile: int, weights: Weights = Weights(), copies: Sequence[float] | None = None
+    ) -> None:
         self.size, self.top = size, max_tile + 1
         self.w = weights
         self.empty = cell_table(self.top, weights, copies)
@@ -75,7 +78,7 @@ class BoardValue:
             r, k = divmod(c, size)
             rb = rows.get(r)
             if rb is None:
-                rb = rows[r] = self._line(tuple(b[r * size:(r + 1) * size]))
+                rb = rows[r] = self._line(tuple(b[r * size : (r + 1) * size]))
             cb = cols.get(k)
             if cb is None:
                 cb = cols[k] = self._line(tuple(b[k::size]))

@@ -51,8 +51,13 @@ def mlp(sizes: Sequence[int], activation: type[nn.Module], last_activation: bool
 class CandidateEncoder(BaseFeaturesExtractor):
     """Embeds the state and, with shared weights, every candidate."""
 
-    def __init__(self, observation_space: Any, candidate_hidden: Sequence[int] = (64, 64),
-                 state_hidden: Sequence[int] = (64,), activation: str = "relu") -> None:
+    def __init__(
+        self,
+        observation_space: Any,
+        candidate_hidden: Sequence[int] = (64, 64),
+        state_hidden: Sequence[int] = (64,),
+        activation: str = "relu",
+    ) -> None:
         spaces = getattr(observation_space, "spaces", {})
         if "state" not in spaces or "candidates" not in spaces:
             raise ValueError("CandidateEncoder needs the NumberDropTurn-v0 observation ('state', 'candidates')")
@@ -70,8 +75,13 @@ class CandidateEncoder(BaseFeaturesExtractor):
         return self.state_net(obs["state"]), self.candidate_net(cands), cands
 
 
-def build_heads(encoder: CandidateEncoder, scorer_hidden: Sequence[int], value_hidden: Sequence[int],
-                planner_scale: float, activation: str) -> tuple[nn.Sequential, nn.Parameter, nn.Sequential]:
+def build_heads(
+    encoder: CandidateEncoder,
+    scorer_hidden: Sequence[int],
+    value_hidden: Sequence[int],
+    planner_scale: float,
+    activation: str,
+) -> tuple[nn.Sequential, nn.Parameter, nn.Sequential]:
     """(residual scorer, planner-term weights, value head), initialised so that the logits are
     ``planner_scale`` times the planner value. Shared by the SB3 policy and the RLlib module."""
     act = _ACTIVATIONS[activation]
@@ -84,8 +94,9 @@ def build_heads(encoder: CandidateEncoder, scorer_hidden: Sequence[int], value_h
     return scorer, term_weights, value_head
 
 
-def score_candidates(state: torch.Tensor, cands: torch.Tensor, raw: torch.Tensor, term_weights: torch.Tensor,
-                     scorer: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+def score_candidates(
+    state: torch.Tensor, cands: torch.Tensor, raw: torch.Tensor, term_weights: torch.Tensor, scorer: nn.Module
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(logits (B, K), value-head input (B, S + 2C)) from the encoder's outputs: the weighted
     planner terms plus the residual per candidate, and the state with a masked mean and max
     of the candidate embeddings."""
@@ -103,27 +114,45 @@ def score_candidates(state: torch.Tensor, cands: torch.Tensor, raw: torch.Tensor
 class CandidateScorerPolicy(MaskableActorCriticPolicy):
     """Shared-weight candidate scorer (actor) and state value (critic) for ``NumberDropTurn-v0``."""
 
-    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
-                 candidate_hidden: Sequence[int] = (64, 64), state_hidden: Sequence[int] = (64,),
-                 scorer_hidden: Sequence[int] = (64,), value_hidden: Sequence[int] = (64,),
-                 planner_scale: float = 2.0, activation: str = "relu", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        observation_space: Any,
+        action_space: Any,
+        lr_schedule: Any,
+        candidate_hidden: Sequence[int] = (64, 64),
+        state_hidden: Sequence[int] = (64,),
+        scorer_hidden: Sequence[int] = (64,),
+        value_hidden: Sequence[int] = (64,),
+        planner_scale: float = 2.0,
+        activation: str = "relu",
+        **kwargs: Any,
+    ) -> None:
         if planner_scale <= 0:
             raise ValueError(f"planner_scale must be > 0, got {planner_scale}")
         self.scorer_hidden, self.value_hidden = list(scorer_hidden), list(value_hidden)
         self.planner_scale = float(planner_scale)
         self.activation = activation
         self.freeze_actor = False
-        kwargs.update(features_extractor_class=CandidateEncoder, ortho_init=False,
-                      features_extractor_kwargs=dict(candidate_hidden=list(candidate_hidden),
-                                                     state_hidden=list(state_hidden), activation=activation))
+        kwargs.update(
+            features_extractor_class=CandidateEncoder,
+            ortho_init=False,
+            features_extractor_kwargs=dict(
+                candidate_hidden=list(candidate_hidden), state_hidden=list(state_hidden), activation=activation
+            ),
+        )
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         enc = self.features_extractor_kwargs
-        data.update(candidate_hidden=enc["candidate_hidden"], state_hidden=enc["state_hidden"],
-                    scorer_hidden=self.scorer_hidden, value_hidden=self.value_hidden,
-                    planner_scale=self.planner_scale, activation=self.activation)
+        data.update(
+            candidate_hidden=enc["candidate_hidden"],
+            state_hidden=enc["state_hidden"],
+            scorer_hidden=self.scorer_hidden,
+            value_hidden=self.value_hidden,
+            planner_scale=self.planner_scale,
+            activation=self.activation,
+        )
         for key in ("features_extractor_class", "features_extractor_kwargs", "ortho_init"):
             data.pop(key, None)
         return data
@@ -131,7 +160,8 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
     def _build(self, lr_schedule: Any) -> None:
         enc: CandidateEncoder = self.features_extractor
         self.scorer, self.term_weights, self.value_head = build_heads(
-            enc, self.scorer_hidden, self.value_hidden, self.planner_scale, self.activation)
+            enc, self.scorer_hidden, self.value_hidden, self.planner_scale, self.activation
+        )
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 

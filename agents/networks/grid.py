@@ -24,8 +24,14 @@ _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 class GridVectorExtractor(BaseFeaturesExtractor):
     """CNN over ``observation["grid"]`` concatenated with an MLP over the vector keys."""
 
-    def __init__(self, observation_space: spaces.Dict, cnn_channels: Sequence[int] = (32, 64),
-                 cnn_hidden: int = 256, vector_hidden: Sequence[int] = (128,), activation: str = "relu") -> None:
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        cnn_channels: Sequence[int] = (32, 64),
+        cnn_hidden: int = 256,
+        vector_hidden: Sequence[int] = (128,),
+        activation: str = "relu",
+    ) -> None:
         if not isinstance(observation_space, spaces.Dict) or GRID_KEY not in observation_space.spaces:
             raise ValueError(f"GridVectorExtractor needs a Dict observation space with a {GRID_KEY!r} key")
         if activation not in _ACTIVATIONS:

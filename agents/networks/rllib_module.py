@@ -43,15 +43,23 @@ class GridVectorNet(nn.Module):
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
         act = {"relu": nn.ReLU, "tanh": nn.Tanh}[config["activation"]]
-        self.features = GridVectorExtractor(observation_space, cnn_channels=config["cnn_channels"],
-                                            cnn_hidden=config["cnn_hidden"], vector_hidden=config["vector_hidden"],
-                                            activation=config["activation"])
+        self.features = GridVectorExtractor(
+            observation_space,
+            cnn_channels=config["cnn_channels"],
+            cnn_hidden=config["cnn_hidden"],
+            vector_hidden=config["vector_hidden"],
+            activation=config["activation"],
+        )
         self.mlp = MlpExtractor(self.features.features_dim, dict(pi=list(config["pi"]), vf=list(config["vf"])), act)
         self.action_net = nn.Linear(self.mlp.latent_dim_pi, n_actions)
         self.value_net = nn.Linear(self.mlp.latent_dim_vf, 1)
         init = ActorCriticPolicy.init_weights  # SB3's gains: features and MLPs sqrt(2), policy 0.01, value 1
-        for module, gain in ((self.features, 2 ** 0.5), (self.mlp, 2 ** 0.5), (self.action_net, 0.01),
-                             (self.value_net, 1.0)):
+        for module, gain in (
+            (self.features, 2**0.5),
+            (self.mlp, 2**0.5),
+            (self.action_net, 0.01),
+            (self.value_net, 1.0),
+        ):
             module.apply(partial(init, gain=gain))
 
     def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,11 +76,15 @@ class CandidateNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        self.encoder = CandidateEncoder(observation_space, candidate_hidden=config["candidate_hidden"],
-                                        state_hidden=config["state_hidden"], activation=config["activation"])
+        self.encoder = CandidateEncoder(
+            observation_space,
+            candidate_hidden=config["candidate_hidden"],
+            state_hidden=config["state_hidden"],
+            activation=config["activation"],
+        )
         self.scorer, self.term_weights, self.value_head = build_heads(
-            self.encoder, config["scorer_hidden"], config["value_hidden"], config["planner_scale"],
-            config["activation"])
+            self.encoder, config["scorer_hidden"], config["value_hidden"], config["planner_scale"], config["activation"]
+        )
         self.freeze_actor = False  # ppo.actor_warmup_steps: only the value head learns for a while
 
     def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -97,8 +109,10 @@ class NumberDropRLModule(TorchRLModule, ValueFunctionAPI):
             raise ValueError(f"model_config['interface'] must be one of {sorted(BODIES)}, got {interface!r}")
         spaces = getattr(self.observation_space, "spaces", {})
         if MASK_KEY not in spaces or OBS_KEY not in spaces:
-            raise ValueError(f"NumberDropRLModule needs the masked observation of agents.training.rllib.env "
-                             f"({MASK_KEY!r}, {OBS_KEY!r}), got {self.observation_space}")
+            raise ValueError(
+                f"NumberDropRLModule needs the masked observation of agents.training.rllib.env "
+                f"({MASK_KEY!r}, {OBS_KEY!r}), got {self.observation_space}"
+            )
         self.body = BODIES[interface](spaces[OBS_KEY], int(self.action_space.n), config)
 
     @staticmethod

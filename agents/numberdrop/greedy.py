@@ -57,8 +57,13 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    def __init__(self, width: int = 12, block_width: int = 3, start_column: int = 0,
-                 weights: dict[str, Any] | Weights | None = None) -> None:
+    def __init__(
+        self,
+        width: int = 12,
+        block_width: int = 3,
+        start_column: int = 0,
+        weights: dict[str, Any] | Weights | None = None,
+    ) -> None:
         self.planner = TurnPlanner(make_weights(weights), width, block_width)
         self.start_column = int(start_column)
         self._follow = PlanFollower()
@@ -102,6 +107,6 @@ class GreedyPolicy:
                 return L.confirm
             if not game.selection:
                 return L.pass_
-            sel = np.flatnonzero(mask[L.select:L.confirm])
+            sel = np.flatnonzero(mask[L.select : L.confirm])
             return L.select + int(sel[0]) if len(sel) else L.pass_
         return int(np.flatnonzero(mask)[0])

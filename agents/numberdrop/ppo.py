@@ -58,8 +58,9 @@ class PPOPolicy:
 
     name = "ppo"
 
-    def __init__(self, path: str | None = None, deterministic: bool = True, lookahead: int = 0,
-                 samples: int = 8, refine: int = 0) -> None:
+    def __init__(
+        self, path: str | None = None, deterministic: bool = True, lookahead: int = 0, samples: int = 8, refine: int = 0
+    ) -> None:
         import torch
 
         torch.set_num_threads(1)  # evaluate runs one process per core
@@ -80,8 +81,9 @@ class PPOPolicy:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
             if not self.deterministic:
                 raise ValueError("lookahead plays the best valued candidate: it needs deterministic=True")
-            self.search = SearchPolicy(width=self.lookahead, samples=self.samples, refine=refine,
-                                       critic=LearnedValue(model=self.model))  # this model, not a second copy
+            self.search = SearchPolicy(
+                width=self.lookahead, samples=self.samples, refine=refine, critic=LearnedValue(model=self.model)
+            )  # this model, not a second copy
         self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
@@ -101,8 +103,9 @@ class PPOPolicy:
             return self._act_turn(game, mask)
         if len(legal) == 1:  # forced: the env applied these during training (auto_forced=True)
             return int(legal[0])
-        action, _ = self.model.predict(observe(game), action_masks=np.asarray(mask, bool),
-                                       deterministic=self.deterministic)
+        action, _ = self.model.predict(
+            observe(game), action_masks=np.asarray(mask, bool), deterministic=self.deterministic
+        )
         action = int(np.asarray(action).reshape(-1)[0])
         if not mask[action]:  # cannot happen with a masked distribution; never play an illegal move
             raise RuntimeError(f"model chose masked action {action}")
@@ -111,15 +114,17 @@ class PPOPolicy:
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
         return turn_decision(self._follow, self.planner, self.slots, game, mask, self._choose_candidate)
 
-    def _choose_candidate(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray],
-                          masks: np.ndarray) -> int:
+    def _choose_candidate(
+        self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray
+    ) -> int:
         if self.search is not None:
             return self._look_ahead(game, offered, batch, masks)
         choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
         return int(np.asarray(choice).reshape(-1)[0])
 
-    def _look_ahead(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray],
-                    masks: np.ndarray) -> int:
+    def _look_ahead(
+        self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray
+    ) -> int:
         """The slot of the best of the policy's ``lookahead`` most likely candidates by points
         now plus the critic's expected value of the next turn."""
         top = self.most_likely(batch, masks, self.lookahead)
@@ -164,8 +169,14 @@ class LearnedValue:
         return values.reshape(-1).tolist()
 
 
-def turn_decision(follow: PlanFollower, planner: TurnPlanner, slots: int, game: SoloGame, mask: np.ndarray,
-                  choose: Callable[[SoloGame, list[Candidate], dict[str, np.ndarray], np.ndarray], int]) -> int:
+def turn_decision(
+    follow: PlanFollower,
+    planner: TurnPlanner,
+    slots: int,
+    game: SoloGame,
+    mask: np.ndarray,
+    choose: Callable[[SoloGame, list[Candidate], dict[str, np.ndarray], np.ndarray], int],
+) -> int:
     """A turn-level agent's action: the next step of its plan, or at a turn's first decision
     the first step of the candidate ``choose(game, offered, batch, masks)`` picks."""
     planned = follow.next(game, mask)
@@ -183,8 +194,9 @@ def turn_setup(model: Any) -> tuple[TurnPlanner, int]:
     return (TurnPlanner(width=int(width)) if width else TurnPlanner()), int(model.action_space.n)
 
 
-def offer_turns(planner: TurnPlanner, slots: int,
-                games: list[SoloGame]) -> tuple[list[list[Candidate]], dict[str, np.ndarray], np.ndarray]:
+def offer_turns(
+    planner: TurnPlanner, slots: int, games: list[SoloGame]
+) -> tuple[list[list[Candidate]], dict[str, np.ndarray], np.ndarray]:
     """Each game's candidates, and their ``NumberDropTurn-v0`` observations and slot masks
     stacked one row per game, ready for one batched forward pass."""
     offered = [planner.candidates(g, limit=slots) for g in games]
@@ -194,8 +206,9 @@ def offer_turns(planner: TurnPlanner, slots: int,
     return offered, batch, masks
 
 
-def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
-               rules: Rules = DEFAULT_RULES) -> list[dict[str, Any]]:
+def play_games(
+    model: Any, seeds: Sequence[int], deterministic: bool = True, rules: Rules = DEFAULT_RULES
+) -> list[dict[str, Any]]:
     """Play one game per seed with ``model``, all in lockstep with batched forward passes.
 
     Game ``i`` is ``SoloGame(rules, seed=seeds[i])``, the same game ``agents.evaluate``
@@ -207,8 +220,10 @@ def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True,
         _play_turns(model, games, deterministic)
     else:
         _play_decisions(model, games, deterministic)
-    return [{"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
-            for s, g in zip(seeds, games)]
+    return [
+        {"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
+        for s, g in zip(seeds, games)
+    ]
 
 
 def _play_turns(model: Any, games: list[SoloGame], deterministic: bool) -> None:

@@ -41,8 +41,10 @@ def module_dir(path: str | Path) -> Path:
     if (path / "class_and_ctor_args.pkl").is_file() and (path / "module_state.pkl").is_file():
         return path
     if not path.exists():
-        raise FileNotFoundError(f"RLlib checkpoint {str(path)!r} not found "
-                                "(train one with `python train.py --config configs/rllib_ppo.yaml`)")
+        raise FileNotFoundError(
+            f"RLlib checkpoint {str(path)!r} not found "
+            "(train one with `python train.py --config configs/rllib_ppo.yaml`)"
+        )
     raise FileNotFoundError(f"{str(path)!r} is neither an RLlib algorithm checkpoint nor an RL module directory")
 
 
@@ -70,8 +72,9 @@ class RLlibPolicy:
 
     def __init__(self, path: str | None = None) -> None:
         if path is None:
-            raise ValueError("the rllib agent needs a checkpoint: "
-                             "--option rllib.path=runs/<experiment>/best_checkpoint")
+            raise ValueError(
+                "the rllib agent needs a checkpoint: --option rllib.path=runs/<experiment>/best_checkpoint"
+            )
         self.path = str(path)
         self.module = load_module(self.path)
         config = dict(self.module.model_config)
@@ -88,8 +91,10 @@ class RLlibPolicy:
     def _choose(self, observation: dict[str, Any], mask: np.ndarray) -> int:
         import torch
 
-        batch = {MASK_KEY: torch.as_tensor(np.asarray(mask, np.float32)[None]),
-                 OBS_KEY: {k: torch.as_tensor(np.asarray(v)[None]) for k, v in observation.items()}}
+        batch = {
+            MASK_KEY: torch.as_tensor(np.asarray(mask, np.float32)[None]),
+            OBS_KEY: {k: torch.as_tensor(np.asarray(v)[None]) for k, v in observation.items()},
+        }
         return int(self.module.masked_argmax(batch)[0])
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
@@ -106,6 +111,11 @@ class RLlibPolicy:
         return action
 
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        return turn_decision(self._follow, self.planner, self.slots, game, mask,
-                             lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()},
-                                                                                masks[0]))
+        return turn_decision(
+            self._follow,
+            self.planner,
+            self.slots,
+            game,
+            mask,
+            lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()}, masks[0]),
+        )

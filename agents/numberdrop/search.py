@@ -63,9 +63,18 @@ class SearchPolicy:
 
     name = "search"
 
-    def __init__(self, width: int = 4, samples: int = 8, inner_width: int = 8, rollout: bool = False,
-                 weights: dict[str, Any] | None = None, value: str = "heuristic", model: str | None = None,
-                 refine: int = 0, critic: NextTurnValue | None = None) -> None:
+    def __init__(
+        self,
+        width: int = 4,
+        samples: int = 8,
+        inner_width: int = 8,
+        rollout: bool = False,
+        weights: dict[str, Any] | None = None,
+        value: str = "heuristic",
+        model: str | None = None,
+        refine: int = 0,
+        critic: NextTurnValue | None = None,
+    ) -> None:
         if refine < 0 or refine == 1:
             raise ValueError(f"refine must be 0 (off) or >= 2, got {refine}")
         if value not in ("heuristic", "learned"):

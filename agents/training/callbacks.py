@@ -95,8 +95,16 @@ class ProgressCallback(BaseCallback):
         self.last_line = 0.0
 
     def _on_training_start(self) -> None:
-        self.bar = tqdm(total=self.total, initial=self.num_timesteps, unit="step", unit_scale=True,
-                        dynamic_ncols=True, desc="train", smoothing=0.05, disable=not sys.stderr.isatty())
+        self.bar = tqdm(
+            total=self.total,
+            initial=self.num_timesteps,
+            unit="step",
+            unit_scale=True,
+            dynamic_ncols=True,
+            desc="train",
+            smoothing=0.05,
+            disable=not sys.stderr.isatty(),
+        )
         self.shown = self.num_timesteps
         self.t0, self.n0 = time.perf_counter(), self.num_timesteps
         self.last_line = self.t0
@@ -120,8 +128,11 @@ class ProgressCallback(BaseCallback):
         now = time.perf_counter()
         if self.bar.disable and now - self.last_line >= 30:
             self.last_line = now
-            print(f"train: {self.num_timesteps}/{self.total} steps, "
-                  + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
+            print(
+                f"train: {self.num_timesteps}/{self.total} steps, " + ", ".join(f"{k} {v}" for k, v in post.items()),
+                file=sys.stderr,
+                flush=True,
+            )
 
     def _on_training_end(self) -> None:
         self.bar.update(self.num_timesteps - self.shown)
@@ -163,8 +174,15 @@ class Evaluation:
     second. A resumed run whose evaluation at its checkpoint was never written (killed during
     it) evaluates at once."""
 
-    def __init__(self, run_dir: Path, every: int, start_steps: int, measure: Callable[[Any], dict[str, float]],
-                 keys: tuple[str, ...] = ("score_mean",), announce: bool = False) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        every: int,
+        start_steps: int,
+        measure: Callable[[Any], dict[str, float]],
+        keys: tuple[str, ...] = ("score_mean",),
+        announce: bool = False,
+    ) -> None:
         self.run_dir, self.every, self.measure, self.keys, self.announce = run_dir, every, measure, keys, announce
         self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
         self.last_eval = self.evaluated_at - self.evaluated_at % self.every if self.every and start_steps else 0
@@ -213,8 +231,13 @@ class Evaluation:
         entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}}
         if self.announce:
             entry["seconds"] = time.perf_counter() - self.start
-            print(f"step {steps}: eval " + ", ".join(f"{k} {scalars[k]:.3f}" for k in self.keys)
-                  + f" ({entry['seconds']:.0f} s)", file=sys.stderr, flush=True)
+            print(
+                f"step {steps}: eval "
+                + ", ".join(f"{k} {scalars[k]:.3f}" for k in self.keys)
+                + f" ({entry['seconds']:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
         append_jsonl(self.run_dir / "evals.jsonl", entry)
         return key[0]
 

@@ -225,8 +225,12 @@ def _candidates(path: Path, is_checkpoint: Callable[[Path], bool]) -> list[Path]
         return [p for folder in folders for p in numbered_checkpoints(folder)]
     step = checkpoint_step(path)
     folders = [path.parent] if step is not None else [path.parent / "checkpoints", path.parent]
-    older = [p for folder in folders for p in numbered_checkpoints(folder)
-             if p != path and (step is None or (checkpoint_step(p) or 0) < step)]
+    older = [
+        p
+        for folder in folders
+        for p in numbered_checkpoints(folder)
+        if p != path and (step is None or (checkpoint_step(p) or 0) < step)
+    ]
     return [path] + older
 
 
@@ -264,8 +268,11 @@ def resume_command(config: str | Path, checkpoint: str | Path) -> str:
 
 def report_stop(config: str | Path, checkpoint: str | Path | None, steps: int) -> None:
     """What a run stopped by Ctrl-C says last: where it stopped and the command that resumes."""
-    print(f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: {resume_command(config, checkpoint)}",
-          file=sys.stderr, flush=True)
+    print(
+        f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: {resume_command(config, checkpoint)}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 # ---------------------------------------------------------------- Ctrl-C
@@ -292,8 +299,11 @@ class StopRequest:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        print("\nCtrl-C: stopping after the current update, with a checkpoint (Ctrl-C again to stop at once)",
-              file=sys.stderr, flush=True)
+        print(
+            "\nCtrl-C: stopping after the current update, with a checkpoint (Ctrl-C again to stop at once)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 class Interrupted(Exception):

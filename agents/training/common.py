@@ -26,8 +26,16 @@ from ..registry import policy_class
 from .checkpoints import atomic_path, read_json, read_jsonl, report_stop, write_json
 from .config import TrainConfig
 
-__all__ = ["DEFAULT_RULES", "best_model", "final_evaluation", "greedy_available", "greedy_baseline", "read_evals",
-           "stopped_early", "write_learning_curve"]
+__all__ = [
+    "DEFAULT_RULES",
+    "best_model",
+    "final_evaluation",
+    "greedy_available",
+    "greedy_baseline",
+    "read_evals",
+    "stopped_early",
+    "write_learning_curve",
+]
 
 
 def greedy_available() -> tuple[bool, str]:
@@ -57,8 +65,13 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
         return None
     start = time.perf_counter()
     results = run(["greedy"], cfg.eval.games, cfg.eval.seed, workers=1, progress=False)["greedy"]
-    data = {"seed": cfg.eval.seed, "games": cfg.eval.games, "scores": [r.score for r in results],
-            "mean": float(np.mean([r.score for r in results])), "seconds": time.perf_counter() - start}
+    data = {
+        "seed": cfg.eval.seed,
+        "games": cfg.eval.games,
+        "scores": [r.score for r in results],
+        "mean": float(np.mean([r.score for r in results])),
+        "seconds": time.perf_counter() - start,
+    }
     write_json(cache, data)
     print(f"greedy baseline on the eval seeds: {data['mean']:.2f} ({data['seconds']:.1f} s)", file=sys.stderr)
     return data
@@ -106,8 +119,9 @@ def best_model(run_dir: Path, final: str) -> Path:
     return best
 
 
-def final_evaluation(cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path,
-                     progress: bool) -> dict[str, Any] | None:
+def final_evaluation(
+    cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
+) -> dict[str, Any] | None:
     """The closing table (``final_eval.json``): Number Drop solo, the trained ``model`` among
     ``final_eval.agents`` (on Ray tasks with the rllib backend); at a table, the model in one
     seat among its training opponents; Lucky Numbers, one table per ``final_eval.opponents``."""
@@ -119,8 +133,9 @@ def final_evaluation(cfg: TrainConfig, model: str, options: dict[str, Any], run_
     if cfg.game == "luckynumbers":
         for opponent in f.opponents:
             seats = [model] + [opponent] * (e.players - 1)
-            results = run_tables(seats, e.players, f.games, f.seed, workers, {model: options}, progress,
-                                 "luckynumbers", e.setup, e.bruno)
+            results = run_tables(
+                seats, e.players, f.games, f.seed, workers, {model: options}, progress, "luckynumbers", e.setup, e.bruno
+            )
             out[f"vs_{opponent}"] = summarise_lucky(results, [model, opponent], e.players)
             print(format_tables(out[f"vs_{opponent}"]))
     elif e.players > 1:

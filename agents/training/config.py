@@ -207,8 +207,13 @@ class TrainConfig:
     def model_config(self) -> dict[str, Any]:
         """(rllib) What the RL module is built from: the interface, its environment settings and the network."""
         e = self.env
-        return {"interface": e.interface, "auto_forced": e.auto_forced, "candidates": e.candidates,
-                "width": e.width, **dataclasses.asdict(self.network)}
+        return {
+            "interface": e.interface,
+            "auto_forced": e.auto_forced,
+            "candidates": e.candidates,
+            "width": e.width,
+            **dataclasses.asdict(self.network),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The keys that apply to this game and backend (the run's ``config.yaml``)."""
@@ -216,8 +221,16 @@ class TrainConfig:
         return {k: ({s: v[s] for s in keys[k]} if isinstance(v, dict) else v) for k, v in full.items() if k in keys}
 
 
-_SECTIONS = {"env": EnvConfig, "pretrain": PretrainConfig, "ppo": PPOConfig, "network": NetworkConfig,
-             "eval": EvalConfig, "checkpoint": CheckpointConfig, "final_eval": FinalEvalConfig, "ray": RayConfig}
+_SECTIONS = {
+    "env": EnvConfig,
+    "pretrain": PretrainConfig,
+    "ppo": PPOConfig,
+    "network": NetworkConfig,
+    "eval": EvalConfig,
+    "checkpoint": CheckpointConfig,
+    "final_eval": FinalEvalConfig,
+    "ray": RayConfig,
+}
 _ALL = {name: {f.name for f in dataclasses.fields(cls)} for name, cls in _SECTIONS.items()}
 _ND_ENV = {"interface", "auto_forced", "candidates", "width", "players", "opponents"}
 _ND_NET = _ALL["network"]
@@ -230,25 +243,49 @@ def _keys(top: set[str], **sections: set[str]) -> dict[str, set[str] | None]:
 
 _TOP = {"game", "backend", "experiment", "seed", "total_timesteps", "n_envs", "output_dir", "progress_bar"}
 KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
-    ("numberdrop", "sb3"): _keys(_TOP | {"vec_env", "ship_to", "init_from"}, env=_ND_ENV, pretrain=_ALL["pretrain"],
-                                 ppo=_ALL["ppo"], network=_ND_NET, eval=_ALL["eval"], checkpoint=_ALL["checkpoint"],
-                                 final_eval={"games", "seed", "agents", "workers"}),
-    ("numberdrop", "rllib"): _keys(_TOP, env=_ND_ENV, ppo=_ALL["ppo"], network=_ND_NET, eval=_ALL["eval"],
-                                   checkpoint=_ALL["checkpoint"], final_eval={"games", "seed", "agents", "workers"},
-                                   ray=_ALL["ray"]),
-    ("luckynumbers", "sb3"): _keys(_TOP | {"vec_env", "ship_to"},
-                                   env={"players", "opponents", "setup", "bruno", "shaping"},
-                                   pretrain=_ALL["pretrain"] - {"workers"}, ppo=_ALL["ppo"], network=_LUCKY_NET,
-                                   eval={"every_steps", "games", "seed"}, checkpoint=_ALL["checkpoint"],
-                                   final_eval={"games", "seed", "opponents", "workers"}),
+    ("numberdrop", "sb3"): _keys(
+        _TOP | {"vec_env", "ship_to", "init_from"},
+        env=_ND_ENV,
+        pretrain=_ALL["pretrain"],
+        ppo=_ALL["ppo"],
+        network=_ND_NET,
+        eval=_ALL["eval"],
+        checkpoint=_ALL["checkpoint"],
+        final_eval={"games", "seed", "agents", "workers"},
+    ),
+    ("numberdrop", "rllib"): _keys(
+        _TOP,
+        env=_ND_ENV,
+        ppo=_ALL["ppo"],
+        network=_ND_NET,
+        eval=_ALL["eval"],
+        checkpoint=_ALL["checkpoint"],
+        final_eval={"games", "seed", "agents", "workers"},
+        ray=_ALL["ray"],
+    ),
+    ("luckynumbers", "sb3"): _keys(
+        _TOP | {"vec_env", "ship_to"},
+        env={"players", "opponents", "setup", "bruno", "shaping"},
+        pretrain=_ALL["pretrain"] - {"workers"},
+        ppo=_ALL["ppo"],
+        network=_LUCKY_NET,
+        eval={"every_steps", "games", "seed"},
+        checkpoint=_ALL["checkpoint"],
+        final_eval={"games", "seed", "opponents", "workers"},
+    ),
 }
 """The keys each game and backend reads, per section (None: a top-level key)."""
 
 DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
     ("numberdrop", "sb3"): {},
     ("numberdrop", "rllib"): {"experiment": "rllib_ppo", "final_eval": {"agents": ["rllib", "random", "greedy"]}},
-    ("luckynumbers", "sb3"): {"experiment": "lucky_ppo", "total_timesteps": 300_000, "env": {"players": 4},
-                              "network": {"pi": [256, 256], "vf": [256, 256]}, "final_eval": {"games": 250}},
+    ("luckynumbers", "sb3"): {
+        "experiment": "lucky_ppo",
+        "total_timesteps": 300_000,
+        "env": {"players": 4},
+        "network": {"pi": [256, 256], "vf": [256, 256]},
+        "final_eval": {"games": 250},
+    },
 }
 """The defaults that differ from the dataclasses' for a game and backend."""
 
@@ -269,8 +306,9 @@ def _convert(value: Any, tp: Any, path: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
-            raise TypeError(f"config key {path!r} must be a mapping (section {tp.__name__}), "
-                            f"got {type(value).__name__}")
+            raise TypeError(
+                f"config key {path!r} must be a mapping (section {tp.__name__}), got {type(value).__name__}"
+            )
         return _build(tp, value, path + ".")
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)
@@ -322,10 +360,11 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     unknown = [k for k in data if k not in fields]
     if unknown:
         where = f"section {prefix[:-1]!r}" if prefix else "the top level"
-        raise ValueError(f"unknown config key(s) {', '.join(repr(prefix + str(k)) for k in unknown)} "
-                         f"in {where}; known keys: {', '.join(sorted(fields))}")
+        raise ValueError(
+            f"unknown config key(s) {', '.join(repr(prefix + str(k)) for k in unknown)} "
+            f"in {where}; known keys: {', '.join(sorted(fields))}"
+        )
     return cls(**{k: _convert(v, hints[k], prefix + k) for k, v in data.items()})
-
 
 
 def _merge(defaults: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
@@ -348,8 +387,10 @@ def _check_keys(data: dict[str, Any], game: str, backend: str) -> None:
             if keys[key] is not None and isinstance(value, dict):
                 extra = [k for k in value if k not in keys[key] and k in _ALL[key]]
                 if extra:
-                    raise ValueError(f"config key(s) {', '.join(repr(f'{key}.{k}') for k in extra)} do not apply "
-                                     f"to {which}; section {key!r} keys: {', '.join(sorted(keys[key]))}")
+                    raise ValueError(
+                        f"config key(s) {', '.join(repr(f'{key}.{k}') for k in extra)} do not apply "
+                        f"to {which}; section {key!r} keys: {', '.join(sorted(keys[key]))}"
+                    )
 
 
 def _check(cfg: TrainConfig) -> None:
@@ -382,15 +423,21 @@ def _check(cfg: TrainConfig) -> None:
     need(p.target_kl is None or p.target_kl > 0, "ppo.target_kl", "must be > 0 or null")
     need(p.actor_warmup_steps >= 0, "ppo.actor_warmup_steps", "must be >= 0")
     n = cfg.network
-    need(len(n.cnn_channels) >= 1 and all(c >= 1 for c in n.cnn_channels), "network.cnn_channels",
-         "must list one or more positive channel counts")
+    need(
+        len(n.cnn_channels) >= 1 and all(c >= 1 for c in n.cnn_channels),
+        "network.cnn_channels",
+        "must list one or more positive channel counts",
+    )
     need(n.cnn_hidden >= 1, "network.cnn_hidden", "must be >= 1")
     for key in ("vector_hidden", "pi", "vf"):
         need(all(h >= 1 for h in getattr(n, key)), f"network.{key}", "must list positive layer widths")
     need(n.torch_threads >= 1, "network.torch_threads", "must be >= 1")
     for key in ("candidate_hidden", "state_hidden"):
-        need(len(getattr(n, key)) >= 1 and all(h >= 1 for h in getattr(n, key)), f"network.{key}",
-             "must list one or more positive layer widths")
+        need(
+            len(getattr(n, key)) >= 1 and all(h >= 1 for h in getattr(n, key)),
+            f"network.{key}",
+            "must list one or more positive layer widths",
+        )
     need(n.planner_scale > 0, "network.planner_scale", "must be > 0")
     e = cfg.env
     need(e.candidates >= 1, "env.candidates", "must be >= 1")
@@ -403,12 +450,21 @@ def _check(cfg: TrainConfig) -> None:
     else:
         need(1 <= e.players <= 6, "env.players", "must be 1..6")
         need(e.players == 1 or e.interface == "turn", "env.players", "needs env.interface 'turn'")
-        need(cfg.vec_env != "native" or (e.interface == "turn" and e.players == 1), "vec_env",
-             "'native' needs env.interface 'turn' and env.players 1")
-        need(e.interface == "decision" or cfg.pretrain.games == 0, "pretrain.games",
-             "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)")
-    need(bool(e.opponents) and all(a in scripted for a in e.opponents), "env.opponents",
-         f"must list scripted agents among {scripted}")
+        need(
+            cfg.vec_env != "native" or (e.interface == "turn" and e.players == 1),
+            "vec_env",
+            "'native' needs env.interface 'turn' and env.players 1",
+        )
+        need(
+            e.interface == "decision" or cfg.pretrain.games == 0,
+            "pretrain.games",
+            "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)",
+        )
+    need(
+        bool(e.opponents) and all(a in scripted for a in e.opponents),
+        "env.opponents",
+        f"must list scripted agents among {scripted}",
+    )
     need(cfg.eval.every_steps >= 0, "eval.every_steps", "must be >= 0")
     need(cfg.eval.games >= 1, "eval.games", "must be >= 1")
     need(cfg.eval.seed >= 0, "eval.seed", "must be >= 0")
@@ -428,8 +484,11 @@ def _check(cfg: TrainConfig) -> None:
     need(f.workers >= 0, "final_eval.workers", "must be >= 0")
     need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
     model = "rllib" if rllib else "ppo"
-    need(len(f.agents) == len(set(f.agents)) and model in f.agents and set(f.agents) <= set(AGENTS),
-         "final_eval.agents", f"must be distinct agents among {sorted(AGENTS)}, including {model!r}")
+    need(
+        len(f.agents) == len(set(f.agents)) and model in f.agents and set(f.agents) <= set(AGENTS),
+        "final_eval.agents",
+        f"must be distinct agents among {sorted(AGENTS)}, including {model!r}",
+    )
     if rllib:
         _check_rllib(cfg, need)
 
@@ -437,8 +496,11 @@ def _check(cfg: TrainConfig) -> None:
 def _check_rllib(cfg: TrainConfig, need: Any) -> None:
     need(cfg.env.players == 1, "env.players", "must be 1 with backend 'rllib' (solo games)")
     need(cfg.ppo.target_kl is None, "ppo.target_kl", "must be null with backend 'rllib' (RLlib has no early stop)")
-    need(cfg.ppo.normalize_advantage, "ppo.normalize_advantage",
-         "must be true with backend 'rllib' (RLlib always standardises advantages)")
+    need(
+        cfg.ppo.normalize_advantage,
+        "ppo.normalize_advantage",
+        "must be true with backend 'rllib' (RLlib always standardises advantages)",
+    )
     r = cfg.ray
     need(r.address is None or bool(r.address.strip()), "ray.address", "must be a non-empty address or null")
     need(r.num_cpus is None or r.num_cpus >= 1, "ray.num_cpus", "must be >= 1 or null")
@@ -447,8 +509,11 @@ def _check_rllib(cfg: TrainConfig, need: Any) -> None:
     need(r.learners >= 0, "ray.learners", "must be >= 0")
     need(r.cpus_per_learner >= 1, "ray.cpus_per_learner", "must be >= 1")
     need(r.sample_timeout_s > 0, "ray.sample_timeout_s", "must be > 0")
-    need(1 <= cfg.ppo.batch_size * max(1, r.learners) <= cfg.train_batch_size, "ppo.batch_size",
-         "must be at most n_steps * n_envs * max(1, ray.env_runners) / max(1, ray.learners)")
+    need(
+        1 <= cfg.ppo.batch_size * max(1, r.learners) <= cfg.train_batch_size,
+        "ppo.batch_size",
+        "must be at most n_steps * n_envs * max(1, ray.env_runners) / max(1, ray.learners)",
+    )
 
 
 def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:

@@ -90,12 +90,17 @@ def lucky_demonstrations(agent: str, rules: Rules, games: int, seed: int, shapin
             game.step(action)
         final = game.scores()
         returns += [final[p] + shaping * (e - game.empty_cells(p)) for p, e in zip(seats, empties)]
-    return {"obs": np.array(obs, np.float32), "masks": np.array(masks, bool), "actions": np.array(actions, np.int64),
-            "returns": np.array(returns, np.float32)}
+    return {
+        "obs": np.array(obs, np.float32),
+        "masks": np.array(masks, bool),
+        "actions": np.array(actions, np.int64),
+        "returns": np.array(returns, np.float32),
+    }
 
 
-def collect_demonstrations(agent: str, games: int, seed: int, gamma: float, workers: int = 1,
-                           progress: bool = True) -> dict[str, np.ndarray]:
+def collect_demonstrations(
+    agent: str, games: int, seed: int, gamma: float, workers: int = 1, progress: bool = True
+) -> dict[str, np.ndarray]:
     """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (same data for any ``workers``)."""
     seeds = list(range(seed, seed + games))
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
@@ -107,16 +112,25 @@ def collect_demonstrations(agent: str, games: int, seed: int, gamma: float, work
             bar.update(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for chunk, part in zip(chunks, pool.map(_record_games, [agent] * len(chunks), chunks,
-                                                     [gamma] * len(chunks))):
+            for chunk, part in zip(
+                chunks, pool.map(_record_games, [agent] * len(chunks), chunks, [gamma] * len(chunks))
+            ):
                 parts.append(part)
                 bar.update(len(chunk))
     bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def pretrain(model: Any, demos: dict[str, np.ndarray], epochs: int, batch_size: int, learning_rate: float,
-             value_coef: float, seed: int, progress: bool = True) -> list[dict[str, float]]:
+def pretrain(
+    model: Any,
+    demos: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_coef: float,
+    seed: int,
+    progress: bool = True,
+) -> list[dict[str, float]]:
     """Fit the policy to the demonstrated actions and the value head to their returns.
 
     Returns one record per epoch: cross-entropy, value loss and the accuracy (masked
@@ -130,10 +144,17 @@ def pretrain(model: Any, demos: dict[str, np.ndarray], epochs: int, batch_size: 
     keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's is "obs"
 
     def batch(idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
-        obs: Any = ({k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys} if keys
-                    else torch.as_tensor(demos["obs"][idx]))
-        return (obs, torch.as_tensor(demos["actions"][idx]), torch.as_tensor(demos["masks"][idx]),
-                torch.as_tensor(demos["returns"][idx]))
+        obs: Any = (
+            {k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys}
+            if keys
+            else torch.as_tensor(demos["obs"][idx])
+        )
+        return (
+            obs,
+            torch.as_tensor(demos["actions"][idx]),
+            torch.as_tensor(demos["masks"][idx]),
+            torch.as_tensor(demos["returns"][idx]),
+        )
 
     history = []
     rng = np.random.default_rng(seed + 1)
@@ -175,28 +196,34 @@ def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: boo
     demonstrations are cached in the run dir."""
     b, e = cfg.pretrain, cfg.env
     lucky = cfg.game == "luckynumbers"
-    cache = run_dir / (f"demos_lucky_{b.agent}_seed{b.seed}_games{b.games}_shaping{e.shaping}.npz" if lucky else
-                       f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz")
+    cache = run_dir / (
+        f"demos_lucky_{b.agent}_seed{b.seed}_games{b.games}_shaping{e.shaping}.npz"
+        if lucky
+        else f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz"
+    )
     demos = read_demonstrations(cache)
     if demos is None:
         if lucky:
             rules = Rules(players=e.players, setup=e.setup, bruno=e.bruno)
             demos = lucky_demonstrations(b.agent, rules, b.games, b.seed, e.shaping)
         else:
-            demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma,
-                                           workers=b.workers or os.cpu_count() or 1, progress=progress)
+            demos = collect_demonstrations(
+                b.agent, b.games, b.seed, cfg.ppo.gamma, workers=b.workers or os.cpu_count() or 1, progress=progress
+            )
         with atomic_path(cache, ".npz") as tmp:
             np.savez_compressed(tmp, **demos)
-    history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed,
-                       progress=progress)
+    history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed, progress=progress)
     for record in history:
         for key in ("loss", "accuracy", "value_mae", "nll"):
             model.logger.record(f"pretrain/{key}", record[key])
         model.logger.dump(record["epoch"])
     last = history[-1]
     write_json(run_dir / "pretrain.json", {"agent": b.agent, "decisions": len(demos["actions"]), **last})
-    print(f"behaviour cloning of {b.agent} on {len(demos['actions'])} decisions: held-out accuracy "
-          f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}", file=sys.stderr)
+    print(
+        f"behaviour cloning of {b.agent} on {len(demos['actions'])} decisions: held-out accuracy "
+        f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}",
+        file=sys.stderr,
+    )
 
 
 def read_demonstrations(cache: Path) -> dict[str, np.ndarray] | None:
@@ -207,6 +234,8 @@ def read_demonstrations(cache: Path) -> dict[str, np.ndarray] | None:
         with np.load(cache) as data:
             return dict(data)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        print(f"note: {cache} is damaged ({type(err).__name__}: {err}); collecting the demonstrations again",
-              file=sys.stderr)
+        print(
+            f"note: {cache} is damaged ({type(err).__name__}: {err}); collecting the demonstrations again",
+            file=sys.stderr,
+        )
         return None

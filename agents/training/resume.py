@@ -103,8 +103,13 @@ def set_rng_state(state: dict[str, Any]) -> None:
 def save_checkpoint(model: Any, path: str | Path, envs_key: dict[str, Any]) -> Path:
     """The model with everything an exact resume needs, written atomically. ``envs_key``
     describes the environments; a resume with other ones starts new games."""
-    state = {"version": VERSION, "steps": int(model.num_timesteps), "rng": rng_state(), "envs_key": envs_key,
-             "envs": capture_envs(model.get_env())}
+    state = {
+        "version": VERSION,
+        "steps": int(model.num_timesteps),
+        "rng": rng_state(),
+        "envs_key": envs_key,
+        "envs": capture_envs(model.get_env()),
+    }
     return save_model(model, path, {RESUME_ENTRY: pickle.dumps(state)})
 
 
@@ -164,8 +169,9 @@ class Resumed:
     rng: dict[str, Any] | None
 
 
-def load_checkpoint(path: str | Path, venv: VecEnv, custom_objects: dict[str, Any],
-                    envs_key: dict[str, Any]) -> Resumed:
+def load_checkpoint(
+    path: str | Path, venv: VecEnv, custom_objects: dict[str, Any], envs_key: dict[str, Any]
+) -> Resumed:
     """The model of ``path`` training on ``venv``: exactly where it stopped when the checkpoint
     holds environments like ``venv``'s, else on ``venv``'s new games."""
     state = resume_state(path)
@@ -185,8 +191,14 @@ def envs_key(cfg: Any) -> dict[str, Any]:
     return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
 
 
-def start_or_resume(resume: Path | None, venv: VecEnv, build: Callable[[VecEnv], Any],
-                    custom_objects: dict[str, Any], key: dict[str, Any], seed: int) -> Resumed:
+def start_or_resume(
+    resume: Path | None,
+    venv: VecEnv,
+    build: Callable[[VecEnv], Any],
+    custom_objects: dict[str, Any],
+    key: dict[str, Any],
+    seed: int,
+) -> Resumed:
     """A new model (``build(venv)``), or the checkpoint ``resume`` continued: exactly when it
     holds environments like these, else on new games seeded by ``seed``."""
     if resume is None:
@@ -195,8 +207,11 @@ def start_or_resume(resume: Path | None, venv: VecEnv, build: Callable[[VecEnv],
     if not resumed.exact:  # new games: the caller's seed moves on with the step count
         resumed.venv.seed(seed)
         set_random_seed(seed)
-    how = ("exactly where it stopped" if resumed.exact else
-           "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)")
+    how = (
+        "exactly where it stopped"
+        if resumed.exact
+        else "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)"
+    )
     print(f"resuming from {resume} at step {resumed.model.num_timesteps}, {how}", file=sys.stderr)
     return resumed
 
@@ -216,8 +231,16 @@ class UpdateBoundaries(BaseCallback):
     ``latest`` is the newest checkpoint (the resumed one at first).
     """
 
-    def __init__(self, folder: Path, prefix: str, every: int, envs_key: dict[str, Any], stop: StopRequest,
-                 hooks: Sequence[BoundaryHook] = (), resumed_from: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        prefix: str,
+        every: int,
+        envs_key: dict[str, Any],
+        stop: StopRequest,
+        hooks: Sequence[BoundaryHook] = (),
+        resumed_from: Path | None = None,
+    ) -> None:
         super().__init__()
         self.folder, self.prefix, self.every, self.envs_key = folder, prefix, every, envs_key
         self.stop, self.hooks = stop, list(hooks)
@@ -261,6 +284,22 @@ class UpdateBoundaries(BaseCallback):
         return self.latest
 
 
-__all__ = ["RESUME_ENTRY", "Resumable", "Resumed", "UpdateBoundaries", "capture_envs", "check_checkpoint",
-           "envs_key", "find_checkpoint", "load_checkpoint", "restore_envs", "resume_state", "rng_state",
-           "save_checkpoint", "save_model", "set_rng_state", "start_or_resume", "worker_env"]
+__all__ = [
+    "RESUME_ENTRY",
+    "Resumable",
+    "Resumed",
+    "UpdateBoundaries",
+    "capture_envs",
+    "check_checkpoint",
+    "envs_key",
+    "find_checkpoint",
+    "load_checkpoint",
+    "restore_envs",
+    "resume_state",
+    "rng_state",
+    "save_checkpoint",
+    "save_model",
+    "set_rng_state",
+    "start_or_resume",
+    "worker_env",
+]

@@ -69,11 +69,16 @@ def make_env(env_cfg: EnvConfig, game: str = "numberdrop") -> Any:
     """One monitored training environment (top-level, so subprocesses can build it)."""
     e = env_cfg
     if game == "luckynumbers":
-        return Monitor(LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping),
-                       info_keywords=("win",))
+        return Monitor(
+            LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping), info_keywords=("win",)
+        )
     if e.interface == "turn" and e.players > 1:
-        return Monitor(NumberDropTableEnv(num_players=e.players, opponents=list(e.opponents),
-                                          candidates=e.candidates, width=e.width), info_keywords=("win",))
+        return Monitor(
+            NumberDropTableEnv(
+                num_players=e.players, opponents=list(e.opponents), candidates=e.candidates, width=e.width
+            ),
+            info_keywords=("win",),
+        )
     if e.interface == "turn":
         return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width))
     return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
@@ -99,10 +104,20 @@ def ppo_hyperparameters(cfg: TrainConfig) -> dict[str, Any]:
     the config, not the checkpoint, decides how training continues."""
     p = cfg.ppo
     lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
-    return dict(learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-                gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-                vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
-                normalize_advantage=p.normalize_advantage)
+    return dict(
+        learning_rate=lr,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
+        normalize_advantage=p.normalize_advantage,
+    )
 
 
 def build_model(cfg: TrainConfig, venv: Any) -> Any:
@@ -114,17 +129,34 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     if cfg.game == "luckynumbers":
         policy, kwargs = "MlpPolicy", mlp
     elif turn:
-        policy, kwargs = CandidateScorerPolicy, dict(
-            candidate_hidden=list(n.candidate_hidden), state_hidden=list(n.state_hidden),
-            scorer_hidden=list(n.scorer_hidden), value_hidden=list(n.value_hidden),
-            planner_scale=n.planner_scale, activation=n.activation)
+        policy, kwargs = (
+            CandidateScorerPolicy,
+            dict(
+                candidate_hidden=list(n.candidate_hidden),
+                state_hidden=list(n.state_hidden),
+                scorer_hidden=list(n.scorer_hidden),
+                value_hidden=list(n.value_hidden),
+                planner_scale=n.planner_scale,
+                activation=n.activation,
+            ),
+        )
     else:
-        policy, kwargs = "MultiInputPolicy", dict(
-            features_extractor_class=GridVectorExtractor,
-            features_extractor_kwargs=dict(cnn_channels=list(n.cnn_channels), cnn_hidden=n.cnn_hidden,
-                                           vector_hidden=list(n.vector_hidden), activation=n.activation), **mlp)
-    model = MaskablePPO(policy, venv, policy_kwargs=kwargs, seed=cfg.seed, device="cpu", verbose=0,
-                        **ppo_hyperparameters(cfg))
+        policy, kwargs = (
+            "MultiInputPolicy",
+            dict(
+                features_extractor_class=GridVectorExtractor,
+                features_extractor_kwargs=dict(
+                    cnn_channels=list(n.cnn_channels),
+                    cnn_hidden=n.cnn_hidden,
+                    vector_hidden=list(n.vector_hidden),
+                    activation=n.activation,
+                ),
+                **mlp,
+            ),
+        )
+    model = MaskablePPO(
+        policy, venv, policy_kwargs=kwargs, seed=cfg.seed, device="cpu", verbose=0, **ppo_hyperparameters(cfg)
+    )
     if turn:
         model.turn_width = cfg.env.width  # saved with the model: the agent enumerates turns the same way
     return model
@@ -166,8 +198,14 @@ def evaluation(cfg: TrainConfig, run_dir: Path, start_steps: int) -> Evaluation:
     seeds), or Lucky Numbers' win rate against the training opponents."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
     if cfg.game == "luckynumbers":
-        return Evaluation(run_dir, cfg.eval.every_steps, start_steps, partial(win_rate, cfg, seeds),
-                          keys=("win_rate", "score_mean"), announce=True)
+        return Evaluation(
+            run_dir,
+            cfg.eval.every_steps,
+            start_steps,
+            partial(win_rate, cfg, seeds),
+            keys=("win_rate", "score_mean"),
+            announce=True,
+        )
     greedy = common.greedy_baseline(cfg, run_dir)
     return Evaluation(run_dir, cfg.eval.every_steps, start_steps, partial(mean_score, seeds, greedy))
 
@@ -175,10 +213,13 @@ def evaluation(cfg: TrainConfig, run_dir: Path, start_steps: int) -> Evaluation:
 def mean_score(seeds: list[int], greedy: dict[str, Any] | None, model: Any) -> dict[str, float]:
     results = play_games(model, seeds, deterministic=True)
     scores = np.array([r["score"] for r in results], float)
-    out = {"score_mean": float(scores.mean()), "score_std": float(scores.std()),
-           "score_median": float(np.median(scores)),
-           "lines": float(np.mean([r["breakdown"]["lines"] for r in results])) / common.DEFAULT_RULES.line_points,
-           "turns": float(np.mean([r["turns"] for r in results]))}
+    out = {
+        "score_mean": float(scores.mean()),
+        "score_std": float(scores.std()),
+        "score_median": float(np.median(scores)),
+        "lines": float(np.mean([r["breakdown"]["lines"] for r in results])) / common.DEFAULT_RULES.line_points,
+        "turns": float(np.mean([r["turns"] for r in results])),
+    }
     if greedy is not None:
         base = np.array(greedy["scores"], float)
         out.update(greedy_score_mean=float(base.mean()), diff_vs_greedy=float((scores - base).mean()))
@@ -216,22 +257,36 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     try:
         evals = evaluation(cfg, run_dir, start_steps if resume else 0)
         stop = StopRequest()
-        boundaries = UpdateBoundaries(run_dir / "checkpoints", "ppo", cfg.checkpoint.every_steps, envs_key(cfg),
-                                      stop, [evals], resumed_from=resume)
+        boundaries = UpdateBoundaries(
+            run_dir / "checkpoints",
+            "ppo",
+            cfg.checkpoint.every_steps,
+            envs_key(cfg),
+            stop,
+            [evals],
+            resumed_from=resume,
+        )
         metrics: Any = WinsCallback() if cfg.game == "luckynumbers" else GameMetricsCallback()
         callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
         callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
-            print(f"nothing to train: the model is at step {model.num_timesteps} >= {cfg.total_timesteps}",
-                  file=sys.stderr)
+            print(
+                f"nothing to train: the model is at step {model.num_timesteps} >= {cfg.total_timesteps}",
+                file=sys.stderr,
+            )
         if resumed.rng is not None:
             set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
         with stop:
             try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
-                model.learn(total_timesteps=remaining, callback=callbacks, log_interval=1,
-                            reset_num_timesteps=resume is None, progress_bar=False)
+                model.learn(
+                    total_timesteps=remaining,
+                    callback=callbacks,
+                    log_interval=1,
+                    reset_num_timesteps=resume is None,
+                    progress_bar=False,
+                )
             except Interrupted as stopped:
                 model.logger.close()
                 return common.stopped_early(args, run_dir, stopped.checkpoint, stopped.steps)
@@ -248,21 +303,32 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals.best, progress)
 
 
-def finish(cfg: TrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, best: float,
-           progress: bool) -> dict[str, Any]:
+def finish(
+    cfg: TrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, best: float, progress: bool
+) -> dict[str, Any]:
     """After training: the best model, the learning curve, the closing table, shipping."""
     best_model = common.best_model(run_dir, "final_model.zip")
     fps = trained / seconds if seconds > 0 else float("nan")
     what = "win rate" if cfg.game == "luckynumbers" else "mean"
-    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
-          f"{best:.2f}; run dir {run_dir}", file=sys.stderr)
+    print(
+        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
+        f"{best:.2f}; run dir {run_dir}",
+        file=sys.stderr,
+    )
     if cfg.game == "numberdrop":
         common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
     summary = common.final_evaluation(cfg, "ppo", {"path": str(best_model)}, run_dir, progress)
     if cfg.ship_to:
         ship(best_model, Path(cfg.ship_to))
-    return {"run_dir": str(run_dir), "best_model": str(best_model), "steps": steps,
-            "seconds": seconds, "fps": fps, "best_eval": best, "final_eval": summary}
+    return {
+        "run_dir": str(run_dir),
+        "best_model": str(best_model),
+        "steps": steps,
+        "seconds": seconds,
+        "fps": fps,
+        "best_eval": best,
+        "final_eval": summary,
+    }
 
 
 def ship(model_path: Path, target: Path) -> None:

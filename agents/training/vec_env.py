@@ -82,12 +82,26 @@ class NativeTurnVecEnv(VecEnv):
     environment instead.
     """
 
-    def __init__(self, num_envs: int = 1, *, candidates: int = 32, width: int = 12, block_width: int = 3,
-                 rules: Rules = DEFAULT_RULES, render_mode: str | None = None,
-                 venv: NumberDropTurnVectorEnv | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        candidates: int = 32,
+        width: int = 12,
+        block_width: int = 3,
+        rules: Rules = DEFAULT_RULES,
+        render_mode: str | None = None,
+        venv: NumberDropTurnVectorEnv | None = None,
+    ) -> None:
         if venv is None:
-            venv = NumberDropTurnVectorEnv(num_envs=num_envs, render_mode=render_mode, rules=rules,
-                                           candidates=candidates, width=width, block_width=block_width)
+            venv = NumberDropTurnVectorEnv(
+                num_envs=num_envs,
+                render_mode=render_mode,
+                rules=rules,
+                candidates=candidates,
+                width=width,
+                block_width=block_width,
+            )
         self.venv = venv
         self._views = [_GameView(venv, i) for i in range(venv.num_envs)]
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
@@ -128,8 +142,11 @@ class NativeTurnVecEnv(VecEnv):
             for i in done:
                 infos[i]["terminal_observation"] = {key: value[i].copy() for key, value in obs.items()}
                 infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-                infos[i]["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]),
-                                       "t": round(now - self.t_start, 6)}
+                infos[i]["episode"] = {
+                    "r": round(float(self._returns[i]), 6),
+                    "l": int(self._lengths[i]),
+                    "t": round(now - self.t_start, 6),
+                }
             self._returns[done] = 0.0
             self._lengths[done] = 0
             obs, info = self.venv.reset(options={"reset_mask": dones})
@@ -167,7 +184,15 @@ class NativeTurnVecEnv(VecEnv):
         mask = info["action_mask"]
         score, turn, count, boxes = (info[k] for k in ("score", "turn", "candidate_count", "boxes"))
         parts = info["score_breakdown"]
-        return [{"action_mask": mask[i], "score": np.int64(score[i]), "score_breakdown": parts[i],
-                 "turn": np.int64(turn[i]), "candidate_count": np.int64(count[i]), "boxes": np.int64(boxes[i]),
-                 "illegal_action": np.False_}
-                for i in range(self.num_envs)]
+        return [
+            {
+                "action_mask": mask[i],
+                "score": np.int64(score[i]),
+                "score_breakdown": parts[i],
+                "turn": np.int64(turn[i]),
+                "candidate_count": np.int64(count[i]),
+                "boxes": np.int64(boxes[i]),
+                "illegal_action": np.False_,
+            }
+            for i in range(self.num_envs)
+        ]

@@ -32,8 +32,14 @@ def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
         r, k = divmod(c, size)
         before.append(tuple([r * size + j for j in range(k)] + [i * size + k for i in range(r)]))
         after.append(tuple([r * size + j for j in range(k + 1, size)] + [i * size + k for i in range(r + 1, size)]))
-        diag.append(tuple((r + dr) * size + k + dk for dr in (-1, 1) for dk in (-1, 1)
-                          if 0 <= r + dr < size and 0 <= k + dk < size))
+        diag.append(
+            tuple(
+                (r + dr) * size + k + dk
+                for dr in (-1, 1)
+                for dk in (-1, 1)
+                if 0 <= r + dr < size and 0 <= k + dk < size
+            )
+        )
         lines.append(tuple(sorted({r * size + j for j in range(size)} | {i * size + k for i in range(size)})))
     return tuple(before), tuple(after), tuple(diag), tuple(lines)
 
@@ -123,11 +129,11 @@ class Game:
         rows = range(size) if cell is None else (cell // size,)
         cols = range(size) if cell is None else (cell % size,)
         for r in rows:
-            key = tuple(b[r * size:(r + 1) * size])
+            key = tuple(b[r * size : (r + 1) * size])
             found = bounds.get(key)
             if found is None:
                 found = bounds[key] = line_bounds(key, top)
-            rlo[r * size:(r + 1) * size], rhi[r * size:(r + 1) * size] = found
+            rlo[r * size : (r + 1) * size], rhi[r * size : (r + 1) * size] = found
         n = len(b)
         for k in cols:
             key = tuple(b[k:n:size])
@@ -135,7 +141,7 @@ class Game:
             if found is None:
                 found = bounds[key] = line_bounds(key, top)
             clo[k:n:size], chi[k:n:size] = found
-        for c in (range(n) if cell is None else self._lines[cell]):
+        for c in range(n) if cell is None else self._lines[cell]:
             low = rlo[c] if rlo[c] > clo[c] else clo[c]
             high = rhi[c] if rhi[c] < chi[c] else chi[c]
             lo[c], hi[c] = low, high
@@ -251,8 +257,10 @@ class Game:
             raise ValueError("the game is over")
         kind, arg = self.layout.decode(action)
         if not self._legal(kind, arg):
-            raise ValueError(f"player {self.player}: action {int(action)} ({self.describe_action(action)}) "
-                             f"is not legal in phase {self.phase.value!r}")
+            raise ValueError(
+                f"player {self.player}: action {int(action)} ({self.describe_action(action)}) "
+                f"is not legal in phase {self.phase.value!r}"
+            )
         if kind == "draw":
             self.hand, self.drawn, self.extra = self._pool.pop(), True, False
             self.phase = Phase.PLACE

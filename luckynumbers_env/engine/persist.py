@@ -16,8 +16,21 @@ from .actions import Phase
 from .rules import Rules
 
 STATE_VERSION = 1
-_KEYS = {"version", "rules", "boards", "pool", "table", "player", "phase", "hand", "drawn", "extra", "turn",
-         "winners", "ended_by"}
+_KEYS = {
+    "version",
+    "rules",
+    "boards",
+    "pool",
+    "table",
+    "player",
+    "phase",
+    "hand",
+    "drawn",
+    "extra",
+    "turn",
+    "winners",
+    "ended_by",
+}
 
 
 def game_to_dict(game: Any) -> dict[str, Any]:
@@ -54,7 +67,7 @@ def _ints(value: Any, lo: int, hi: int, name: str) -> list[int]:
 
 def _check_board(board: list[int], size: int, name: str) -> None:
     """Every row and column strictly increasing over its tiles (empty cells ignored)."""
-    lines = [board[r * size:(r + 1) * size] for r in range(size)] + [board[c::size] for c in range(size)]
+    lines = [board[r * size : (r + 1) * size] for r in range(size)] + [board[c::size] for c in range(size)]
     for line in lines:
         tiles = [v for v in line if v]
         if any(a >= b for a, b in zip(tiles, tiles[1:])):
@@ -66,8 +79,10 @@ def game_from_dict(cls: type, data: Any) -> Any:
     if not isinstance(data, dict):
         raise TypeError(f"state must be a dict, got {type(data).__name__}")
     if set(data) != _KEYS:
-        raise ValueError(f"state: expected keys {sorted(_KEYS)}, missing {sorted(_KEYS - set(data))}, "
-                         f"unknown {sorted(set(data) - _KEYS)}")
+        raise ValueError(
+            f"state: expected keys {sorted(_KEYS)}, missing {sorted(_KEYS - set(data))}, "
+            f"unknown {sorted(set(data) - _KEYS)}"
+        )
     if isinstance(data["version"], bool) or not isinstance(data["version"], int) or data["version"] != STATE_VERSION:
         raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
     rules = Rules.from_dict(data["rules"])
@@ -99,16 +114,20 @@ def game_from_dict(cls: type, data: Any) -> Any:
         counts[v] += 1
     wrong = [v for v in range(1, top + 1) if counts[v] != n]
     if wrong:
-        raise ValueError(f"state: every number must appear {n} times over boards, pool, table and hand; "
-                         f"numbers {wrong} do not")
+        raise ValueError(
+            f"state: every number must appear {n} times over boards, pool, table and hand; numbers {wrong} do not"
+        )
     diagonal_full = [all(b[k * (size + 1)] for k in range(size)) for b in boards]
     if phase is Phase.SETUP:
         if rules.setup != "michael":
             raise ValueError("state.phase: 'setup' exists only with Michael's setup")
         placed = [sum(1 for k in range(size) if b[k * (size + 1)]) for b in boards]
         want = [placed[player] + (1 if q < player else 0) for q in range(n)]
-        if placed != want or placed[player] >= size or any(v for b in boards for c, v in enumerate(b)
-                                                           if c % (size + 1)):
+        if (
+            placed != want
+            or placed[player] >= size
+            or any(v for b in boards for c, v in enumerate(b) if c % (size + 1))
+        ):
             raise ValueError("state.boards: the setup has not reached this player's placement")
         if not hand or not drawn or extra or table:
             raise ValueError("state: during the setup a drawn tile is in hand and the table is empty")
@@ -117,8 +136,9 @@ def game_from_dict(cls: type, data: Any) -> Any:
     if phase is Phase.SETUP and turn != 0:
         raise ValueError("state.turn: turns are counted from the end of the setup, so the setup is turn 0")
     if phase is not Phase.SETUP and player != turn % n:
-        raise ValueError(f"state.player: players take turns in seat order from player 0, so turn {turn} "
-                         f"is player {turn % n}'s")
+        raise ValueError(
+            f"state.player: players take turns in seat order from player 0, so turn {turn} is player {turn % n}'s"
+        )
     if phase is Phase.PLACE and not hand:
         raise ValueError("state.hand: phase 'place' needs a tile in hand")
     if phase in (Phase.CHOOSE, Phase.OVER) and (hand or drawn):
@@ -136,8 +156,10 @@ def game_from_dict(cls: type, data: Any) -> Any:
         if ended_by == "pool" and (pool or sorted(winners) != [p for p in range(n) if empty[p] == min(empty)]):
             raise ValueError("state.winners: a game ended by the pool is won by the fewest empty cells")
         if empty.count(0) != (ended_by == "full"):
-            raise ValueError("state.boards: the first full board ends the game, so only a game ended by a full "
-                             "board has one, and only one")
+            raise ValueError(
+                "state.boards: the first full board ends the game, so only a game ended by a full "
+                "board has one, and only one"
+            )
     elif winners or ended_by is not None:
         raise ValueError("state: winners and ended_by are set only when the game is over")
     if phase is not Phase.OVER and any(b.count(0) == 0 for b in boards):

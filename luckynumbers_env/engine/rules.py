@@ -38,8 +38,9 @@ class Rules:
         if not 2 <= self.size <= 6:
             raise ValueError(f"Rules.size must be 2..6, got {self.size}")
         if self.max_tile < 2 * self.size - 1 or self.max_tile > 99:
-            raise ValueError(f"Rules.max_tile must be {2 * self.size - 1}..99 so a board can be filled, "
-                             f"got {self.max_tile}")
+            raise ValueError(
+                f"Rules.max_tile must be {2 * self.size - 1}..99 so a board can be filled, got {self.max_tile}"
+            )
         if self.setup not in SETUPS:
             raise ValueError(f"Rules.setup must be one of {SETUPS}, got {self.setup!r}")
         if not isinstance(self.bruno, bool):
@@ -57,8 +58,13 @@ class Rules:
         return self.players * self.max_tile
 
     def to_dict(self) -> dict[str, Any]:
-        return {"players": self.players, "size": self.size, "max_tile": self.max_tile, "setup": self.setup,
-                "bruno": self.bruno}
+        return {
+            "players": self.players,
+            "size": self.size,
+            "max_tile": self.max_tile,
+            "setup": self.setup,
+            "bruno": self.bruno,
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> Rules:

@@ -50,11 +50,11 @@ def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
 class raw_env(AECEnv):
     """AEC Lucky Numbers (see the module docstring)."""
 
-    metadata = {"render_modes": RENDER_MODES, "name": "lucky_numbers_v0", "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "name": "lucky_numbers_v0", "is_parallelizable": False, "render_fps": 2}
 
-    def __init__(self, num_players: int | None = None, render_mode: str | None = None,
-                 rules: Rules | None = None) -> None:
+    def __init__(
+        self, num_players: int | None = None, render_mode: str | None = None, rules: Rules | None = None
+    ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
@@ -64,10 +64,12 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{p}" for p in range(self.rules.players)]
         self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
         n = self.game.layout.n
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32),
-            "action_mask": spaces.Box(0, 1, (n,), np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self.agents: list[str] = []
@@ -127,8 +129,12 @@ class raw_env(AECEnv):
         seat = self.agent_seat[agent]
         winners = np.zeros(self.rules.players, np.int8)
         winners[self.game.winners] = 1  # empty before the end
-        return {"empty_cells": np.int64(self.game.empty_cells(seat)), "turn": np.int64(self.game.turn),
-                "phase_code": phase_code(self.game.phase), "winners": winners}
+        return {
+            "empty_cells": np.int64(self.game.empty_cells(seat)),
+            "turn": np.int64(self.game.turn),
+            "phase_code": phase_code(self.game.phase),
+            "winners": winners,
+        }
 
     def describe_action(self, agent: str, action: int) -> str:
         """An action of the agent to act, in the game's words."""

@@ -45,17 +45,17 @@ def observe(game: Game, seat: int) -> np.ndarray:
     out = np.zeros(observation_size(r), np.float32)
     lo, hi = game.bounds(seat)
     i = 0
-    out[i:i + 2 * cells] = board_features(game, seat)
+    out[i : i + 2 * cells] = board_features(game, seat)
     i += 2 * cells
-    out[i:i + cells] = np.asarray(lo, np.float32) / top
-    out[i + cells:i + 2 * cells] = np.asarray(hi, np.float32) / (top + 1)
+    out[i : i + cells] = np.asarray(lo, np.float32) / top
+    out[i + cells : i + 2 * cells] = np.asarray(hi, np.float32) / (top + 1)
     i += 2 * cells
     for k in range(1, MAX_PLAYERS):
         if k < n:
-            out[i:i + 2 * cells] = board_features(game, (seat + k) % n)
+            out[i : i + 2 * cells] = board_features(game, (seat + k) % n)
             out[i + 2 * cells] = 1.0
         i += 2 * cells + 1
-    out[i:i + top] = np.asarray(game.table[1:], np.float32) / n
+    out[i : i + top] = np.asarray(game.table[1:], np.float32) / n
     i += top
     out[i] = game.pool_size / r.tiles
     i += 1

@@ -53,10 +53,20 @@ class LuckyNumbersEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
 
-    def __init__(self, num_players: int = 4, opponents: Sequence[Any] = ("greedy",), setup: str = "standard",
-                 bruno: bool = False, render_mode: str | None = None, shaping: float = 0.0,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10,
-                 mask_in_obs: bool = False, policy_factory: str | Callable[[str], Any] = AGENT_FACTORY) -> None:
+    def __init__(
+        self,
+        num_players: int = 4,
+        opponents: Sequence[Any] = ("greedy",),
+        setup: str = "standard",
+        bruno: bool = False,
+        render_mode: str | None = None,
+        shaping: float = 0.0,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_illegal: int = 10,
+        mask_in_obs: bool = False,
+        policy_factory: str | Callable[[str], Any] = AGENT_FACTORY,
+    ) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be an int 2..4, got {num_players!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -74,8 +84,11 @@ class LuckyNumbersEnv(gym.Env):
         self.game = Game(self.rules, seed=0)
         self.seat = 0
         board = spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32)
-        self.observation_space = board if not self.mask_in_obs else spaces.Dict(
-            {"observation": board, "action_mask": mask_space(self.game.layout.n)})
+        self.observation_space = (
+            board
+            if not self.mask_in_obs
+            else spaces.Dict({"observation": board, "action_mask": mask_space(self.game.layout.n)})
+        )
         self.action_space = LegalDiscrete(self.game.layout.n, self.action_masks)  # sample() plays legal moves
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -166,9 +179,13 @@ class LuckyNumbersEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         winners = self.game.winners  # empty before the end
         info = {} if self.mask_in_obs else {"action_mask": self.action_masks()}
-        info.update(seat=np.int64(self.seat), empty_cells=np.int64(self.game.empty_cells(self.seat)),
-                    win=np.float64(1.0 / len(winners) if self.seat in winners else 0.0),
-                    scores=self.game.scores().astype(np.float64), illegal_action=np.False_)
+        info.update(
+            seat=np.int64(self.seat),
+            empty_cells=np.int64(self.game.empty_cells(self.seat)),
+            win=np.float64(1.0 / len(winners) if self.seat in winners else 0.0),
+            scores=self.game.scores().astype(np.float64),
+            illegal_action=np.False_,
+        )
         return info
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -103,8 +103,9 @@ class ComboIndex:
         filled in place.
         """
         idx = np.array([r * self.cols + c for r, c in selection], np.int64) if selection else _NO_CELLS
-        _write_options(self.values, self.free, self.structures, self.identical_ok, self.consecutive_ok, self.nbr, idx,
-                       out)
+        _write_options(
+            self.values, self.free, self.structures, self.identical_ok, self.consecutive_ok, self.nbr, idx, out
+        )
 
     def kind(self, idx: Sequence[int]) -> str | bool | None:
         """``IDENTICAL``, True (ascending), False (descending) or None for one cell."""
@@ -207,8 +208,9 @@ def _write_options(values, free, structures, identical_ok, consecutive_ok, nbr, 
     size = len(idx)
     if size == 0:
         for i in range(n):
-            out[i] = free[i] and (_any_open(identical_ok, 3, region[i])
-                                  or _any_open(consecutive_ok, 3, max(up[i], down[i])))
+            out[i] = free[i] and (
+                _any_open(identical_ok, 3, region[i]) or _any_open(consecutive_ok, 3, max(up[i], down[i]))
+            )
         return
     tail = idx[-1]
     step = values[idx[1]] - values[idx[0]] if size >= 2 else 2  # 2: one cell, any kind

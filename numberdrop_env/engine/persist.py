@@ -26,8 +26,22 @@ STATE_VERSION = 1
 TABLE_STATE_VERSION = 1
 """Version of ``Table.to_dict`` data."""
 
-_KEYS = {"version", "sheet", "tiles", "notches", "dice", "shape_face", "phase", "turn", "star_pending",
-         "block_tile", "pending_cells", "pending_values", "selection", "rng"}
+_KEYS = {
+    "version",
+    "sheet",
+    "tiles",
+    "notches",
+    "dice",
+    "shape_face",
+    "phase",
+    "turn",
+    "star_pending",
+    "block_tile",
+    "pending_cells",
+    "pending_values",
+    "selection",
+    "rng",
+}
 
 
 def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
@@ -73,10 +87,13 @@ def _turn_fields(game: Any, data: dict[str, Any], rules: Rules) -> None:
 def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rules: Rules, where: str) -> None:
     """The landed cells and chosen values of a tetromino being written (phases 'arrange' and 'wild')."""
     p = game.phase
-    cells = [_cell(c, rules, f"{where}.pending_cells")
-             for c in as_list(data["pending_cells"], f"{where}.pending_cells")]
-    values = [as_int(v, WILD, rules.max_number, f"{where}.pending_values")
-              for v in as_list(data["pending_values"], f"{where}.pending_values")]
+    cells = [
+        _cell(c, rules, f"{where}.pending_cells") for c in as_list(data["pending_cells"], f"{where}.pending_cells")
+    ]
+    values = [
+        as_int(v, WILD, rules.max_number, f"{where}.pending_values")
+        for v in as_list(data["pending_values"], f"{where}.pending_values")
+    ]
     if (len(cells) == 4) != (p in (Phase.ARRANGE, Phase.WILD)) or (cells and len(cells) != 4):
         raise ValueError(f"{where}.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
     if any(game.sheet.values[r, c] != EMPTY for r, c in cells):
@@ -338,8 +355,10 @@ def _block_phase(table: Any, data: dict[str, Any], rules: Rules, shapes: dict[st
                 raise ValueError(f"{where}.phase: that block has no legal landing, so it is discarded")
             s.block_tile, s.block_shape = letter, table.blocks[letter]
         elif not (s.sheet.circled[letter] or not blocks.legal(s.sheet.heights).any() or _dropped(s.sheet, blocks)):
-            raise ValueError(f"{where}.phase: a seat waits in a block phase only when protected by its circle, "
-                             "out of room for the block, or after dropping it")
+            raise ValueError(
+                f"{where}.phase: a seat waits in a block phase only when protected by its circle, "
+                "out of room for the block, or after dropping it"
+            )
     table.block_letter = letter
 
 

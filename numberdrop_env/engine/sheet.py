@@ -131,8 +131,7 @@ class Sheet:
             if template.dtype == bool:
                 arr = bool_grid(data[name], template.shape, f"{where}.{name}")
             else:
-                arr = int_grid(data[name], template.shape, cell_values, f"{where}.{name}", described,
-                               template.dtype)
+                arr = int_grid(data[name], template.shape, cell_values, f"{where}.{name}", described, template.dtype)
             setattr(sheet, name, arr)
         sheet.bonus = as_bool(data["bonus"], f"{where}.bonus")
         sheet._validate(where)
@@ -160,7 +159,6 @@ class Sheet:
 
 
 _ARRAYS = ("values", "used", "heights", "identical", "consecutive", "circled", "crossed", "lines", "penalties")
-
 
 
 @njit(cache=True)

@@ -111,8 +111,9 @@ class SoloGame:
         """``_placements(allowed_shapes())`` written into ``out`` by a compiled kernel."""
         t = self.table
         shape = -1 if self.shape_face == "*" else t.names.index(self.shape_face)
-        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows,
-                         out)
+        write_placements(
+            self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows, out
+        )
 
     @staticmethod
     @lru_cache(maxsize=4096)
@@ -129,8 +130,17 @@ class SoloGame:
         if len(shapes) != 1 and set(shapes) != set(t.names):
             return t.legal(self.sheet.heights) & t.shape_placements(shapes)
         out = np.zeros(t.size, bool)
-        write_placements(self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape,
-                         t.names.index(shapes[0]) if len(shapes) == 1 else -1, t.rows, out)
+        write_placements(
+            self.sheet.heights,
+            t.cc,
+            t.bottom,
+            t.top,
+            t.fits_columns,
+            t.orientation_shape,
+            t.names.index(shapes[0]) if len(shapes) == 1 else -1,
+            t.rows,
+            out,
+        )
         return out
 
     def block_placements(self) -> np.ndarray:
@@ -296,8 +306,12 @@ class SoloGame:
         o, col = divmod(placement, self.rules.cols)
         shape = self.table.names[self.table.orientation_shape[o]]
         cells = self.table.cells(placement, self.sheet.heights) if self.table.fits_columns[placement] else None
-        return {"shape": shape, "orientation": o, "column": col,
-                "cells": None if cells is None else [list(c) for c in cells]}
+        return {
+            "shape": shape,
+            "orientation": o,
+            "column": col,
+            "cells": None if cells is None else [list(c) for c in cells],
+        }
 
     # ------------------------------------------------------------ persistence
     def clone(self) -> SoloGame:
@@ -336,8 +350,9 @@ class SoloGame:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
 
     @classmethod
-    def load(cls, path: str | Path, rules: Rules = DEFAULT_RULES,
-             seed: np.random.Generator | int | None = None) -> SoloGame:
+    def load(
+        cls, path: str | Path, rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None
+    ) -> SoloGame:
         try:
             data = json.loads(Path(path).read_text())
         except json.JSONDecodeError as err:
@@ -345,8 +360,9 @@ class SoloGame:
         return cls.from_dict(data, rules, seed)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], rules: Rules = DEFAULT_RULES,
-                  seed: np.random.Generator | int | None = None) -> SoloGame:
+    def from_dict(
+        cls, data: dict[str, Any], rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None
+    ) -> SoloGame:
         """Rebuild a game; a malformed or inconsistent state raises ``ValueError``/``TypeError``.
 
         The generator continues from the saved ``rng`` state when there is one, else
@@ -355,8 +371,15 @@ class SoloGame:
         return restore_solo(cls, data, rules, seed)
 
     # ------------------------------------------------------------ whole turns
-    def play_afterstate(self, values: np.ndarray, used: np.ndarray, heights: np.ndarray, notches: np.ndarray,
-                        combo: tuple[str, int] | None, piece_lost: bool) -> None:
+    def play_afterstate(
+        self,
+        values: np.ndarray,
+        used: np.ndarray,
+        heights: np.ndarray,
+        notches: np.ndarray,
+        combo: tuple[str, int] | None,
+        piece_lost: bool,
+    ) -> None:
         """Finish the turn by jumping to the sheet a turn candidate leaves (its points are the score change).
 
         The turn planner's candidates carry their afterstate (grid, used cells, notches and

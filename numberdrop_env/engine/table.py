@@ -103,8 +103,12 @@ class Seat(SoloGame):
             return {"shape": self.block_shape, "orientation": None, "column": None, "cells": None}
         o, col = divmod(placement, self.rules.cols)
         cells = table.cells(placement, self.sheet.heights) if table.fits_columns[placement] else None
-        return {"shape": self.block_shape, "orientation": o, "column": col,
-                "cells": None if cells is None else [list(c) for c in cells]}
+        return {
+            "shape": self.block_shape,
+            "orientation": o,
+            "column": col,
+            "cells": None if cells is None else [list(c) for c in cells],
+        }
 
     def clone(self) -> Seat:
         other = super().clone()  # with its own copy of the generator
@@ -115,8 +119,9 @@ class Seat(SoloGame):
 class Table:
     """A multiplayer game of Number Drop: ``num_players`` seats around one block board."""
 
-    def __init__(self, num_players: int = 2, rules: Rules = DEFAULT_RULES,
-                 seed: np.random.Generator | int | None = None) -> None:
+    def __init__(
+        self, num_players: int = 2, rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None
+    ) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
             raise TypeError(f"num_players must be an int, got {type(num_players).__name__}")
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:

@@ -32,8 +32,18 @@ from ..engine.solo import SoloGame
 from ..render.draw import game_array
 from ..render.text import render_text
 
-__all__ = ["BREAKDOWN_KEYS", "ILLEGAL_ACTIONS", "LegalDiscrete", "SoloEnvBase", "UnsupportedRenderMode",
-           "breakdown_dict", "breakdown_info", "check_flag", "check_illegal_options", "mask_space"]
+__all__ = [
+    "BREAKDOWN_KEYS",
+    "ILLEGAL_ACTIONS",
+    "LegalDiscrete",
+    "SoloEnvBase",
+    "UnsupportedRenderMode",
+    "breakdown_dict",
+    "breakdown_info",
+    "check_flag",
+    "check_illegal_options",
+    "mask_space",
+]
 
 BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
 """Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
@@ -60,11 +70,19 @@ class SoloEnvBase(gym.Env):
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     game: SoloGame
 
-    def _setup(self, render_mode: str | None, rules: Rules, illegal_action: str, illegal_reward: float,
-               max_illegal: int, mask_in_obs: bool = False) -> None:
+    def _setup(
+        self,
+        render_mode: str | None,
+        rules: Rules,
+        illegal_action: str,
+        illegal_reward: float,
+        max_illegal: int,
+        mask_in_obs: bool = False,
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise UnsupportedRenderMode(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
         check_illegal_options(illegal_action, illegal_reward, max_illegal)
@@ -159,4 +177,3 @@ class SoloEnvBase(gym.Env):
 
     def _info(self) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
-

@@ -97,17 +97,27 @@ class NumberDropEnv(SoloEnvBase):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, auto_forced: bool = False,
-                 illegal_action: str = "raise", illegal_reward: float = -1.0, max_illegal: int = 10,
-                 mask_in_obs: bool = False) -> None:
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        rules: Rules = DEFAULT_RULES,
+        auto_forced: bool = False,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_illegal: int = 10,
+        mask_in_obs: bool = False,
+    ) -> None:
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
         self._observe = Observer(rules)
         warn_if_not_compiled("NumberDrop-v0")  # one log line if the first steps will compile (numba)
         self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
-        self.observation_space = self._mask_space(spaces.Dict(
-            {name: spaces.Box(0, 1, shape, np.float32) for name, shape in observation_shapes(rules).items()}))
+        self.observation_space = self._mask_space(
+            spaces.Dict(
+                {name: spaces.Box(0, 1, shape, np.float32) for name, shape in observation_shapes(rules).items()}
+            )
+        )
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

@@ -72,8 +72,16 @@ def opponent_features(table: Table, seat: int) -> np.ndarray:
     v = s.values.ravel()
     number = (v != EMPTY) & (v != X)
     track = np.concatenate([s.identical, s.consecutive, s.circled, [s.bonus], s.lines, s.penalties])
-    return np.concatenate([v != EMPTY, v == X, np.where(number, v, 0) / r.max_number, s.used.ravel(),
-                           track, [max(s.score(), 0) / r.max_score, 1.0]]).astype(np.float32)
+    return np.concatenate(
+        [
+            v != EMPTY,
+            v == X,
+            np.where(number, v, 0) / r.max_number,
+            s.used.ravel(),
+            track,
+            [max(s.score(), 0) / r.max_score, 1.0],
+        ]
+    ).astype(np.float32)
 
 
 def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.ndarray:
@@ -107,8 +115,13 @@ def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.nda
 class _TableCore:
     """Translation between a :class:`Table` and the agent-keyed PettingZoo dictionaries."""
 
-    metadata = {"render_modes": RENDER_MODES, "name": "numberdrop_multiplayer_v0", "is_parallelizable": False,
-                "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env", "render_fps": 2}
+    metadata = {
+        "render_modes": RENDER_MODES,
+        "name": "numberdrop_multiplayer_v0",
+        "is_parallelizable": False,
+        "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env",
+        "render_fps": 2,
+    }
     """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
     cycle): ``parallel_env`` is the parallel form."""
 
@@ -120,10 +133,12 @@ class _TableCore:
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
         size = self.table.seats[0].layout.size
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32),
-            "action_mask": spaces.Box(0, 1, (size,), np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32),
+                "action_mask": spaces.Box(0, 1, (size,), np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         self._opponents: list[np.ndarray] = []
@@ -160,17 +175,22 @@ class _TableCore:
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
-        return {"observation": observe_seat(self.table, seat, self._opponents),
-                "action_mask": self.table.legal_mask(seat).astype(np.int8)}
+        return {
+            "observation": observe_seat(self.table, seat, self._opponents),
+            "action_mask": self.table.legal_mask(seat).astype(np.int8),
+        }
 
     def _info(self, agent: str) -> dict[str, Any]:
         seat = self.table.seats[self.agent_seat[agent]]
         winners = np.zeros(self.table.num_players, np.int8)
         if self.table.over:
             winners[self.table.winners()] = 1
-        return {"score": np.int64(seat.score()), "phase_code": phase_code(seat.phase),
-                "turn": np.int64(self.table.turn),
-                "winners": winners}
+        return {
+            "score": np.int64(seat.score()),
+            "phase_code": phase_code(seat.phase),
+            "turn": np.int64(self.table.turn),
+            "winners": winners,
+        }
 
     def describe_action(self, agent: str, action: int) -> dict[str, Any]:
         """An action of ``agent`` in its current state, in the game's words."""

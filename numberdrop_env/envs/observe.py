@@ -61,9 +61,17 @@ class Observer:
         self.grid_shape = shapes["grid"]
         # offsets of the arrays in the buffer (``observation_shapes`` order), rule constants, the placements:
         # their cells' columns and lowest offsets, then their top offsets and fitting the columns
-        self.constants = np.concatenate([
-            ends - sizes, [len(rules.shape_names), rules.max_number, rules.bonus_size, rules.max_score],
-            table.cc.shape, table.cc.ravel(), table.bottom.ravel(), table.top, table.fits_columns]).astype(np.int64)
+        self.constants = np.concatenate(
+            [
+                ends - sizes,
+                [len(rules.shape_names), rules.max_number, rules.bonus_size, rules.max_score],
+                table.cc.shape,
+                table.cc.ravel(),
+                table.bottom.ravel(),
+                table.top,
+                table.fits_columns,
+            ]
+        ).astype(np.int64)
         self.faces = {face: i for i, face in enumerate(rules.shape_die)}
         self.phases = {phase: i for i, phase in enumerate(PHASES)}  # a waiting multiplayer seat has none
         self.roll: tuple[Any, np.ndarray] = (None, _NO_CELLS)  # (tiles, dice) and their array, see ``_roll``
@@ -75,11 +83,24 @@ class Observer:
         sheet, combos = game.sheet, game.combo_index
         breakdown, track = self.boxes(sheet)
         write_observation(
-            buf, self.constants, sheet.values, sheet.used, sheet.heights, track, *self._pending(game),
-            _flat(game.selection, self.rules.cols), _NO_COMBOS if combos is None else combos.structures,
-            self._roll(game), self.faces.get(game.shape_face, -1), game.notches,
-            -1 if game.block_tile is None else game.block_tile, game.star_pending, self.phases.get(game.phase, -1),
-            game.turn, breakdown["total"])
+            buf,
+            self.constants,
+            sheet.values,
+            sheet.used,
+            sheet.heights,
+            track,
+            *self._pending(game),
+            _flat(game.selection, self.rules.cols),
+            _NO_COMBOS if combos is None else combos.structures,
+            self._roll(game),
+            self.faces.get(game.shape_face, -1),
+            game.notches,
+            -1 if game.block_tile is None else game.block_tile,
+            game.star_pending,
+            self.phases.get(game.phase, -1),
+            game.turn,
+            breakdown["total"],
+        )
         obs = {name: buf[start:end] for name, start, end in self.parts}
         obs["grid"] = obs["grid"].reshape(self.grid_shape)
         return obs, breakdown
@@ -89,11 +110,18 @@ class Observer:
 
         Kept from the last call while no box has changed: most decisions tick none.
         """
-        key = (sheet.identical.tobytes(), sheet.consecutive.tobytes(), sheet.bonus, sheet.circled.tobytes(),
-               sheet.lines.tobytes(), sheet.penalties.tobytes())
+        key = (
+            sheet.identical.tobytes(),
+            sheet.consecutive.tobytes(),
+            sheet.bonus,
+            sheet.circled.tobytes(),
+            sheet.lines.tobytes(),
+            sheet.penalties.tobytes(),
+        )
         if key != self.boxes_memo[0]:
-            track = np.concatenate([sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines,
-                                    sheet.penalties]).astype(np.float32)
+            track = np.concatenate(
+                [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
+            ).astype(np.float32)
             self.boxes_memo = (key, sheet.score_breakdown(), track)
         return self.boxes_memo[1], self.boxes_memo[2]
 
@@ -139,8 +167,26 @@ def _flat(cells: list[tuple[int, int]], cols: int) -> np.ndarray:
 # ------------------------------------------------------------------ kernels
 # Cells are flat (row * cols + column); WILD dice faces and pending values are -1.
 @njit(cache=True)
-def write_observation(buf, constants, values, used, heights, track, pending, wild, selection, structures, roll,
-                      shape_face, notches, block_tile, star_pending, phase, turn, score):
+def write_observation(
+    buf,
+    constants,
+    values,
+    used,
+    heights,
+    track,
+    pending,
+    wild,
+    selection,
+    structures,
+    roll,
+    shape_face,
+    notches,
+    block_tile,
+    star_pending,
+    phase,
+    turn,
+    score,
+):
     """Every array of the observation into the zeroed ``buf`` (``Observer`` builds the arguments).
 
     ``structures`` is empty outside the combination phase; -1 for no ``wild`` cell, shape
@@ -152,8 +198,9 @@ def write_observation(buf, constants, values, used, heights, track, pending, wil
     reach = constants[15 + 2 * n_placements * n_cells :].reshape(2, n_placements)
     rows, cols = values.shape
     n = len(notches)
-    _write_grid(buf[grid_at:dice_at].reshape(-1, rows, cols), values, used, pending, wild, selection, structures,
-                bonus_size)
+    _write_grid(
+        buf[grid_at:dice_at].reshape(-1, rows, cols), values, used, pending, wild, selection, structures, bonus_size
+    )
     _write_dice(buf[dice_at:face_at], roll[n:], max_number)
     if shape_face >= 0:
         buf[face_at + shape_face] = 1
@@ -164,8 +211,9 @@ def write_observation(buf, constants, values, used, heights, track, pending, wil
         buf[board_at + t * width + n_shapes + notches[t]] = 1
     if phase >= 0:
         buf[phase_at + phase] = 1
-    _write_pending(buf[pending_at:heights_at], n, block_tile, star_pending, values, selection, bonus_size, turn,
-                   score, max_score)
+    _write_pending(
+        buf[pending_at:heights_at], n, block_tile, star_pending, values, selection, bonus_size, turn, score, max_score
+    )
     # the heights, then the landing vector right after them
     _write_heights(buf[heights_at:], heights, drops[0], drops[1], reach[0], reach[1], rows)
 

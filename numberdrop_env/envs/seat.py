@@ -34,11 +34,20 @@ AGENT_FACTORY = "agents.registry:make_policy"
 class NumberDropTableEnv(NumberDropTurnEnv):
     """A learner's seat among ``num_players - 1`` opponents (cycled from ``opponents``)."""
 
-    def __init__(self, num_players: int = 4, opponents: Sequence[Any] = ("greedy",), candidates: int = 32,
-                 width: int = 12, render_mode: str | None = None, rules: Rules = DEFAULT_RULES,
-                 mask_in_obs: bool = False, policy_factory: str | Callable[[str], Any] = AGENT_FACTORY) -> None:
-        super().__init__(render_mode=render_mode, rules=rules, candidates=candidates, width=width,
-                         mask_in_obs=mask_in_obs)
+    def __init__(
+        self,
+        num_players: int = 4,
+        opponents: Sequence[Any] = ("greedy",),
+        candidates: int = 32,
+        width: int = 12,
+        render_mode: str | None = None,
+        rules: Rules = DEFAULT_RULES,
+        mask_in_obs: bool = False,
+        policy_factory: str | Callable[[str], Any] = AGENT_FACTORY,
+    ) -> None:
+        super().__init__(
+            render_mode=render_mode, rules=rules, candidates=candidates, width=width, mask_in_obs=mask_in_obs
+        )
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"num_players must be an int 2..{MAX_PLAYERS}, got {num_players!r}")
         self.num_players = num_players

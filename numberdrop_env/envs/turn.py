@@ -22,17 +22,39 @@ from .base import LegalDiscrete, SoloEnvBase, breakdown_info
 from .decision import game_from_options
 
 CANDIDATE_FEATURES = (
-    "present", "planner_value", "points", "identical", "consecutive", "combo_size", "ends_game",
-    "geometry", "potential", "turns", "letter", "letter_half", "remaining_turns",
-    "holes", "hole_rows", "full_rows", "penalty_rows", "filled", "free_numbers", "max_height", "bumpiness",
+    "present",
+    "planner_value",
+    "points",
+    "identical",
+    "consecutive",
+    "combo_size",
+    "ends_game",
+    "geometry",
+    "potential",
+    "turns",
+    "letter",
+    "letter_half",
+    "remaining_turns",
+    "holes",
+    "hole_rows",
+    "full_rows",
+    "penalty_rows",
+    "filled",
+    "free_numbers",
+    "max_height",
+    "bumpiness",
     *(f"height_{c}" for c in range(7)),
-    *(f"identical_{k}" for k in (3, 4, 5, 6, 7)), *(f"consecutive_{k}" for k in (3, 4, 5, 6, 7)), "bonus",
-    *(f"circled_{x}" for x in "ABCDE"), *(f"notch_{x}" for x in "ABCDE"),
+    *(f"identical_{k}" for k in (3, 4, 5, 6, 7)),
+    *(f"consecutive_{k}" for k in (3, 4, 5, 6, 7)),
+    "bonus",
+    *(f"circled_{x}" for x in "ABCDE"),
+    *(f"notch_{x}" for x in "ABCDE"),
 )
 """Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
 PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
-PLANNER_TERMS = tuple(CANDIDATE_FEATURES.index(t) for t in
-                      ("points", "geometry", "potential", "turns", "letter", "letter_half"))
+PLANNER_TERMS = tuple(
+    CANDIDATE_FEATURES.index(t) for t in ("points", "geometry", "potential", "turns", "letter", "letter_half")
+)
 """Columns whose sum is the planner value: the points of the turn and the heuristic's parts."""
 VALUE_SCALE = 10.0
 _NONE = TurnCandidates.from_candidates([])
@@ -85,10 +107,19 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
-    def __init__(self, render_mode: str | None = None, rules: Rules = DEFAULT_RULES, candidates: int = 32,
-                 width: int = 12, block_width: int = 3, illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, max_illegal: int = 10, replay: bool = False,
-                 mask_in_obs: bool = False) -> None:
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        rules: Rules = DEFAULT_RULES,
+        candidates: int = 32,
+        width: int = 12,
+        block_width: int = 3,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_illegal: int = 10,
+        replay: bool = False,
+        mask_in_obs: bool = False,
+    ) -> None:
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
@@ -102,10 +133,14 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.offered = _NONE
         self._mask = np.zeros(self.slots, bool)
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
-        self.observation_space = self._mask_space(spaces.Dict({
-            "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
-            "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
-        }))
+        self.observation_space = self._mask_space(
+            spaces.Dict(
+                {
+                    "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
+                    "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
+                }
+            )
+        )
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -163,11 +198,15 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     def _info(self) -> dict[str, Any]:
         breakdown, s = self._breakdown, self.game.sheet
-        return {**self._mask_info(), "score": np.int64(breakdown["total"]),
-                "score_breakdown": breakdown_info(breakdown), "turn": np.int64(self.game.turn),
-                "candidate_count": np.int64(len(self.offered)),
-                "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
-                "illegal_action": np.False_}
+        return {
+            **self._mask_info(),
+            "score": np.int64(breakdown["total"]),
+            "score_breakdown": breakdown_info(breakdown),
+            "turn": np.int64(self.game.turn),
+            "candidate_count": np.int64(len(self.offered)),
+            "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+            "illegal_action": np.False_,
+        }
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"])
@@ -181,39 +220,63 @@ def state_size(rules: Rules) -> int:
     return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
 
 
-def observe_turn(game: SoloGame, offered: TurnCandidates, slots: int,
-                 score: int | None = None) -> dict[str, np.ndarray]:
+def observe_turn(
+    game: SoloGame, offered: TurnCandidates, slots: int, score: int | None = None
+) -> dict[str, np.ndarray]:
     """The ``NumberDropTurn-v0`` observation of a game and its offered candidates (``score``: the
     game's, when the caller knows it)."""
-    return {"state": _state(game, len(offered) / slots, score),
-            "candidates": candidate_features(game, offered, slots)}
+    return {"state": _state(game, len(offered) / slots, score), "candidates": candidate_features(game, offered, slots)}
 
 
 def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray:
     r, s = game.rules, game.sheet
     over = game.phase is Phase.OVER
     score = game.score() if score is None else score
-    extra = np.array([min(game.turn / 20, 1.0), max(score, 0) / r.max_score, float(game.phase is Phase.START),
-                      share])
+    extra = np.array([min(game.turn / 20, 1.0), max(score, 0) / r.max_score, float(game.phase is Phase.START), share])
     return turn_engine.turn_state(
         np.array(game.sorted_dice() if game.dice is not None and not over else (), np.int64),
         r.shape_die.index(game.shape_face) if game.shape_face is not None and not over else -1,
-        s.identical, s.consecutive, s.bonus, s.circled, s.lines, s.penalties, tile_indices(r.shape_names, game.tiles),
-        game.notches, s.heights, extra, len(r.number_dice), r.max_number + 2, len(r.shape_die), len(r.shape_names),
-        r.last_notch, r.rows)
+        s.identical,
+        s.consecutive,
+        s.bonus,
+        s.circled,
+        s.lines,
+        s.penalties,
+        tile_indices(r.shape_names, game.tiles),
+        game.notches,
+        s.heights,
+        extra,
+        len(r.number_dice),
+        r.max_number + 2,
+        len(r.shape_die),
+        len(r.shape_names),
+        r.last_notch,
+        r.rows,
+    )
 
 
-def packed_states(states: np.ndarray, rules: Rules, turns: np.ndarray, scores: np.ndarray,
-                  shares: np.ndarray) -> np.ndarray:
+def packed_states(
+    states: np.ndarray, rules: Rules, turns: np.ndarray, scores: np.ndarray, shares: np.ndarray
+) -> np.ndarray:
     """The ``state`` rows of games inside a turn, packed by ``TurnPlanner.pack_batch``, with
     their turn numbers, scores and shares of the slots in use: :func:`_state` of each, in
     one compiled call instead of one per game."""
     r = rules
-    extra = np.column_stack([np.minimum(turns / 20, 1.0), np.maximum(scores, 0) / r.max_score,
-                             np.zeros(len(states)), shares])
+    extra = np.column_stack(
+        [np.minimum(turns / 20, 1.0), np.maximum(scores, 0) / r.max_score, np.zeros(len(states)), shares]
+    )
     out = np.empty((len(states), state_size(r)), np.float32)
-    turn_engine.turn_states_packed(states, extra, _die_of_face(r), rule_ints(r), len(r.number_dice), r.max_number + 2,
-                                   len(r.shape_die), len(r.shape_names), out)
+    turn_engine.turn_states_packed(
+        states,
+        extra,
+        _die_of_face(r),
+        rule_ints(r),
+        len(r.number_dice),
+        r.max_number + 2,
+        len(r.shape_die),
+        len(r.shape_names),
+        out,
+    )
     return out
 
 
@@ -229,9 +292,27 @@ def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> n
     """(slots, len(CANDIDATE_FEATURES)) float32, one compiled pass over the candidates' arrays."""
     a, s = offered.arrays, game.sheet
     ints, box = _feature_constants(game.rules)
-    return turn_engine.candidate_features(a.value, a.points, a.values, a.used, a.heights, a.notches, a.combo_kind,
-                                          a.combo_size, a.ends_game, a.terms, s.identical, s.consecutive, s.bonus,
-                                          s.circled, s.crossed, box, ints, slots, len(CANDIDATE_FEATURES))
+    return turn_engine.candidate_features(
+        a.value,
+        a.points,
+        a.values,
+        a.used,
+        a.heights,
+        a.notches,
+        a.combo_kind,
+        a.combo_size,
+        a.ends_game,
+        a.terms,
+        s.identical,
+        s.consecutive,
+        s.bonus,
+        s.circled,
+        s.crossed,
+        box,
+        ints,
+        slots,
+        len(CANDIDATE_FEATURES),
+    )
 
 
 @lru_cache(maxsize=8)

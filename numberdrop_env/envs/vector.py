@@ -74,13 +74,21 @@ class NumberDropTurnVectorEnv(VectorEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, num_envs: int = 1, render_mode: str | None = None, rules: Rules = DEFAULT_RULES,
-                 candidates: int = 32, width: int = 12, block_width: int = 3) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        render_mode: str | None = None,
+        rules: Rules = DEFAULT_RULES,
+        candidates: int = 32,
+        width: int = 12,
+        block_width: int = 3,
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise UnsupportedRenderMode(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
@@ -95,10 +103,12 @@ class NumberDropTurnVectorEnv(VectorEnv):
         warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
         self.single_action_space = spaces.Discrete(self.slots)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = spaces.Dict({
-            "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
-            "candidates": spaces.Box(-np.inf, np.inf, (self.slots, N_FEATURES), np.float32),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
+                "candidates": spaces.Box(-np.inf, np.inf, (self.slots, N_FEATURES), np.float32),
+            }
+        )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
         n = self.num_envs
@@ -119,8 +129,9 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._slot_index = np.arange(self.slots)
 
     # ------------------------------------------------------------------ API
-    def reset(self, *, seed: int | Sequence[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Start new games: all of them, or those of ``options["reset_mask"]``.
 
         ``seed``: an int (game ``i`` gets ``seed + i``), a list of one seed or ``None`` per
@@ -146,14 +157,17 @@ class NumberDropTurnVectorEnv(VectorEnv):
             raise ValueError(f"seed must be None, an int or a list of {n} seeds, got {seed!r}")
         indices = np.flatnonzero(which).tolist()
         # every new game is built (and checked) before any environment changes
-        rngs = {i: seeding.np_random(seeds[i])[0] if seeds[i] is not None or self._rngs[i] is None else self._rngs[i]
-                for i in indices}
+        rngs = {
+            i: seeding.np_random(seeds[i])[0] if seeds[i] is not None or self._rngs[i] is None else self._rngs[i]
+            for i in indices
+        }
         games = {}
         for i in indices:
             games[i] = game_from_options(options, self.rules, rngs[i])
             if games[i].phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
-                raise ValueError("a turn-level game starts at a turn's first decision, "
-                                 f"not in phase {games[i].phase.value!r}")
+                raise ValueError(
+                    f"a turn-level game starts at a turn's first decision, not in phase {games[i].phase.value!r}"
+                )
         for i in indices:
             self._rngs[i], self.games[i] = rngs[i], games[i]
             self._autoreset[i] = games[i].is_over  # a finished game is replaced at the next step
@@ -243,8 +257,9 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._mask[indices] = self._slot_index < self._count[indices, None]
         self._score[:] = self._breakdown[:, BREAKDOWN_KEYS.index("total")]
         if states is not None:
-            self._obs_state[plan] = packed_states(states, self.rules, self._turn[plan], self._score[plan],
-                                                  self._count[plan] / self.slots)
+            self._obs_state[plan] = packed_states(
+                states, self.rules, self._turn[plan], self._score[plan], self._count[plan] / self.slots
+            )
         for i in set(indices).difference(plan):
             self._obs_state[i] = _state(self.games[i], self._count[i] / self.slots, int(self._score[i]))
 
@@ -252,10 +267,15 @@ class NumberDropTurnVectorEnv(VectorEnv):
         return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask.copy(), "score": self._score.copy(),
-                                "score_breakdown": self._breakdown.copy(), "turn": self._turn.copy(),
-                                "candidate_count": self._count.copy(), "boxes": self._boxes.copy(),
-                                "illegal_action": np.zeros(self.num_envs, bool)}
+        info: dict[str, Any] = {
+            "action_mask": self._mask.copy(),
+            "score": self._score.copy(),
+            "score_breakdown": self._breakdown.copy(),
+            "turn": self._turn.copy(),
+            "candidate_count": self._count.copy(),
+            "boxes": self._boxes.copy(),
+            "illegal_action": np.zeros(self.num_envs, bool),
+        }
         for key in INFO_KEYS:
             info["_" + key] = which.copy()
         return info

@@ -67,8 +67,14 @@ class Candidate:
         """
         if game.phase is Phase.START:
             return sum(game.step(a) for a in self.actions)
-        game.play_afterstate(np.asarray(self.values), np.asarray(self.used), np.asarray(self.heights),
-                             np.asarray(self.notches), self.combo, piece_lost=not self.terms)
+        game.play_afterstate(
+            np.asarray(self.values),
+            np.asarray(self.used),
+            np.asarray(self.heights),
+            np.asarray(self.notches),
+            self.combo,
+            piece_lost=not self.terms,
+        )
         return self.points
 
     def describe(self, game: SoloGame) -> dict[str, Any]:
@@ -80,9 +86,13 @@ class Candidate:
             if not g.legal_mask()[a]:
                 raise ValueError(f"candidate does not apply to this game: {steps[-1]}")
             g.step(a)
-        return {"points": self.points, "value": round(self.value, 3),
-                "combination": None if self.combo is None else {"kind": self.combo[0], "size": self.combo[1]},
-                "ends_game": self.ends_game, "decisions": steps}
+        return {
+            "points": self.points,
+            "value": round(self.value, 3),
+            "combination": None if self.combo is None else {"kind": self.combo[0], "size": self.combo[1]},
+            "ends_game": self.ends_game,
+            "decisions": steps,
+        }
 
 
 def letter_values(g: SoloGame, w: Weights) -> list[float]:
@@ -98,8 +108,10 @@ def letter_values(g: SoloGame, w: Weights) -> list[float]:
     if rivals is None:
         return [w.letter if ok else 0.0 for ok in live]
     circled, half = rivals
-    return [w.letter + w.hurt * (1.0 - c) + w.threat * max(c, h) if ok else 0.0
-            for ok, c, h in zip(live, circled.tolist(), half.tolist())]
+    return [
+        w.letter + w.hurt * (1.0 - c) + w.threat * max(c, h) if ok else 0.0
+        for ok, c, h in zip(live, circled.tolist(), half.tolist())
+    ]
 
 
 def start_candidates(game: SoloGame) -> list[Candidate]:
@@ -107,11 +119,24 @@ def start_candidates(game: SoloGame) -> list[Candidate]:
     left to right, all of planner value 0 (the rows above are empty, so nothing is known yet)."""
     L, s = game.layout, game.sheet
     out = []
-    for col in np.flatnonzero(game.legal_mask()[L.start:L.slide]).tolist():
+    for col in np.flatnonzero(game.legal_mask()[L.start : L.slide]).tolist():
         values = s.values.ravel().tolist()
         values[col] = game.start_number
         heights = s.heights.tolist()
         heights[col] = 1
-        out.append(Candidate((L.start + col,), (Phase.START,), 0.0, 0, values, s.used.ravel().tolist(), heights,
-                             tuple(game.notches.tolist()), None, False, {}))
+        out.append(
+            Candidate(
+                (L.start + col,),
+                (Phase.START,),
+                0.0,
+                0,
+                values,
+                s.used.ravel().tolist(),
+                heights,
+                tuple(game.notches.tolist()),
+                None,
+                False,
+                {},
+            )
+        )
     return out

@@ -137,16 +137,25 @@ class Context:
         bonus = [self.bonus_size] if self.bonus_open else []
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
-        self._kernel_weights = np.array([weights.ready, weights.progress, weights.power, weights.buried,
-                                         weights.column * self.full_column, 0.5 * weights.column * self.full_column])
+        self._kernel_weights = np.array(
+            [
+                weights.ready,
+                weights.progress,
+                weights.power,
+                weights.buried,
+                weights.column * self.full_column,
+                0.5 * weights.column * self.full_column,
+            ]
+        )
         self._ident = np.array(self.ident_targets, np.int64)
         self._cons = np.array(self.cons_targets, np.int64)
         self._ident_sizes = np.array(sorted(set(self.ident_targets)), np.int64)
 
     def structures(self, vals: list[int] | np.ndarray, used: list[bool] | np.ndarray) -> Structures:
         """The regions and paths of the unused numbers of a sheet."""
-        return Structures(*kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs,
-                                              self.max_number))
+        return Structures(
+            *kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs, self.max_number)
+        )
 
     # ------------------------------------------------------------ geometry
     def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
@@ -210,38 +219,85 @@ class Context:
         return value - (w.bump * bump + w.high * high), line_pts, pen_pts
 
     # ------------------------------------------------------------ potential
-    def potential(self, vals: list[int] | np.ndarray, st: Structures, heights: list[int] | np.ndarray,
-                  ident_open: list[int] | None = None, cons_open: list[int] | None = None,
-                  limit: int | None = None) -> float:
+    def potential(
+        self,
+        vals: list[int] | np.ndarray,
+        st: Structures,
+        heights: list[int] | np.ndarray,
+        ident_open: list[int] | None = None,
+        cons_open: list[int] | None = None,
+        limit: int | None = None,
+    ) -> float:
         """Promise of the unused numbers for the boxes still open (by default the sheet's; else
         ``ident_open`` / ``cons_open``); with ``limit``, only the ``limit`` best credits count
         (one combination is scored per remaining turn)."""
         ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
         cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
-        return kernels.potential(np.asarray(vals, np.int64), np.asarray(heights, np.int64), st.free, st.start,
-                                 st.members, st.up, st.down, st.up_next, self.nbrs, ident, cons,
-                                 self._kernel_weights, self.bonus_size, self.cols, self.reg_rows, self.max_number,
-                                 -1 if limit is None else int(limit))
+        return kernels.potential(
+            np.asarray(vals, np.int64),
+            np.asarray(heights, np.int64),
+            st.free,
+            st.start,
+            st.members,
+            st.up,
+            st.down,
+            st.up_next,
+            self.nbrs,
+            ident,
+            cons,
+            self._kernel_weights,
+            self.bonus_size,
+            self.cols,
+            self.reg_rows,
+            self.max_number,
+            -1 if limit is None else int(limit),
+        )
 
     # ------------------------------------------------------------ combos
     def combo_candidates(self, vals: list[int] | np.ndarray, st: Structures) -> list[tuple[str, int, list[int]]]:
         """One canonical combination per open box: (kind, size, cells in selection order)."""
-        kinds, sizes, cells = kernels.combinations(np.asarray(vals, np.int64), st.free, st.region, st.start,
-                                                   st.members, st.up, st.up_next, self.nbrs, self._ident_sizes,
-                                                   self._cons)
-        return [("identical" if kind == 0 else "consecutive", k, row[:k])
-                for kind, k, row in zip(kinds.tolist(), sizes.tolist(), cells.tolist())]
+        kinds, sizes, cells = kernels.combinations(
+            np.asarray(vals, np.int64),
+            st.free,
+            st.region,
+            st.start,
+            st.members,
+            st.up,
+            st.up_next,
+            self.nbrs,
+            self._ident_sizes,
+            self._cons,
+        )
+        return [
+            ("identical" if kind == 0 else "consecutive", k, row[:k])
+            for kind, k, row in zip(kinds.tolist(), sizes.tolist(), cells.tolist())
+        ]
 
-    def written_sheet(self, vals: list[int], used: list[bool], heights: list[int], limit: int,
-                      with_potential: bool = True) -> tuple[float, list[tuple[str, int, list[int], float]]]:
+    def written_sheet(
+        self, vals: list[int], used: list[bool], heights: list[int], limit: int, with_potential: bool = True
+    ) -> tuple[float, list[tuple[str, int, list[int], float]]]:
         """(potential if the turn passes, [(kind, size, cells, potential after it)] for each
         canonical combination) of a sheet just written, in one compiled call."""
         now, kinds, sizes, cells, after = kernels.written_sheet(
-            np.asarray(vals, np.int64), np.asarray(used, np.bool_), np.asarray(heights, np.int64), self.nbrs,
-            self._ident, self._cons, self._ident_sizes, self._kernel_weights, self.bonus_size, self.cols,
-            self.reg_rows, self.max_number, int(limit), with_potential)
-        return now, [("identical" if kind == 0 else "consecutive", k, row[:k], pot)
-                     for kind, k, row, pot in zip(kinds.tolist(), sizes.tolist(), cells.tolist(), after.tolist())]
+            np.asarray(vals, np.int64),
+            np.asarray(used, np.bool_),
+            np.asarray(heights, np.int64),
+            self.nbrs,
+            self._ident,
+            self._cons,
+            self._ident_sizes,
+            self._kernel_weights,
+            self.bonus_size,
+            self.cols,
+            self.reg_rows,
+            self.max_number,
+            int(limit),
+            with_potential,
+        )
+        return now, [
+            ("identical" if kind == 0 else "consecutive", k, row[:k], pot)
+            for kind, k, row, pot in zip(kinds.tolist(), sizes.tolist(), cells.tolist(), after.tolist())
+        ]
 
     def combo_points(self, kind: str, k: int) -> tuple[int, float]:
         """(official points, heuristic letter value) of scoring box (kind, k) now."""

@@ -26,8 +26,9 @@ from ..engine.rules import EMPTY
 def structures(vals, used, nbrs, max_number):
     """Same-valued regions and increasing paths of the unused numbers (:func:`structures_into`)."""
     n = vals.shape[0]
-    return structures_into(vals, used, nbrs, max_number, np.empty(n, np.bool_),
-                           np.empty(8 * n + max_number + 3, np.int64))
+    return structures_into(
+        vals, used, nbrs, max_number, np.empty(n, np.bool_), np.empty(8 * n + max_number + 3, np.int64)
+    )
 
 
 @njit(cache=True)
@@ -44,11 +45,17 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
     n = vals.shape[0]
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
-    region, members, stack, up, down, up_next, by_value = (buffer[:n], buffer[n: 2 * n], buffer[2 * n: 3 * n],
-                                                           buffer[3 * n: 4 * n], buffer[4 * n: 5 * n],
-                                                           buffer[5 * n: 6 * n], buffer[6 * n: 7 * n])
-    start = buffer[7 * n: 8 * n + 1]
-    first = buffer[8 * n + 1:]  # max_number + 2 entries
+    region, members, stack, up, down, up_next, by_value = (
+        buffer[:n],
+        buffer[n : 2 * n],
+        buffer[2 * n : 3 * n],
+        buffer[3 * n : 4 * n],
+        buffer[4 * n : 5 * n],
+        buffer[5 * n : 6 * n],
+        buffer[6 * n : 7 * n],
+    )
+    start = buffer[7 * n : 8 * n + 1]
+    first = buffer[8 * n + 1 :]  # max_number + 2 entries
     region[:] = -1
     start[0] = 0
     n_regions = 0
@@ -128,7 +135,7 @@ def _growable(i, vals, heights, nbrs, cols, reg_rows):
 def _power(x, power):
     """``x ** power``; a square is a product (the same double for every ratio of a structure
     size to a box size, checked by the tests), several times cheaper than ``pow``."""
-    return x * x if power == 2.0 else x ** power
+    return x * x if power == 2.0 else x**power
 
 
 @njit(cache=True)
@@ -164,8 +171,13 @@ def _assign(values, owners, boxes, count, out, n_out):
         for t in range(count):
             if owners[t] < 0 or boxes[t] < 0:
                 continue
-            if best < 0 or (values[t] > values[best] or (values[t] == values[best] and (
-                    owners[t] > owners[best] or (owners[t] == owners[best] and boxes[t] > boxes[best])))):
+            if best < 0 or (
+                values[t] > values[best]
+                or (
+                    values[t] == values[best]
+                    and (owners[t] > owners[best] or (owners[t] == owners[best] and boxes[t] > boxes[best]))
+                )
+            ):
                 best = t
         if best < 0:
             return n_out
@@ -180,12 +192,48 @@ def _assign(values, owners, boxes, count, out, n_out):
 
 
 @njit(cache=True)
-def potential(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-              weights, bonus_size, cols, reg_rows, max_number, limit):
+def potential(
+    vals,
+    heights,
+    free,
+    start,
+    members,
+    up,
+    down,
+    up_next,
+    nbrs,
+    ident_targets,
+    cons_targets,
+    weights,
+    bonus_size,
+    cols,
+    reg_rows,
+    max_number,
+    limit,
+):
     """The promise of the unused numbers for the open boxes (:func:`potential_into`)."""
     floats, ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
-    return potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-                          weights, bonus_size, cols, reg_rows, max_number, limit, floats, ints)
+    return potential_into(
+        vals,
+        heights,
+        free,
+        start,
+        members,
+        up,
+        down,
+        up_next,
+        nbrs,
+        ident_targets,
+        cons_targets,
+        weights,
+        bonus_size,
+        cols,
+        reg_rows,
+        max_number,
+        limit,
+        floats,
+        ints,
+    )
 
 
 @njit(cache=True)
@@ -196,8 +244,27 @@ def potential_work(cells, targets):
 
 
 @njit(cache=True)
-def potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-                   weights, bonus_size, cols, reg_rows, max_number, limit, work_floats, work_ints):
+def potential_into(
+    vals,
+    heights,
+    free,
+    start,
+    members,
+    up,
+    down,
+    up_next,
+    nbrs,
+    ident_targets,
+    cons_targets,
+    weights,
+    bonus_size,
+    cols,
+    reg_rows,
+    max_number,
+    limit,
+    work_floats,
+    work_ints,
+):
     """The promise of the unused numbers for the open boxes (see the heuristic's docstring).
 
     ``weights`` = (ready, progress, power, buried, one column share, two columns share);
@@ -209,7 +276,7 @@ def potential_into(vals, heights, free, start, members, up, down, up_next, nbrs,
     n_regions = len(start) - 1
     size = work_ints.shape[0] // 2
     credits = work_floats[: 2 * n + 2]
-    tv = work_floats[2 * n + 2:]
+    tv = work_floats[2 * n + 2 :]
     ts, tk = work_ints[:size], work_ints[size:]
     n_credits = 0
     if len(ident_targets) > 0:
@@ -255,8 +322,14 @@ def potential_into(vals, heights, free, start, members, up, down, up_next, nbrs,
                         end = i
                         while up_next[end] >= 0:
                             end = up_next[end]
-                        grow = 1 if ((lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows)) or
-                                     (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))) else 0
+                        grow = (
+                            1
+                            if (
+                                (lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows))
+                                or (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))
+                            )
+                            else 0
+                        )
                     credit = progress * _power(length / k, power) * (1.0 if grow == 1 else buried)
                 tv[count] = _box_value(cons_targets, j, bonus_size, weights[4], weights[5]) * credit
                 ts[count], tk[count] = i, k
@@ -285,14 +358,16 @@ def combinations(vals, free, region, start, members, up, up_next, nbrs, ident_si
     """One canonical combination per open box (:func:`combinations_into`)."""
     m = len(ident_sizes) + len(cons_targets)
     kinds, sizes, cells = np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, 8), np.int64)
-    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
-                              kinds, sizes, cells)
+    count = combinations_into(
+        vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
+    )
     return kinds[:count], sizes[:count], cells[:count]
 
 
 @njit(cache=True)
-def combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds,
-                      sizes, cells):
+def combinations_into(
+    vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
+):
     """One canonical combination per open box, written into ``kinds`` (0 identical,
     1 consecutive), ``sizes`` and ``cells`` (one row per combination, in selection order,
     padded with -1); returns how many.
@@ -425,56 +500,159 @@ def sheet_work(cells, max_number, n_ident, n_cons):
     """A :class:`SheetWork` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
     m = n_ident + n_cons
     pf, pi = potential_work(cells, max(n_ident, n_cons))
-    return SheetWork(np.empty(cells, np.bool_), np.empty(8 * cells + max_number + 3, np.int64),
-                     np.empty(cells, np.bool_), np.empty(cells, np.bool_),
-                     np.empty(8 * cells + max_number + 3, np.int64), pf, pi, np.empty(n_ident, np.int64),
-                     np.empty(n_cons, np.int64), np.empty(m, np.int64), np.empty(m, np.int64),
-                     np.empty((m, 8), np.int64), np.empty(m))
+    return SheetWork(
+        np.empty(cells, np.bool_),
+        np.empty(8 * cells + max_number + 3, np.int64),
+        np.empty(cells, np.bool_),
+        np.empty(cells, np.bool_),
+        np.empty(8 * cells + max_number + 3, np.int64),
+        pf,
+        pi,
+        np.empty(n_ident, np.int64),
+        np.empty(n_cons, np.int64),
+        np.empty(m, np.int64),
+        np.empty(m, np.int64),
+        np.empty((m, 8), np.int64),
+        np.empty(m),
+    )
 
 
 @njit(cache=True)
-def written_sheet(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size, cols,
-                  reg_rows, max_number, limit, with_potential):
+def written_sheet(
+    vals,
+    used,
+    heights,
+    nbrs,
+    ident_targets,
+    cons_targets,
+    ident_sizes,
+    weights,
+    bonus_size,
+    cols,
+    reg_rows,
+    max_number,
+    limit,
+    with_potential,
+):
     """Everything the planner asks of a sheet just written (:func:`written_sheet_into`):
     (potential if the turn passes, kinds, sizes, cells, potential after each combination)."""
     work = sheet_work(vals.shape[0], max_number, len(ident_targets), len(cons_targets))
-    now, count = written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights,
-                                    bonus_size, cols, reg_rows, max_number, limit, with_potential, work)
-    return now, work.kinds[:count].copy(), work.sizes[:count].copy(), work.cells[:count].copy(), \
-        work.after[:count].copy()
+    now, count = written_sheet_into(
+        vals,
+        used,
+        heights,
+        nbrs,
+        ident_targets,
+        cons_targets,
+        ident_sizes,
+        weights,
+        bonus_size,
+        cols,
+        reg_rows,
+        max_number,
+        limit,
+        with_potential,
+        work,
+    )
+    return (
+        now,
+        work.kinds[:count].copy(),
+        work.sizes[:count].copy(),
+        work.cells[:count].copy(),
+        work.after[:count].copy(),
+    )
 
 
 @njit(cache=True)
-def written_sheet_into(vals, used, heights, nbrs, ident_targets, cons_targets, ident_sizes, weights, bonus_size,
-                       cols, reg_rows, max_number, limit, with_potential, work):
+def written_sheet_into(
+    vals,
+    used,
+    heights,
+    nbrs,
+    ident_targets,
+    cons_targets,
+    ident_sizes,
+    weights,
+    bonus_size,
+    cols,
+    reg_rows,
+    max_number,
+    limit,
+    with_potential,
+    work,
+):
     """Everything the planner asks of a sheet just written: the potential if the turn passes,
     and each canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential
     left after it (``work.after``: its box closed, its cells used). Without
     ``with_potential`` the potentials are 0. Returns (potential now, combinations)."""
-    free, region, start, members, up, down, up_next = structures_into(vals, used, nbrs, max_number, work.free,
-                                                                      work.buffer)
+    free, region, start, members, up, down, up_next = structures_into(
+        vals, used, nbrs, max_number, work.free, work.buffer
+    )
     kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
-    count = combinations_into(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets,
-                              kinds, sizes, cells)
+    count = combinations_into(
+        vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
+    )
     after[:count] = 0.0
     if not with_potential:
         return 0.0, count
     pf, pi = work.potential_floats, work.potential_ints
-    now = potential_into(vals, heights, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-                         weights, bonus_size, cols, reg_rows, max_number, limit, pf, pi)
+    now = potential_into(
+        vals,
+        heights,
+        free,
+        start,
+        members,
+        up,
+        down,
+        up_next,
+        nbrs,
+        ident_targets,
+        cons_targets,
+        weights,
+        bonus_size,
+        cols,
+        reg_rows,
+        max_number,
+        limit,
+        pf,
+        pi,
+    )
     used2, ident2, cons2 = work.used2, work.ident2, work.cons2
     for c in range(count):
         k = sizes[c]
         used2[:] = used
         for a in range(k):
             used2[cells[c, a]] = True
-        _, _, start2, members2, up2, down2, next2 = structures_into(vals, used2, nbrs, max_number, work.free2,
-                                                                    work.buffer2)
-        n_ident = _without(ident_targets, k, ident2) if kinds[c] == 0 or k == bonus_size else \
-            _copy_into(ident_targets, ident2)
-        n_cons = _without(cons_targets, k, cons2) if kinds[c] != 0 or k == bonus_size else \
-            _copy_into(cons_targets, cons2)
-        after[c] = potential_into(vals, heights, work.free2, start2, members2, up2, down2, next2, nbrs,
-                                  ident2[:n_ident], cons2[:n_cons], weights, bonus_size, cols, reg_rows, max_number,
-                                  limit, pf, pi)
+        _, _, start2, members2, up2, down2, next2 = structures_into(
+            vals, used2, nbrs, max_number, work.free2, work.buffer2
+        )
+        n_ident = (
+            _without(ident_targets, k, ident2)
+            if kinds[c] == 0 or k == bonus_size
+            else _copy_into(ident_targets, ident2)
+        )
+        n_cons = (
+            _without(cons_targets, k, cons2) if kinds[c] != 0 or k == bonus_size else _copy_into(cons_targets, cons2)
+        )
+        after[c] = potential_into(
+            vals,
+            heights,
+            work.free2,
+            start2,
+            members2,
+            up2,
+            down2,
+            next2,
+            nbrs,
+            ident2[:n_ident],
+            cons2[:n_cons],
+            weights,
+            bonus_size,
+            cols,
+            reg_rows,
+            max_number,
+            limit,
+            pf,
+            pi,
+        )
     return now, count

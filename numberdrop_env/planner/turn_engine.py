@@ -38,14 +38,54 @@ SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO = 0, 1, 2, 3, 4, 5, 
 LOST = 7  # a leaf whose tetromino has no legal placement: the turn and the game end
 
 # integer parameters, by index into ``ints``
-(I_ROWS, I_COLS, I_REG, I_LAST, I_MAXN, I_BONUS, I_LINE_PTS, I_PEN_PTS, I_FULL_COL, I_WILD_DEFAULT, I_WIDTH,
- I_BLOCK_WIDTH, I_LIMIT, I_A_SLIDE, I_A_BLOCK, I_A_PLACE, I_A_ARRANGE, I_A_WILD, I_A_SELECT, I_A_CONFIRM,
- I_A_PASS, I_LETTERS) = range(22)
+(
+    I_ROWS,
+    I_COLS,
+    I_REG,
+    I_LAST,
+    I_MAXN,
+    I_BONUS,
+    I_LINE_PTS,
+    I_PEN_PTS,
+    I_FULL_COL,
+    I_WILD_DEFAULT,
+    I_WIDTH,
+    I_BLOCK_WIDTH,
+    I_LIMIT,
+    I_A_SLIDE,
+    I_A_BLOCK,
+    I_A_PLACE,
+    I_A_ARRANGE,
+    I_A_WILD,
+    I_A_SELECT,
+    I_A_CONFIRM,
+    I_A_PASS,
+    I_LETTERS,
+) = range(22)
 N_INTS = 22
 """``ints`` holds these, then the box sizes."""
 # fields of a packed game (``pack`` in turns.py), in this order; the sizes come from the rules
-STATE_FIELDS = ("values", "used", "heights", "notches", "tiles", "circled", "identical", "consecutive", "crossed",
-                "lines", "penalties", "bonus", "dice", "face", "star", "phase", "block", "fixed", "limit")
+STATE_FIELDS = (
+    "values",
+    "used",
+    "heights",
+    "notches",
+    "tiles",
+    "circled",
+    "identical",
+    "consecutive",
+    "crossed",
+    "lines",
+    "penalties",
+    "bonus",
+    "dice",
+    "face",
+    "star",
+    "phase",
+    "block",
+    "fixed",
+    "limit",
+)
 # float weights, by index into ``floats``
 (F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
 
@@ -260,7 +300,7 @@ def _writings(dice, max_number, default):
         if v == WILD:
             n_wild += 1
     base = max_number + 1
-    per = base ** n_wild
+    per = base**n_wild
     q_total = n_distinct * per
     ks = np.empty(q_total, np.int64)
     fills = np.zeros((q_total, 4), np.int64)
@@ -312,9 +352,38 @@ def _value_table(vals, free, start, region, up, down, max_number):
 
 # ---------------------------------------------------------------------------- the tetromino
 @njit(cache=True)
-def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem, letter_live, ks, fills, n_wild,
-               written, tie, distinct, per, nbrs, tables, box, ident_targets, cons_targets, ident_sizes, kweights,
-               ident_done, cons_done, ident_open, cons_open, ints, floats, work):
+def _tetromino(
+    vals0,
+    used0,
+    heights0,
+    placed,
+    fixed,
+    lines0,
+    penalties0,
+    t_rem,
+    letter_live,
+    ks,
+    fills,
+    n_wild,
+    written,
+    tie,
+    distinct,
+    per,
+    nbrs,
+    tables,
+    box,
+    ident_targets,
+    cons_targets,
+    ident_sizes,
+    kweights,
+    ident_done,
+    cons_done,
+    ident_open,
+    cons_open,
+    ints,
+    floats,
+    work,
+):
     """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) or of
     arranging the pending cells ``fixed``, best first: value, actions, points, afterstate,
     combination and terms of each."""
@@ -370,8 +439,7 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
         threshold = kept[width - 1] if found >= width else -np.inf
         if reach[p] < threshold:
             break
-        _best_writings(contrib, adjacent, p, distinct, per, tie, base[p], threshold, best, score, wild, gain,
-                       digits)
+        _best_writings(contrib, adjacent, p, distinct, per, tie, base[p], threshold, best, score, wild, gain, digits)
         for j in range(top):
             if best[p, j] >= 0:
                 found += 1
@@ -420,9 +488,23 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
             r_vals[row_i, flat[p, i]] = written[q, i]
         for c in range(cols):
             r_heights[row_i, c] = heights[p, c]
-        now, n_combos = written_sheet_into(r_vals[row_i], used0, r_heights[row_i], nbrs, ident_targets, cons_targets,
-                                           ident_sizes, kweights, ints[I_BONUS], cols, ints[I_REG], maxn, limit,
-                                           not over, work)
+        now, n_combos = written_sheet_into(
+            r_vals[row_i],
+            used0,
+            r_heights[row_i],
+            nbrs,
+            ident_targets,
+            cons_targets,
+            ident_sizes,
+            kweights,
+            ints[I_BONUS],
+            cols,
+            ints[I_REG],
+            maxn,
+            limit,
+            not over,
+            work,
+        )
         nh = 0
         if not fixed_mode:
             head[0], head_ph[0] = ints[I_A_PLACE] + placed[p, 0], PLACE
@@ -482,8 +564,22 @@ def _tetromino(vals0, used0, heights0, placed, fixed, lines0, penalties0, t_rem,
             t_value[t] = (((base + turn_value) + pts) + letter) + after[c]
             t_terms[t, 1], t_terms[t, 2], t_terms[t, 3] = after[c], turn_value, letter
     rank = np.argsort(-t_value[:count], kind="mergesort")  # the tails best first (the others index through it)
-    return (t_value[rank], rank, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends,
-            t_terms, r_vals, r_heights)
+    return (
+        t_value[rank],
+        rank,
+        t_actions,
+        t_phases,
+        t_nact,
+        t_points,
+        t_row,
+        t_kind,
+        t_size,
+        t_cells,
+        t_ends,
+        t_terms,
+        r_vals,
+        r_heights,
+    )
 
 
 @njit(cache=True)
@@ -649,8 +745,21 @@ def _advance(notches, vals, heights, state, slid, tiles, circled, face, tables, 
 
 
 @njit(cache=True)
-def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penalties0, ident_targets, cons_targets,
-                 kweights, ints, floats):
+def _best_blocks(
+    vals,
+    used,
+    heights,
+    tile_shape,
+    tables,
+    nbrs,
+    lines0,
+    penalties0,
+    ident_targets,
+    cons_targets,
+    kweights,
+    ints,
+    floats,
+):
     """The ``block_width`` best block placements (placement, landing row) by geometry + potential."""
     dr, cc, bottom, top, fits, owner = tables
     rows, cols = ints[I_ROWS], ints[I_COLS]
@@ -673,16 +782,54 @@ def _best_blocks(vals, used, heights, tile_shape, tables, nbrs, lines0, penaltie
             if r + 1 > h[c]:
                 h[c] = r + 1
         geo, lp, pp = _geometry(v, h, lines0, penalties0, ints, floats, False)
-        pot = potential_into(v, h, free, start, members, up, down, up_next, nbrs, ident_targets, cons_targets,
-                             kweights, ints[I_BONUS], cols, ints[I_REG], ints[I_MAXN], -1, work_floats, work_ints)
+        pot = potential_into(
+            v,
+            h,
+            free,
+            start,
+            members,
+            up,
+            down,
+            up_next,
+            nbrs,
+            ident_targets,
+            cons_targets,
+            kweights,
+            ints[I_BONUS],
+            cols,
+            ints[I_REG],
+            ints[I_MAXN],
+            -1,
+            work_floats,
+            work_ints,
+        )
         scores[j] = ((geo + lp) + pp) + pot
     order = np.argsort(-scores, kind="mergesort")[: ints[I_BLOCK_WIDTH]]
     return placed[order]
 
 
 @njit(cache=True)
-def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase0, block0, tables, nbrs, lines0,
-            penalties0, ident_targets, cons_targets, kweights, ints, floats):
+def _leaves(
+    vals0,
+    heights0,
+    used0,
+    notches0,
+    tiles,
+    circled,
+    face,
+    star0,
+    phase0,
+    block0,
+    tables,
+    nbrs,
+    lines0,
+    penalties0,
+    ident_targets,
+    cons_targets,
+    kweights,
+    ints,
+    floats,
+):
     """Every way through the slides and block drops, depth first in action order (the
     reference's recursion): each leaf's notches, sheet, actions and phase (PLACE or LOST)."""
     dr, cc = tables[0], tables[1]
@@ -742,8 +889,21 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
             while m < n_memo and not (memo_tile[m] == tile and _same_rows_of(memo_vals, m, s_vals, i)):
                 m += 1
             if m == n_memo:
-                best = _best_blocks(s_vals[i], used0, s_h[i], tiles[tile], tables, nbrs, lines0, penalties0,
-                                    ident_targets, cons_targets, kweights, ints, floats)
+                best = _best_blocks(
+                    s_vals[i],
+                    used0,
+                    s_h[i],
+                    tiles[tile],
+                    tables,
+                    nbrs,
+                    lines0,
+                    penalties0,
+                    ident_targets,
+                    cons_targets,
+                    kweights,
+                    ints,
+                    floats,
+                )
                 if n_memo < len(memo_tile):
                     memo_tile[m], memo_vals[m], memo_n[m] = tile, s_vals[i], len(best)
                     memo_best[m, : len(best)] = best
@@ -770,9 +930,15 @@ def _leaves(vals0, heights0, used0, notches0, tiles, circled, face, star0, phase
             l_acts[n_leaves], l_phs[n_leaves], l_nact[n_leaves] = s_acts[i], s_phs[i], s_nact[i]
             l_lost[n_leaves] = phase == LOST
             n_leaves += 1
-    return (l_notch[:n_leaves], l_vals[:n_leaves], l_h[:n_leaves], l_acts[:n_leaves], l_phs[:n_leaves],
-            l_nact[:n_leaves], l_lost[:n_leaves])
-
+    return (
+        l_notch[:n_leaves],
+        l_vals[:n_leaves],
+        l_h[:n_leaves],
+        l_acts[:n_leaves],
+        l_phs[:n_leaves],
+        l_nact[:n_leaves],
+        l_lost[:n_leaves],
+    )
 
 
 # ---------------------------------------------------------------------------- the turn
@@ -781,8 +947,9 @@ def state_offsets(ints):
     """Start of each field of ``STATE_FIELDS`` in a packed game, and the total length."""
     rows, cols, reg, letters = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LETTERS]
     n = rows * cols
-    sizes = np.array([n, n, cols, letters, letters, letters, letters, letters, letters, reg, rows - reg, 1, 4, 1, 1,
-                      1, 1, 4, 1])
+    sizes = np.array(
+        [n, n, cols, letters, letters, letters, letters, letters, letters, reg, rows - reg, 1, 4, 1, 1, 1, 1, 4, 1]
+    )
     out = np.zeros(len(sizes) + 1, np.int64)
     for i in range(len(sizes)):
         out[i + 1] = out[i] + sizes[i]
@@ -812,20 +979,49 @@ def enumerate_packed(state, rivals, table, nbrs, kweights, ints, floats):
     o = state_offsets(ints)
     box = ints[N_INTS:]
     w = (table.shape[1] - 3) // 3  # cells per shape
-    tables = (np.ascontiguousarray(table[:, :w]), np.ascontiguousarray(table[:, w: 2 * w]),
-              np.ascontiguousarray(table[:, 2 * w: 3 * w]), np.ascontiguousarray(table[:, 3 * w]),
-              table[:, 3 * w + 1] != 0, np.ascontiguousarray(table[:, 3 * w + 2]))
-    identical, consecutive = state[o[6]: o[7]] != 0, state[o[7]: o[8]] != 0
+    tables = (
+        np.ascontiguousarray(table[:, :w]),
+        np.ascontiguousarray(table[:, w : 2 * w]),
+        np.ascontiguousarray(table[:, 2 * w : 3 * w]),
+        np.ascontiguousarray(table[:, 3 * w]),
+        table[:, 3 * w + 1] != 0,
+        np.ascontiguousarray(table[:, 3 * w + 2]),
+    )
+    identical, consecutive = state[o[6] : o[7]] != 0, state[o[7] : o[8]] != 0
     bonus = state[o[11]] != 0
     ident_targets = _targets(identical, box, bonus, ints[I_BONUS])
     cons_targets = _targets(consecutive, box, bonus, ints[I_BONUS])
     run = ints.copy()
     run[I_LIMIT] = state[o[18]]
-    return enumerate_turn(state[o[0]: o[1]], state[o[1]: o[2]] != 0, state[o[2]: o[3]], state[o[3]: o[4]],
-                          state[o[4]: o[5]], state[o[5]: o[6]] != 0, identical, consecutive, state[o[9]: o[10]] != 0,
-                          state[o[10]: o[11]] != 0, state[o[12]: o[13]], state[o[13]], state[o[14]], state[o[15]],
-                          state[o[16]], state[o[17]: o[18]], rivals, rivals.shape[0] > 0, tables, nbrs, box,
-                          ident_targets, cons_targets, np.unique(ident_targets), kweights, run, floats)
+    return enumerate_turn(
+        state[o[0] : o[1]],
+        state[o[1] : o[2]] != 0,
+        state[o[2] : o[3]],
+        state[o[3] : o[4]],
+        state[o[4] : o[5]],
+        state[o[5] : o[6]] != 0,
+        identical,
+        consecutive,
+        state[o[9] : o[10]] != 0,
+        state[o[10] : o[11]] != 0,
+        state[o[12] : o[13]],
+        state[o[13]],
+        state[o[14]],
+        state[o[15]],
+        state[o[16]],
+        state[o[17] : o[18]],
+        rivals,
+        rivals.shape[0] > 0,
+        tables,
+        nbrs,
+        box,
+        ident_targets,
+        cons_targets,
+        np.unique(ident_targets),
+        kweights,
+        run,
+        floats,
+    )
 
 
 @njit(cache=True)
@@ -858,9 +1054,35 @@ def _mix(h, x):
 
 
 @njit(cache=True)
-def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, consecutive, lines0, penalties0,
-                   dice, face, star0, phase0, block0, fixed, rivals, has_rivals, tables, nbrs, box, ident_targets,
-                   cons_targets, ident_sizes, kweights, ints, floats):
+def enumerate_turn(
+    vals0,
+    used0,
+    heights0,
+    notches0,
+    tiles,
+    circled,
+    identical,
+    consecutive,
+    lines0,
+    penalties0,
+    dice,
+    face,
+    star0,
+    phase0,
+    block0,
+    fixed,
+    rivals,
+    has_rivals,
+    tables,
+    nbrs,
+    box,
+    ident_targets,
+    cons_targets,
+    ident_sizes,
+    kweights,
+    ints,
+    floats,
+):
     """The distinct candidates of the rest of a turn, best first (see the module docstring).
 
     ``phase0`` is SLIDE, STAR_SLIDE, BLOCK or PLACE (with ``fixed[0] < 0``), or ARRANGE with
@@ -875,8 +1097,26 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
         l_nact, l_lost = np.zeros(1, np.int64), np.zeros(1, np.bool_)
     else:
         l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost = _leaves(
-            vals0, heights0, used0, notches0, tiles, circled, face, star0, phase0, block0, tables, nbrs, lines0,
-            penalties0, ident_targets, cons_targets, kweights, ints, floats)
+            vals0,
+            heights0,
+            used0,
+            notches0,
+            tiles,
+            circled,
+            face,
+            star0,
+            phase0,
+            block0,
+            tables,
+            nbrs,
+            lines0,
+            penalties0,
+            ident_targets,
+            cons_targets,
+            kweights,
+            ints,
+            floats,
+        )
     n_leaves = l_notch.shape[0]
     ks, fills, n_wild, written, tie, distinct, per = _writings(dice, ints[I_MAXN], ints[I_WILD_DEFAULT])
     dr, cc, bottom, top, fits, owner = tables
@@ -918,20 +1158,80 @@ def enumerate_turn(vals0, used0, heights0, notches0, tiles, circled, identical, 
             n_placed = 0
         else:
             n_placed = _legal_placements(l_h[li], dr, cc, bottom, top, fits, owner, allowed, ints[I_ROWS], placed)
-        searches.append(_tetromino(l_vals[li], used0, l_h[li], placed[:n_placed], fixed, lines0, penalties0, t_rem,
-                                   live, ks, fills, n_wild, written, tie, distinct, per, nbrs, tables, box,
-                                   ident_targets, cons_targets, ident_sizes, kweights, ident_done, cons_done,
-                                   ident_open, cons_open, ints, floats, work))
+        searches.append(
+            _tetromino(
+                l_vals[li],
+                used0,
+                l_h[li],
+                placed[:n_placed],
+                fixed,
+                lines0,
+                penalties0,
+                t_rem,
+                live,
+                ks,
+                fills,
+                n_wild,
+                written,
+                tie,
+                distinct,
+                per,
+                nbrs,
+                tables,
+                box,
+                ident_targets,
+                cons_targets,
+                ident_sizes,
+                kweights,
+                ident_done,
+                cons_done,
+                ident_open,
+                cons_open,
+                ints,
+                floats,
+                work,
+            )
+        )
         owners[n_search] = li
         search_of[li] = n_search
         n_search += 1
-    return _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offset, searches, used0, lines0,
-                  penalties0, ints, floats)
+    return _merge(
+        l_notch,
+        l_vals,
+        l_h,
+        l_acts,
+        l_phs,
+        l_nact,
+        l_lost,
+        search_of,
+        offset,
+        searches,
+        used0,
+        lines0,
+        penalties0,
+        ints,
+        floats,
+    )
 
 
 @njit(cache=True)
-def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offset, searches, used0, lines0,
-           penalties0, ints, floats):
+def _merge(
+    l_notch,
+    l_vals,
+    l_h,
+    l_acts,
+    l_phs,
+    l_nact,
+    l_lost,
+    search_of,
+    offset,
+    searches,
+    used0,
+    lines0,
+    penalties0,
+    ints,
+    floats,
+):
     """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep the
     first candidate of each afterstate, up to ``ints[I_LIMIT]`` (all when negative)."""
     n_leaves, n_t = l_notch.shape
@@ -944,7 +1244,7 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
         search_start[si + 1] = search_start[si] + searches[si][0].shape[0]
     tail_value = np.empty(search_start[n_search])  # every search's sorted values, one after the other
     for si in range(n_search):
-        tail_value[search_start[si]: search_start[si + 1]] = searches[si][0]
+        tail_value[search_start[si] : search_start[si + 1]] = searches[si][0]
     head = np.empty(n_leaves)  # the value of each leaf's next tail
     for li in range(n_leaves):
         if l_lost[li]:
@@ -957,11 +1257,22 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
             head[li] = offset[li] + tail_value[search_start[si]]
     total = length.sum()
     cap = total if ints[I_LIMIT] < 0 else min(total, ints[I_LIMIT])
-    out = TurnArrays(np.full((cap, MAX_ACTIONS), -1, np.int64), np.full((cap, MAX_ACTIONS), -1, np.int64),
-                     np.zeros(cap, np.int64), np.zeros(cap), np.zeros(cap, np.int64), np.empty((cap, n), np.int64),
-                     np.empty((cap, n), np.bool_), np.empty((cap, cols), np.int64), np.empty((cap, n_t), np.int64),
-                     np.full(cap, -1, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.bool_),
-                     np.zeros((cap, 5)), np.zeros(cap, np.bool_))
+    out = TurnArrays(
+        np.full((cap, MAX_ACTIONS), -1, np.int64),
+        np.full((cap, MAX_ACTIONS), -1, np.int64),
+        np.zeros(cap, np.int64),
+        np.zeros(cap),
+        np.zeros(cap, np.int64),
+        np.empty((cap, n), np.int64),
+        np.empty((cap, n), np.bool_),
+        np.empty((cap, cols), np.int64),
+        np.empty((cap, n_t), np.int64),
+        np.full(cap, -1, np.int64),
+        np.zeros(cap, np.int64),
+        np.zeros(cap, np.bool_),
+        np.zeros((cap, 5)),
+        np.zeros(cap, np.bool_),
+    )
     o_values, o_used, o_notches = out.values, out.used, out.notches
     slots = 1
     while slots < 2 * total:
@@ -981,8 +1292,25 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
         ptr[li] += 1
         if ptr[li] < length[li]:
             head[li] = offset[li] + tail_value[search_start[search_of[li]] + ptr[li]]
-        _fill(out, count, li, ti, best, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
-              offset, searches, used0)
+        _fill(
+            out,
+            count,
+            li,
+            ti,
+            best,
+            l_notch,
+            l_vals,
+            l_h,
+            l_acts,
+            l_phs,
+            l_nact,
+            l_lost,
+            lost_points,
+            search_of,
+            offset,
+            searches,
+            used0,
+        )
         h = np.uint64(1469598103934665603)
         for c in range(n):
             h = _mix(h, o_values[count, c] * 2 + 2 + o_used[count, c])
@@ -992,8 +1320,12 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
         duplicate = False
         while table[slot] >= 0:
             other = table[slot]
-            if keys[other] == h and _same_rows(o_values, other, count) and _same_rows(o_used, other, count) and \
-                    _same_rows(o_notches, other, count):
+            if (
+                keys[other] == h
+                and _same_rows(o_values, other, count)
+                and _same_rows(o_used, other, count)
+                and _same_rows(o_notches, other, count)
+            ):
                 duplicate = True
                 break
             slot = (slot + 1) & (slots - 1)
@@ -1002,10 +1334,22 @@ def _merge(l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, search_of, offse
         table[slot] = count
         keys[count] = h
         count += 1
-    return TurnArrays(out.actions[:count], out.phases[:count], out.n_actions[:count], out.value[:count],
-                      out.points[:count], out.values[:count], out.used[:count], out.heights[:count],
-                      out.notches[:count], out.combo_kind[:count], out.combo_size[:count], out.ends_game[:count],
-                      out.terms[:count], out.has_terms[:count])
+    return TurnArrays(
+        out.actions[:count],
+        out.phases[:count],
+        out.n_actions[:count],
+        out.value[:count],
+        out.points[:count],
+        out.values[:count],
+        out.used[:count],
+        out.heights[:count],
+        out.notches[:count],
+        out.combo_kind[:count],
+        out.combo_size[:count],
+        out.ends_game[:count],
+        out.terms[:count],
+        out.has_terms[:count],
+    )
 
 
 @njit(cache=True)
@@ -1032,8 +1376,25 @@ def _same_last(notches, i, j, last):
 
 
 @njit(cache=True)
-def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_lost, lost_points, search_of,
-          offset, searches, used0):
+def _fill(
+    out,
+    i,
+    li,
+    ti,
+    value,
+    l_notch,
+    l_vals,
+    l_h,
+    l_acts,
+    l_phs,
+    l_nact,
+    l_lost,
+    lost_points,
+    search_of,
+    offset,
+    searches,
+    used0,
+):
     """Write candidate ``i``: leaf ``li``'s slides and blocks, then its tail ``ti`` (over a
     duplicate that may have been written there before)."""
     out.actions[i] = -1
@@ -1054,12 +1415,26 @@ def _fill(out, i, li, ti, value, l_notch, l_vals, l_h, l_acts, l_phs, l_nact, l_
         out.terms[i] = 0.0
         out.has_terms[i] = False
         return
-    (_, rank, t_actions, t_phases, t_nact, t_points, t_row, t_kind, t_size, t_cells, t_ends, t_terms, r_vals,
-     r_heights) = searches[search_of[li]]
+    (
+        _,
+        rank,
+        t_actions,
+        t_phases,
+        t_nact,
+        t_points,
+        t_row,
+        t_kind,
+        t_size,
+        t_cells,
+        t_ends,
+        t_terms,
+        r_vals,
+        r_heights,
+    ) = searches[search_of[li]]
     ti = rank[ti]
     k = t_nact[ti]
-    out.actions[i, na: na + k] = t_actions[ti, :k]
-    out.phases[i, na: na + k] = t_phases[ti, :k]
+    out.actions[i, na : na + k] = t_actions[ti, :k]
+    out.phases[i, na : na + k] = t_phases[ti, :k]
     out.n_actions[i] = na + k
     out.points[i] = t_points[ti]
     out.values[i] = r_vals[t_row[ti]]
@@ -1084,8 +1459,27 @@ def feature_count(ints):
 
 
 @njit(cache=True)
-def candidate_features(a_value, a_points, a_values, a_used, a_heights, a_notches, a_kind, a_size, a_ends, a_terms,
-                       identical, consecutive, bonus, circled, crossed, box, ints, slots, n_features):
+def candidate_features(
+    a_value,
+    a_points,
+    a_values,
+    a_used,
+    a_heights,
+    a_notches,
+    a_kind,
+    a_size,
+    a_ends,
+    a_terms,
+    identical,
+    consecutive,
+    bonus,
+    circled,
+    crossed,
+    box,
+    ints,
+    slots,
+    n_features,
+):
     """``NumberDropTurn-v0``'s ``candidates`` rows (see ``turn_env.CANDIDATE_FEATURES``), each
     computed in float64 as the NumPy reference does, then stored as float32."""
     rows, cols, reg, last = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LAST]
@@ -1166,13 +1560,40 @@ def _put(out, j, flags):
 
 
 @njit(cache=True)
-def turn_state(dice, shape_die, identical, consecutive, bonus, circled, lines, penalties, tiles, notches, heights,
-               extra, n_dice, n_faces, n_shape_die, n_shapes, last, rows):
+def turn_state(
+    dice,
+    shape_die,
+    identical,
+    consecutive,
+    bonus,
+    circled,
+    lines,
+    penalties,
+    tiles,
+    notches,
+    heights,
+    extra,
+    n_dice,
+    n_faces,
+    n_shape_die,
+    n_shapes,
+    last,
+    rows,
+):
     """``NumberDropTurn-v0``'s ``state`` vector (see ``turn_env._state_reference``): the sorted
     number dice one-hot (a star in the last column), the shape die one-hot (``shape_die``
     its face, -1 for none), the boxes, the board, the heights and ``extra``."""
-    size = n_dice * n_faces + n_shape_die + 3 * len(identical) + 1 + len(lines) + len(penalties) + \
-        len(tiles) * (n_shapes + last + 1) + len(heights) + len(extra)
+    size = (
+        n_dice * n_faces
+        + n_shape_die
+        + 3 * len(identical)
+        + 1
+        + len(lines)
+        + len(penalties)
+        + len(tiles) * (n_shapes + last + 1)
+        + len(heights)
+        + len(extra)
+    )
     out = np.zeros(size, np.float32)
     for i in range(len(dice)):
         out[i * n_faces + (n_faces - 1 if dice[i] == WILD else dice[i])] = 1.0
@@ -1206,17 +1627,57 @@ def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shap
     o = state_offsets(ints)
     for g in range(states.shape[0]):
         s = states[g]
-        out[g] = turn_state(s[o[12]: o[13]], die_of_face[s[o[13]]], s[o[6]: o[7]], s[o[7]: o[8]], s[o[11]],
-                            s[o[5]: o[6]], s[o[9]: o[10]], s[o[10]: o[11]], s[o[4]: o[5]], s[o[3]: o[4]],
-                            s[o[2]: o[3]], extra[g], n_dice, n_faces, n_shape_die, n_shapes, ints[I_LAST],
-                            ints[I_ROWS])
+        out[g] = turn_state(
+            s[o[12] : o[13]],
+            die_of_face[s[o[13]]],
+            s[o[6] : o[7]],
+            s[o[7] : o[8]],
+            s[o[11]],
+            s[o[5] : o[6]],
+            s[o[9] : o[10]],
+            s[o[10] : o[11]],
+            s[o[4] : o[5]],
+            s[o[3] : o[4]],
+            s[o[2] : o[3]],
+            extra[g],
+            n_dice,
+            n_faces,
+            n_shape_die,
+            n_shapes,
+            ints[I_LAST],
+            ints[I_ROWS],
+        )
 
 
 # ---------------------------------------------------------------------------- many games at once
 @njit(cache=True, nogil=True)
-def enumerate_many(states, lo, hi, table, nbrs, kweights, ints, floats, with_features, count, actions, phases,
-                   n_actions, value, points, values, used, heights, notches, combo_kind, combo_size, ends_game, terms,
-                   has_terms, features):
+def enumerate_many(
+    states,
+    lo,
+    hi,
+    table,
+    nbrs,
+    kweights,
+    ints,
+    floats,
+    with_features,
+    count,
+    actions,
+    phases,
+    n_actions,
+    value,
+    points,
+    values,
+    used,
+    heights,
+    notches,
+    combo_kind,
+    combo_size,
+    ends_game,
+    terms,
+    has_terms,
+    features,
+):
     """:func:`enumerate_packed` (and, ``with_features``, :func:`candidate_features`) of the packed
     games ``lo..hi-1``, written into rows ``lo..hi-1`` of the output arrays (padded to the
     slots of ``features``; ``count[g]`` says how many rows of game g are candidates).
@@ -1249,7 +1710,24 @@ def enumerate_many(states, lo, hi, table, nbrs, kweights, ints, floats, with_fea
         terms[g, :k] = r.terms
         has_terms[g, :k] = r.has_terms
         if with_features:
-            features[g] = candidate_features(r.value, r.points, r.values, r.used, r.heights, r.notches, r.combo_kind,
-                                             r.combo_size, r.ends_game, r.terms, state[o[6]: o[7]] != 0,
-                                             state[o[7]: o[8]] != 0, state[o[11]] != 0, state[o[5]: o[6]] != 0,
-                                             state[o[8]: o[9]] != 0, box, ints, slots, features.shape[2])
+            features[g] = candidate_features(
+                r.value,
+                r.points,
+                r.values,
+                r.used,
+                r.heights,
+                r.notches,
+                r.combo_kind,
+                r.combo_size,
+                r.ends_game,
+                r.terms,
+                state[o[6] : o[7]] != 0,
+                state[o[7] : o[8]] != 0,
+                state[o[11]] != 0,
+                state[o[5] : o[6]] != 0,
+                state[o[8] : o[9]] != 0,
+                box,
+                ints,
+                slots,
+                features.shape[2],
+            )

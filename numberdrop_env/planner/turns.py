@@ -52,11 +52,27 @@ from .heuristic import DEFAULT_WEIGHTS, Weights
 from .turn_engine import TurnArrays
 from .turns_reference import ReferencePlanner
 
-__all__ = ["PLAN_PHASES", "TURN_PHASES", "Candidate", "TurnCandidates", "TurnPlanner", "letter_values",
-           "remaining_turns", "start_candidates"]
+__all__ = [
+    "PLAN_PHASES",
+    "TURN_PHASES",
+    "Candidate",
+    "TurnCandidates",
+    "TurnPlanner",
+    "letter_values",
+    "remaining_turns",
+    "start_candidates",
+]
 
-PHASE_CODES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD, Phase.COMBO,
-               Phase.START)
+PHASE_CODES = (
+    Phase.SLIDE,
+    Phase.STAR_SLIDE,
+    Phase.BLOCK,
+    Phase.PLACE,
+    Phase.ARRANGE,
+    Phase.WILD,
+    Phase.COMBO,
+    Phase.START,
+)
 """Phase of each code in ``TurnArrays.phases`` (the engine's codes, then the starting number)."""
 TERMS = ("geometry", "potential", "turns", "letter", "letter_half")
 """Columns of ``TurnArrays.terms``: the planner value's parts besides the points."""
@@ -92,11 +108,18 @@ class TurnCandidates(Sequence):
         n = int(a.n_actions[i])
         kind = int(a.combo_kind[i])
         return Candidate(
-            actions=tuple(a.actions[i, :n].tolist()), phases=tuple(PHASE_CODES[p] for p in a.phases[i, :n].tolist()),
-            value=float(a.value[i]), points=int(a.points[i]), values=a.values[i].tolist(), used=a.used[i].tolist(),
-            heights=a.heights[i].tolist(), notches=tuple(a.notches[i].tolist()),
-            combo=None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i])), ends_game=bool(a.ends_game[i]),
-            terms=dict(zip(TERMS, a.terms[i].tolist())) if a.has_terms[i] else {})
+            actions=tuple(a.actions[i, :n].tolist()),
+            phases=tuple(PHASE_CODES[p] for p in a.phases[i, :n].tolist()),
+            value=float(a.value[i]),
+            points=int(a.points[i]),
+            values=a.values[i].tolist(),
+            used=a.used[i].tolist(),
+            heights=a.heights[i].tolist(),
+            notches=tuple(a.notches[i].tolist()),
+            combo=None if kind < 0 else (COMBO_KINDS[kind], int(a.combo_size[i])),
+            ends_game=bool(a.ends_game[i]),
+            terms=dict(zip(TERMS, a.terms[i].tolist())) if a.has_terms[i] else {},
+        )
 
     def play(self, i: int, game: SoloGame) -> int:
         """Play candidate ``i`` on ``game`` (:meth:`Candidate.play`, without building it); returns its points."""
@@ -116,8 +139,10 @@ class TurnCandidates(Sequence):
         cols = len(candidates[0].heights) if k else 0
         letters = len(candidates[0].notches) if k else 0
         a = TurnArrays(
-            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64), np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
-            np.array([len(c.actions) for c in candidates], np.int64), np.array([c.value for c in candidates], float),
+            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
+            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
+            np.array([len(c.actions) for c in candidates], np.int64),
+            np.array([c.value for c in candidates], float),
             np.array([c.points for c in candidates], np.int64),
             np.array([c.values for c in candidates], np.int64).reshape(k, cells),
             np.array([c.used for c in candidates], bool).reshape(k, cells),
@@ -127,7 +152,8 @@ class TurnCandidates(Sequence):
             np.array([0 if c.combo is None else c.combo[1] for c in candidates], np.int64),
             np.array([c.ends_game for c in candidates], bool),
             np.array([[c.terms.get(t, 0.0) for t in TERMS] for c in candidates], float).reshape(k, len(TERMS)),
-            np.array([bool(c.terms) for c in candidates], bool))
+            np.array([bool(c.terms) for c in candidates], bool),
+        )
         for i, c in enumerate(candidates):
             a.actions[i, : len(c.actions)] = c.actions
             a.phases[i, : len(c.phases)] = [PHASE_CODES.index(p) for p in c.phases]
@@ -143,8 +169,9 @@ class TurnPlanner:
     compiled engine: the same candidates, ten to twenty times slower.
     """
 
-    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3,
-                 reference: bool = False) -> None:
+    def __init__(
+        self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3, reference: bool = False
+    ) -> None:
         if width < 1 or block_width < 1:
             raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
         self.weights = weights
@@ -157,8 +184,10 @@ class TurnPlanner:
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
         """Distinct candidates of the rest of the turn, best planner value first."""
         if game.phase not in TURN_PHASES:
-            raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                             f"expected one of {[p.value for p in TURN_PHASES]}")
+            raise ValueError(
+                f"cannot enumerate a turn from phase {game.phase.value!r}; "
+                f"expected one of {[p.value for p in TURN_PHASES]}"
+            )
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
             raise ValueError(f"limit must be None or a positive int, got {limit!r}")
         if game.phase is Phase.START:
@@ -167,12 +196,21 @@ class TurnPlanner:
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
         fixed = self._static(game.rules)
         rivals = getattr(game, "rivals", None)
-        return TurnCandidates(turn_engine.enumerate_packed(
-            fixed.pack(game, limit), fixed.no_rivals if rivals is None else np.asarray(rivals, float), fixed.table,
-            fixed.nbrs, fixed.kernel_weights, fixed.ints, fixed.floats))
+        return TurnCandidates(
+            turn_engine.enumerate_packed(
+                fixed.pack(game, limit),
+                fixed.no_rivals if rivals is None else np.asarray(rivals, float),
+                fixed.table,
+                fixed.nbrs,
+                fixed.kernel_weights,
+                fixed.ints,
+                fixed.floats,
+            )
+        )
 
-    def candidates_batch(self, games: Sequence[SoloGame], limit: int,
-                         features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
+    def candidates_batch(
+        self, games: Sequence[SoloGame], limit: int, features: bool = False
+    ) -> tuple[list[TurnCandidates], np.ndarray]:
         """:meth:`candidates` of many solo games at once, enumerated on every core (compiled code
         without the GIL, one share of the games per thread), and with
         ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
@@ -194,12 +232,14 @@ class TurnPlanner:
         for g in games:
             same_rules = g.rules is rules or g.rules == rules
             if g.phase not in PLAN_PHASES or not same_rules or getattr(g, "rivals", None) is not None:
-                raise ValueError("candidates_batch plans solo games of one rule set in phases "
-                                 f"{[p.value for p in PLAN_PHASES]}")
+                raise ValueError(
+                    f"candidates_batch plans solo games of one rule set in phases {[p.value for p in PLAN_PHASES]}"
+                )
         return np.stack([fixed.pack(g, limit) for g in games])
 
-    def candidates_packed(self, states: np.ndarray, rules: Rules, limit: int,
-                          features: bool = False) -> tuple[list[TurnCandidates], np.ndarray]:
+    def candidates_packed(
+        self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
+    ) -> tuple[list[TurnCandidates], np.ndarray]:
         """:meth:`candidates_batch` of games packed by :meth:`pack_batch` (whose rows a caller
         may read too, e.g. for observations)."""
         fixed = self._static(rules)
@@ -207,12 +247,21 @@ class TurnPlanner:
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
         shares = np.unique(np.linspace(0, n_games, min(n_games, 4 * _workers()) + 1).astype(int))
-        run = partial(turn_engine.enumerate_many, states, table=fixed.table, nbrs=fixed.nbrs,
-                      kweights=fixed.kernel_weights, ints=fixed.ints, floats=fixed.floats,
-                      with_features=bool(features), count=count, **a._asdict(), features=rows)
+        run = partial(
+            turn_engine.enumerate_many,
+            states,
+            table=fixed.table,
+            nbrs=fixed.nbrs,
+            kweights=fixed.kernel_weights,
+            ints=fixed.ints,
+            floats=fixed.floats,
+            with_features=bool(features),
+            count=count,
+            **a._asdict(),
+            features=rows,
+        )
         _run_shares(run, list(zip(shares[:-1].tolist(), shares[1:].tolist())))
-        return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a)))
-                for g, k in enumerate(count.tolist())], rows
+        return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a))) for g, k in enumerate(count.tolist())], rows
 
     def _static(self, rules: Rules) -> _Static:
         if self._fixed is None or self._fixed.rules is not rules:
@@ -232,10 +281,19 @@ def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
     arrays = TurnArrays(
         np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
         np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
-        np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.int64), np.zeros((*shape, n), np.int64),
-        np.zeros((*shape, n), bool), np.zeros((*shape, cols), np.int64), np.zeros((*shape, letters), np.int64),
-        np.full(shape, -1, np.int64), np.zeros(shape, np.int64), np.zeros(shape, bool), np.zeros((*shape, 5)),
-        np.zeros(shape, bool))
+        np.zeros(shape, np.int64),
+        np.zeros(shape),
+        np.zeros(shape, np.int64),
+        np.zeros((*shape, n), np.int64),
+        np.zeros((*shape, n), bool),
+        np.zeros((*shape, cols), np.int64),
+        np.zeros((*shape, letters), np.int64),
+        np.full(shape, -1, np.int64),
+        np.zeros(shape, np.int64),
+        np.zeros(shape, bool),
+        np.zeros((*shape, 5)),
+        np.zeros(shape, bool),
+    )
     n_features = turn_engine.feature_count(fixed.ints) if features else 0
     return np.zeros(n_games, np.int64), arrays, np.zeros((*shape, n_features), np.float32)
 
@@ -286,15 +344,26 @@ def rule_ints(rules: Rules) -> np.ndarray:
     settings left 0), then the box sizes. Read-only: the array is shared."""
     L = layout_for(rules)
     ints = np.zeros(turn_engine.N_INTS, np.int64)
-    for i, v in ((turn_engine.I_ROWS, rules.rows), (turn_engine.I_COLS, rules.cols),
-                 (turn_engine.I_REG, rules.regular_rows), (turn_engine.I_LAST, rules.last_notch),
-                 (turn_engine.I_MAXN, rules.max_number), (turn_engine.I_BONUS, rules.bonus_size),
-                 (turn_engine.I_LINE_PTS, rules.line_points), (turn_engine.I_PEN_PTS, rules.penalty_points),
-                 (turn_engine.I_FULL_COL, rules.full_column_points), (turn_engine.I_A_SLIDE, L.slide),
-                 (turn_engine.I_A_BLOCK, L.block), (turn_engine.I_A_PLACE, L.place),
-                 (turn_engine.I_A_ARRANGE, L.arrange), (turn_engine.I_A_WILD, L.wild),
-                 (turn_engine.I_A_SELECT, L.select), (turn_engine.I_A_CONFIRM, L.confirm),
-                 (turn_engine.I_A_PASS, L.pass_), (turn_engine.I_LETTERS, len(rules.letters))):
+    for i, v in (
+        (turn_engine.I_ROWS, rules.rows),
+        (turn_engine.I_COLS, rules.cols),
+        (turn_engine.I_REG, rules.regular_rows),
+        (turn_engine.I_LAST, rules.last_notch),
+        (turn_engine.I_MAXN, rules.max_number),
+        (turn_engine.I_BONUS, rules.bonus_size),
+        (turn_engine.I_LINE_PTS, rules.line_points),
+        (turn_engine.I_PEN_PTS, rules.penalty_points),
+        (turn_engine.I_FULL_COL, rules.full_column_points),
+        (turn_engine.I_A_SLIDE, L.slide),
+        (turn_engine.I_A_BLOCK, L.block),
+        (turn_engine.I_A_PLACE, L.place),
+        (turn_engine.I_A_ARRANGE, L.arrange),
+        (turn_engine.I_A_WILD, L.wild),
+        (turn_engine.I_A_SELECT, L.select),
+        (turn_engine.I_A_CONFIRM, L.confirm),
+        (turn_engine.I_A_PASS, L.pass_),
+        (turn_engine.I_LETTERS, len(rules.letters)),
+    ):
         ints[i] = v
     out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
     out.flags.writeable = False
@@ -309,18 +378,28 @@ class _Static:
         self.rules = rules
         self.names = rules.shape_names
         owner = np.repeat(table.orientation_shape, rules.cols)
-        self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns,
-                                      owner]).astype(np.int64)
+        self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns, owner]).astype(
+            np.int64
+        )
         self.nbrs = neighbour_table(rules.rows, rules.cols)
         self.no_rivals = np.zeros((0, 0))
-        self.kernel_weights = np.array([w.ready, w.progress, w.power, w.buried, w.column * rules.full_column_points,
-                                        0.5 * w.column * rules.full_column_points])
+        self.kernel_weights = np.array(
+            [
+                w.ready,
+                w.progress,
+                w.power,
+                w.buried,
+                w.column * rules.full_column_points,
+                0.5 * w.column * rules.full_column_points,
+            ]
+        )
         ints = rule_ints(rules).copy()
         ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
         ints[turn_engine.I_BLOCK_WIDTH] = block_width
         self.ints = ints
-        self.floats = np.array([w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill,
-                                w.bump, w.high])
+        self.floats = np.array(
+            [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
+        )
 
     def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
         """The game as one int64 vector (``turn_engine.STATE_FIELDS``, in that order)."""
@@ -329,11 +408,33 @@ class _Static:
         if game.phase is Phase.ARRANGE:
             fixed = sorted(r * game.rules.cols + c for r, c in game.pending_cells)
         face = -1 if game.shape_face == "*" else self.names.index(game.shape_face)
-        tail = [int(s.bonus), *game.sorted_dice(), face, int(game.star_pending), PHASE_CODES.index(game.phase),
-                -1 if game.block_tile is None else game.block_tile, *fixed, -1 if limit is None else limit]
-        return np.concatenate((s.values.ravel(), s.used.ravel(), s.heights, game.notches,
-                               tile_indices(self.names, game.tiles), s.circled, s.identical, s.consecutive, s.crossed,
-                               s.lines, s.penalties, tail), dtype=np.int64)
+        tail = [
+            int(s.bonus),
+            *game.sorted_dice(),
+            face,
+            int(game.star_pending),
+            PHASE_CODES.index(game.phase),
+            -1 if game.block_tile is None else game.block_tile,
+            *fixed,
+            -1 if limit is None else limit,
+        ]
+        return np.concatenate(
+            (
+                s.values.ravel(),
+                s.used.ravel(),
+                s.heights,
+                game.notches,
+                tile_indices(self.names, game.tiles),
+                s.circled,
+                s.identical,
+                s.consecutive,
+                s.crossed,
+                s.lines,
+                s.penalties,
+                tail,
+            ),
+            dtype=np.int64,
+        )
 
     @staticmethod
     @lru_cache(maxsize=32)

@@ -43,8 +43,10 @@ class ReferencePlanner:
     def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
         """Distinct candidates of the rest of the turn, best planner value first."""
         if game.phase not in TURN_PHASES:
-            raise ValueError(f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                             f"expected one of {[p.value for p in TURN_PHASES]}")
+            raise ValueError(
+                f"cannot enumerate a turn from phase {game.phase.value!r}; "
+                f"expected one of {[p.value for p in TURN_PHASES]}"
+            )
         if game.phase is Phase.START:
             return start_candidates(game)[:limit]
         ctx = Context(game, self.weights)
@@ -70,21 +72,31 @@ class ReferencePlanner:
                 # the piece was lost and the game is over: only the official points count
                 pts = g.score() - game.score()
                 s = g.sheet
-                tail = _Tail(float(pts), (), (), pts, s.values.ravel().tolist(), s.used.ravel().tolist(),
-                             s.heights.tolist(), None, True, {})
+                tail = _Tail(
+                    float(pts),
+                    (),
+                    (),
+                    pts,
+                    s.values.ravel().tolist(),
+                    s.used.ravel().tolist(),
+                    s.heights.tolist(),
+                    None,
+                    True,
+                    {},
+                )
                 leaves.append(_Leaf(0.0, acts, phases, notches, [tail]))
                 continue
             t_rem = remaining_turns(g.notches, last)
             key = (g.sheet.values.tobytes(), round(t_rem, 3), tuple((g.notches >= last).tolist()))
             if key not in cache:
                 cache[key] = self._tetromino(g, ctx, t_rem, None)
-            leaves.append(_Leaf(0.0 if t_rem == 0.0 else self._letter_half(g, ctx), acts, phases, notches,
-                                cache[key]))
+            leaves.append(_Leaf(0.0 if t_rem == 0.0 else self._letter_half(g, ctx), acts, phases, notches, cache[key]))
         return leaves
 
     # ------------------------------------------------------------------ slides and blocks
-    def _expand(self, g: SoloGame, acts: tuple[int, ...], phases: tuple[Phase, ...], leaves: list,
-                ctx: Context) -> None:
+    def _expand(
+        self, g: SoloGame, acts: tuple[int, ...], phases: tuple[Phase, ...], leaves: list, ctx: Context
+    ) -> None:
         L = g.layout
         if g.phase in (Phase.SLIDE, Phase.STAR_SLIDE):
             for t in np.flatnonzero(g.notches < g.rules.last_notch):
@@ -108,7 +120,7 @@ class ReferencePlanner:
         vals0 = g.sheet.values.ravel().tolist()
         st = ctx.structures(vals0, g.sheet.used.ravel())
         scored = []
-        for p in np.flatnonzero(g.legal_mask()[L.block:L.place]):
+        for p in np.flatnonzero(g.legal_mask()[L.block : L.place]):
             vals, h = vals0[:], heights0[:]
             for r, c in g.block_cells(int(p)):
                 vals[r * ctx.cols + c] = 10
@@ -127,8 +139,9 @@ class ReferencePlanner:
         return v
 
     # ------------------------------------------------------------------ tetromino
-    def _tetromino(self, g: SoloGame, ctx: Context, t_rem: float,
-                   fixed_cells: list[tuple[int, int]] | None) -> list[_Tail]:
+    def _tetromino(
+        self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None
+    ) -> list[_Tail]:
         """Outcomes of dropping the tetromino from phase PLACE (or, with ``fixed_cells``, of
         arranging an already placed one from phase ARRANGE), best first."""
         L = g.layout
@@ -146,8 +159,9 @@ class ReferencePlanner:
             head: tuple[int, ...] = () if p is None else (L.place + p,)
             head += (L.arrange + k,) + tuple(L.wild + v for v in fill)
             head_phases = (() if p is None else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
-            for value, cells, kind, pts, terms in self._combos(ctx, vals, used0, h, base, over, turn_value,
-                                                                 letter_live, limit):
+            for value, cells, kind, pts, terms in self._combos(
+                ctx, vals, used0, h, base, over, turn_value, letter_live, limit
+            ):
                 terms["geometry"] = 0.0 if t_rem == 0.0 else geo
                 if cells is None:
                     actions, used, combo = head + (L.pass_,), used0, None
@@ -170,7 +184,7 @@ class ReferencePlanner:
         sheet, L = g.sheet, g.layout
         vals0 = sheet.values.ravel().tolist()
         if fixed_cells is None:
-            placements = np.flatnonzero(g.legal_mask()[L.place:L.arrange])
+            placements = np.flatnonzero(g.legal_mask()[L.place : L.arrange])
             flat = _landed_cells(g.table, placements, sheet.heights, cols)
         else:
             placements = np.array([-1])
@@ -199,13 +213,35 @@ class ReferencePlanner:
             geo, lp, pp = float(geos[row]), int(lps[row]), int(pps[row])
             row_base = lp + pp if ends else geo + lp + pp
             p = int(placements[row])
-            stage1.append((row_base + float(score[row, q]), row_base, ends or pp < 0, lp + pp, geo,
-                           None if p < 0 else p, flat[row].tolist(), heights[row].tolist(), ks[q], fills[q],
-                           written[q].tolist()))
+            stage1.append(
+                (
+                    row_base + float(score[row, q]),
+                    row_base,
+                    ends or pp < 0,
+                    lp + pp,
+                    geo,
+                    None if p < 0 else p,
+                    flat[row].tolist(),
+                    heights[row].tolist(),
+                    ks[q],
+                    fills[q],
+                    written[q].tolist(),
+                )
+            )
         return stage1
 
-    def _combos(self, ctx: Context, vals: list[int], used: list[bool], heights: list[int], base: float,
-                over: bool, turn_value: float, letter_live: list[float], limit: int):
+    def _combos(
+        self,
+        ctx: Context,
+        vals: list[int],
+        used: list[bool],
+        heights: list[int],
+        base: float,
+        over: bool,
+        turn_value: float,
+        letter_live: list[float],
+        limit: int,
+    ):
         """(value, ordered cells or None, kind, official points, terms) of the pass and of every
         canonical combination, the pass first."""
         now, combos = ctx.written_sheet(vals, used, heights, limit, with_potential=not over)
@@ -221,8 +257,13 @@ class ReferencePlanner:
             letter = 0.0
             if letter_flag and k in ctx.box_sizes:
                 letter = letter_live[ctx.box_sizes.index(k)]
-            yield (base + turn_value + pts + letter + pot, cells, kind, pts,
-                   {"potential": pot, "turns": turn_value, "letter": letter})
+            yield (
+                base + turn_value + pts + letter + pot,
+                cells,
+                kind,
+                pts,
+                {"potential": pot, "turns": turn_value, "letter": letter},
+            )
 
 
 class _Tail(NamedTuple):
@@ -253,6 +294,7 @@ class _Leaf(NamedTuple):
 def _best_distinct(leaves: list[_Leaf], limit: int | None) -> list[Candidate]:
     """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep
     the first candidate of each afterstate, up to ``limit``."""
+
     def stream(li: int, leaf: _Leaf):
         return ((-(leaf.offset + t.value), li, ti) for ti, t in enumerate(leaf.tails))
 
@@ -262,9 +304,19 @@ def _best_distinct(leaves: list[_Leaf], limit: int | None) -> list[Candidate]:
     for neg, li, ti in heapq.merge(*streams):
         leaf = leaves[li]
         t = leaf.tails[ti]
-        cand = Candidate(leaf.actions + t.actions, leaf.phases + t.phases, -neg, t.points, t.values, t.used,
-                         t.heights, leaf.notches, t.combo, t.ends_game,
-                         {**t.terms, "letter_half": leaf.offset} if t.terms else {})
+        cand = Candidate(
+            leaf.actions + t.actions,
+            leaf.phases + t.phases,
+            -neg,
+            t.points,
+            t.values,
+            t.used,
+            t.heights,
+            leaf.notches,
+            t.combo,
+            t.ends_game,
+            {**t.terms, "letter_half": leaf.offset} if t.terms else {},
+        )
         key = cand.key
         if key in seen:
             continue
@@ -305,8 +357,15 @@ def _writings(dice: tuple[int, ...], max_number: int, default: int):
     return ks, fills, np.array(written, np.int64), tie
 
 
-def _local_scores(st: Structures, vals: list[int], flat: np.ndarray, written: np.ndarray, tie: np.ndarray,
-                  nbr: np.ndarray, max_number: int) -> np.ndarray:
+def _local_scores(
+    st: Structures,
+    vals: list[int],
+    flat: np.ndarray,
+    written: np.ndarray,
+    tie: np.ndarray,
+    nbr: np.ndarray,
+    max_number: int,
+) -> np.ndarray:
     """(P, Q) local score of writing ``written[q]`` into the cells ``flat[p]``: for each new
     cell next to a free number nv, 0.5 + 0.5 x (region size if equal, path up if nv - 1,
     path down if nv + 1), and 1 per adjacent pair of new cells differing by at most 1."""

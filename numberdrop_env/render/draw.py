@@ -59,6 +59,7 @@ PANEL_W = 186
 NOTCH_H = 24
 DIE = 28
 
+
 @lru_cache(maxsize=8)
 def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     """Pillow's built-in font: the same glyphs on every machine (the bitmap one without FreeType)."""
@@ -133,8 +134,15 @@ class SheetLayout:
 
 
 # ---------------------------------------------------------------------------- the sheet
-def draw_sheet(sheet: Sheet, *, pending_cells: Sequence[Cell] = (), pending_values: Sequence[int] = (),
-               selection: Iterable[Cell] = (), fresh: Iterable[Cell] = (), title: str = "") -> Image.Image:
+def draw_sheet(
+    sheet: Sheet,
+    *,
+    pending_cells: Sequence[Cell] = (),
+    pending_values: Sequence[int] = (),
+    selection: Iterable[Cell] = (),
+    fresh: Iterable[Cell] = (),
+    title: str = "",
+) -> Image.Image:
     """One player's sheet: grid, Game Over line, +2 / -5 boxes, score track, letters, score.
 
     ``pending_cells`` are the landed cells of a tetromino whose numbers are not written yet
@@ -148,16 +156,28 @@ def draw_sheet(sheet: Sheet, *, pending_cells: Sequence[Cell] = (), pending_valu
     draw = ImageDraw.Draw(img)
     if title:
         draw.text((MARGIN, MARGIN), title, font=font(14), fill=INK)
-    _grid(draw, layout, sheet, dict(zip(pending_cells, list(pending_values) + [None] * len(pending_cells))),
-          set(map(tuple, selection)), set(map(tuple, fresh)))
+    _grid(
+        draw,
+        layout,
+        sheet,
+        dict(zip(pending_cells, list(pending_values) + [None] * len(pending_cells))),
+        set(map(tuple, selection)),
+        set(map(tuple, fresh)),
+    )
     _row_boxes(draw, layout, sheet)
     _track(draw, layout, sheet)
     _score(draw, layout, sheet)
     return img
 
 
-def _grid(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet, pending: dict[Cell, int | None],
-          selection: set[Cell], fresh: set[Cell]) -> None:
+def _grid(
+    draw: ImageDraw.ImageDraw,
+    layout: SheetLayout,
+    sheet: Sheet,
+    pending: dict[Cell, int | None],
+    selection: set[Cell],
+    fresh: set[Cell],
+) -> None:
     r = sheet.rules
     small = font(11)
     for row in range(r.rows):
@@ -181,8 +201,13 @@ def _grid(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet, pending:
                     _centered(draw, box, "?" if shown is None else str(shown), font(16), INK)
             if sheet.used[row, col]:
                 draw.ellipse(_inset(box, 3), outline=PEN, width=2)
-        _centered(draw, (MARGIN, layout.cell_box(row, 0)[1], layout.grid_x - 3, layout.cell_box(row, 0)[3]),
-                  str(row), small, FAINT)
+        _centered(
+            draw,
+            (MARGIN, layout.cell_box(row, 0)[1], layout.grid_x - 3, layout.cell_box(row, 0)[3]),
+            str(row),
+            small,
+            FAINT,
+        )
     bottom = layout.grid_y + layout.grid_h
     for col in range(r.cols):
         left = layout.grid_x + col * CELL
@@ -244,17 +269,31 @@ def _score(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None
     y = layout.track_box("", sheet.rules.bonus_size)[3] + 44
     draw.text((x, y), "score", font=font(13), fill=INK)
     draw.text((x + 52, y - 8), str(parts["total"]), font=font(28), fill=INK)
-    names = (("identical", "same"), ("consecutive", "run"), ("bonus", "bonus"), ("column_bonuses", "columns"),
-             ("lines", "lines"), ("penalties", "penalty"))
+    names = (
+        ("identical", "same"),
+        ("consecutive", "run"),
+        ("bonus", "bonus"),
+        ("column_bonuses", "columns"),
+        ("lines", "lines"),
+        ("penalties", "penalty"),
+    )
     for i, (key, word) in enumerate(names):
         draw.text((x, y + 34 + 15 * i), word, font=font(11), fill=FAINT)
         _right(draw, (x + 100, y + 34 + 15 * i), f"{parts[key]:+d}" if parts[key] else "0", font(11), INK)
 
 
 # ---------------------------------------------------------------------------- the solo board and dice
-def draw_solo_panel(rules: Rules, tiles: Sequence[str], notches: Sequence[int], *, circled: Sequence[bool] = (),
-                    dice: Sequence[int] | None = None, shape_face: str | None = None, status: Sequence[str] = (),
-                    height: int | None = None) -> Image.Image:
+def draw_solo_panel(
+    rules: Rules,
+    tiles: Sequence[str],
+    notches: Sequence[int],
+    *,
+    circled: Sequence[bool] = (),
+    dice: Sequence[int] | None = None,
+    shape_face: str | None = None,
+    status: Sequence[str] = (),
+    height: int | None = None,
+) -> Image.Image:
     """The solo board (each tile at its notch, the last one "GO!"), the dice and status lines.
 
     A tile whose letter is ``circled`` is drawn green: its block never drops.
@@ -273,8 +312,14 @@ def draw_solo_panel(rules: Rules, tiles: Sequence[str], notches: Sequence[int], 
     return img
 
 
-def _board(draw: ImageDraw.ImageDraw, rules: Rules, tiles: Sequence[str], notches: Sequence[int],
-           circled: Sequence[bool], top: int) -> int:
+def _board(
+    draw: ImageDraw.ImageDraw,
+    rules: Rules,
+    tiles: Sequence[str],
+    notches: Sequence[int],
+    circled: Sequence[bool],
+    top: int,
+) -> int:
     x0, col_w = 34, 29
     for i, letter in enumerate(rules.letters):
         _centered(draw, (x0 + i * col_w, top, x0 + (i + 1) * col_w, top + 16), letter, font(13), INK)
@@ -294,8 +339,9 @@ def _board(draw: ImageDraw.ImageDraw, rules: Rules, tiles: Sequence[str], notche
     return top + (rules.last_notch + 1) * NOTCH_H
 
 
-def _dice(draw: ImageDraw.ImageDraw, rules: Rules, dice: Sequence[int] | None, shape_face: str | None,
-          top: int, left: int = 0) -> int:
+def _dice(
+    draw: ImageDraw.ImageDraw, rules: Rules, dice: Sequence[int] | None, shape_face: str | None, top: int, left: int = 0
+) -> int:
     if dice is None:
         draw.text((left + 4, top + 6), "not rolled yet", font=font(13), fill=FAINT)
         return top + DIE
@@ -338,13 +384,27 @@ def draw_game(game: SoloGame, *, fresh: Iterable[Cell] = (), caption: str = "") 
     """
     r = game.rules
     title = f"Number Drop  turn {game.turn}"
-    sheet = draw_sheet(game.sheet, pending_cells=game.pending_cells, pending_values=game.pending_values,
-                       selection=game.selection, fresh=fresh, title=title)
+    sheet = draw_sheet(
+        game.sheet,
+        pending_cells=game.pending_cells,
+        pending_values=game.pending_values,
+        selection=game.selection,
+        fresh=fresh,
+        title=title,
+    )
     status = ["game over" if game.is_over else f"next: {PHASE_WORDS[game.phase.value]}"]
     if game.block_tile is not None:
         status[0] += f" {r.letters[game.block_tile]}"
-    panel = draw_solo_panel(r, game.tiles, game.notches, circled=game.sheet.circled, dice=game.dice,
-                            shape_face=game.shape_face, status=status, height=sheet.height)
+    panel = draw_solo_panel(
+        r,
+        game.tiles,
+        game.notches,
+        circled=game.sheet.circled,
+        dice=game.dice,
+        shape_face=game.shape_face,
+        status=status,
+        height=sheet.height,
+    )
     img = Image.new("RGB", (sheet.width + panel.width, sheet.height + (CAPTION_H if caption else 0)), PAPER)
     img.paste(sheet, (0, 0))
     img.paste(panel, (sheet.width, 0))
@@ -358,11 +418,17 @@ def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
     (crossed letters struck out, the letter dropping this turn highlighted) and the dice."""
     if isinstance(per_row, bool) or not isinstance(per_row, int) or per_row < 1:
         raise ValueError(f"per_row must be an int >= 1, got {per_row!r}")
-    sheets = [draw_sheet(s.sheet, pending_cells=s.pending_cells, pending_values=s.pending_values,
-                         selection=s.selection,
-                         title=f"player_{p}{' (first)' if p == table.first_player else ''}  "
-                               f"{'game over' if s.is_over else PHASE_WORDS[s.phase.value]}")
-              for p, s in enumerate(table.seats)]
+    sheets = [
+        draw_sheet(
+            s.sheet,
+            pending_cells=s.pending_cells,
+            pending_values=s.pending_values,
+            selection=s.selection,
+            title=f"player_{p}{' (first)' if p == table.first_player else ''}  "
+            f"{'game over' if s.is_over else PHASE_WORDS[s.phase.value]}",
+        )
+        for p, s in enumerate(table.seats)
+    ]
     width, height = sheets[0].size
     rows = -(-len(sheets) // per_row)
     img = Image.new("RGB", (width * min(per_row, len(sheets)) + PANEL_W, height * rows), PAPER)

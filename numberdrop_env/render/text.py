@@ -25,8 +25,10 @@ def render_text(game: SoloGame) -> str:
         lines.append(f"dice: {dice}   shape die: {game.shape_face}")
     lines.append("     " + " ".join(f"{c:^3}" for c in range(r.cols)))
     for row in range(r.rows - 1, -1, -1):
-        cells = [_cell(sheet.values[row, c], sheet.used[row, c], pending.get((row, c)), (row, c) in selected)
-                 for c in range(r.cols)]
+        cells = [
+            _cell(sheet.values[row, c], sheet.used[row, c], pending.get((row, c)), (row, c) in selected)
+            for c in range(r.cols)
+        ]
         if row >= r.regular_rows:
             box = f"-{r.penalty_points} [{'x' if sheet.penalties[row - r.regular_rows] else ' '}]"
         else:
@@ -35,9 +37,13 @@ def render_text(game: SoloGame) -> str:
         if row == r.regular_rows:
             lines.append("    " + "=" * (4 * r.cols) + " Game Over line")
     lines.append(_track(game))
-    lines.append("solo board: " + "  ".join(
-        f"{letter}:{tile} {'#' * int(n)}{'.' * (r.last_notch - int(n))}"
-        for letter, tile, n in zip(r.letters, game.tiles, game.notches)))
+    lines.append(
+        "solo board: "
+        + "  ".join(
+            f"{letter}:{tile} {'#' * int(n)}{'.' * (r.last_notch - int(n))}"
+            for letter, tile, n in zip(r.letters, game.tiles, game.notches)
+        )
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -58,17 +64,26 @@ def _track(game: SoloGame) -> str:
     mark = lambda done: "x" if done else " "  # noqa: E731
     ident = " ".join(f"{k}[{mark(d)}]" for k, d in zip(r.box_sizes, s.identical))
     cons = " ".join(f"{k}[{mark(d)}]" for k, d in zip(r.box_sizes, s.consecutive))
-    letters = " ".join(f"({t})" if c else (f"~{t}~" if x else f" {t} ")
-                       for t, c, x in zip(r.letters, s.circled, s.crossed))
-    return (f"identical   {ident}\nconsecutive {cons}\nbonus {r.bonus_size}[{mark(s.bonus)}]   letters {letters}"
-            f"\nbreakdown {game.sheet.score_breakdown()}")
+    letters = " ".join(
+        f"({t})" if c else (f"~{t}~" if x else f" {t} ") for t, c, x in zip(r.letters, s.circled, s.crossed)
+    )
+    return (
+        f"identical   {ident}\nconsecutive {cons}\nbonus {r.bonus_size}[{mark(s.bonus)}]   letters {letters}"
+        f"\nbreakdown {game.sheet.score_breakdown()}"
+    )
 
 
 # ---------------------------------------------------------------------------- decisions in words
 PHASE_WORDS = {
-    "start": "write the 1 in row 0", "slide": "slide a tile", "star_slide": "star: slide a tile",
-    "block": "drop the block", "place": "drop the tetromino", "arrange": "arrange the dice",
-    "wild": "choose a star's value", "combo": "score a combination or pass", "game_over": "game over",
+    "start": "write the 1 in row 0",
+    "slide": "slide a tile",
+    "star_slide": "star: slide a tile",
+    "block": "drop the block",
+    "place": "drop the tetromino",
+    "arrange": "arrange the dice",
+    "wild": "choose a star's value",
+    "combo": "score a combination or pass",
+    "game_over": "game over",
     "wait": "wait for the others",
 }
 """The pending decision (a phase's value) as a player would say it."""
@@ -112,12 +127,20 @@ def _cells(cells: Sequence[Sequence[int]]) -> str:
 
 def render_table(table: Table) -> str:
     """The whole table: a head line (turn, blocks), then every seat's sheet as :func:`render_text` draws it."""
-    head = (f"Number Drop ({table.num_players} players)  turn {table.turn}  first player {table.first_player}  "
-            f"blocks " + " ".join(f"{t}:{b}{'~' if x else ''}" for t, b, x in
-                                  zip(table.rules.letters, table.blocks, table.crossed)))
+    head = (
+        f"Number Drop ({table.num_players} players)  turn {table.turn}  first player {table.first_player}  "
+        f"blocks "
+        + " ".join(f"{t}:{b}{'~' if x else ''}" for t, b, x in zip(table.rules.letters, table.blocks, table.crossed))
+    )
     sheets = []
     for p, s in enumerate(table.seats):  # the solo text without its title and (absent) solo board
         lines = render_text(s).splitlines()[1:]
-        sheets.append("\n".join([f"--- player_{p} (score {s.score()}, phase {s.phase.value})",
-                                  *(line for line in lines if not line.startswith("solo board"))]))
+        sheets.append(
+            "\n".join(
+                [
+                    f"--- player_{p} (score {s.score()}, phase {s.phase.value})",
+                    *(line for line in lines if not line.startswith("solo board")),
+                ]
+            )
+        )
     return "\n".join([head, *sheets])

@@ -32,10 +32,12 @@ class MaskInObservation(gym.ObservationWrapper):
         super().__init__(env)
         n = int(env.action_space.n)
         self.lose_mask = bool(lose_mask)
-        self.observation_space = spaces.Dict({
-            MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32),
-            OBS_KEY: env.observation_space,
-        })
+        self.observation_space = spaces.Dict(
+            {
+                MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32),
+                OBS_KEY: env.observation_space,
+            }
+        )
 
     def observation(self, observation: Any) -> dict[str, Any]:
         mask = self.env.unwrapped.action_masks()
@@ -54,8 +56,9 @@ def make_env(env_config: dict[str, Any]) -> gym.Env:
     config = dict(env_config)
     interface = config.get("interface", "decision")
     if interface == "turn":
-        env: gym.Env = NumberDropTurnEnv(candidates=int(config.get("candidates", 32)),
-                                         width=int(config.get("width", 12)))
+        env: gym.Env = NumberDropTurnEnv(
+            candidates=int(config.get("candidates", 32)), width=int(config.get("width", 12))
+        )
     elif interface == "decision":
         env = NumberDropEnv(auto_forced=bool(config.get("auto_forced", True)))
     else:

@@ -86,8 +86,9 @@ GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty
 class GameMetrics(RLlibCallback):
     """Per-episode game metrics, summed per iteration (the driver divides by ``game/episodes``)."""
 
-    def on_episode_end(self, *, episode: Any, prev_episode_chunks: Any = None, metrics_logger: Any = None,
-                       **kwargs: Any) -> None:
+    def on_episode_end(
+        self, *, episode: Any, prev_episode_chunks: Any = None, metrics_logger: Any = None, **kwargs: Any
+    ) -> None:
         info = episode.get_infos(-1)
         b = info.get("score_breakdown") if isinstance(info, dict) else None
         if b is None or metrics_logger is None:
@@ -96,15 +97,20 @@ class GameMetrics(RLlibCallback):
         b = breakdown_dict(b)
 
         length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
-        values = {"score": b["total"], "lines": b["lines"] / r.line_points,
-                  "penalty_rows": -b["penalties"] / r.penalty_points, "column_bonuses": b["column_bonuses"],
-                  "box_points": b["identical"] + b["consecutive"] + b["bonus"], "turns": info.get("turn", 0),
-                  "length": length}
+        values = {
+            "score": b["total"],
+            "lines": b["lines"] / r.line_points,
+            "penalty_rows": -b["penalties"] / r.penalty_points,
+            "column_bonuses": b["column_bonuses"],
+            "box_points": b["identical"] + b["consecutive"] + b["bonus"],
+            "turns": info.get("turn", 0),
+            "length": length,
+        }
         if "boxes" in info:  # NumberDropTurn-v0
             values["boxes"] = info["boxes"]
         else:  # NumberDrop-v0: the identical, consecutive and bonus boxes of the last observation
             track = episode.get_observations(-1)["observations"]["track"]
-            values["boxes"] = float(np.sum(track[:2 * len(r.box_sizes) + 1]))
+            values["boxes"] = float(np.sum(track[: 2 * len(r.box_sizes) + 1]))
         for key, value in values.items():
             metrics_logger.log_value(("game", f"{key}_sum"), float(value), reduce="sum")
             metrics_logger.log_value(("game", f"{key}_count"), 1, reduce="sum")
@@ -141,30 +147,54 @@ def start_ray(cfg: RLlibTrainConfig) -> bool:
 def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
 
-
     register_env(ENV_NAME, make_env)
     p, r, e = cfg.ppo, cfg.ray, cfg.env
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
         lr = [[0, p.learning_rate], [cfg.total_timesteps, 0.0]]
-    env_config = {"interface": e.interface, "auto_forced": e.auto_forced, "candidates": e.candidates,
-                  "width": e.width, "lose_mask": lose_mask}
+    env_config = {
+        "interface": e.interface,
+        "auto_forced": e.auto_forced,
+        "candidates": e.candidates,
+        "width": e.width,
+        "lose_mask": lose_mask,
+    }
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config)
-        .env_runners(env_runner_cls=FailFastEnvRunner, num_env_runners=r.env_runners,
-                     num_envs_per_env_runner=cfg.n_envs, num_cpus_per_env_runner=r.cpus_per_env_runner,
-                     rollout_fragment_length=p.n_steps, sample_timeout_s=r.sample_timeout_s,
-                     gym_env_vectorize_mode="sync")
+        .env_runners(
+            env_runner_cls=FailFastEnvRunner,
+            num_env_runners=r.env_runners,
+            num_envs_per_env_runner=cfg.n_envs,
+            num_cpus_per_env_runner=r.cpus_per_env_runner,
+            rollout_fragment_length=p.n_steps,
+            sample_timeout_s=r.sample_timeout_s,
+            gym_env_vectorize_mode="sync",
+        )
         .learners(num_learners=r.learners, num_cpus_per_learner=r.cpus_per_learner if r.learners else 1)
-        .training(lr=lr, gamma=p.gamma, lambda_=p.gae_lambda, clip_param=p.clip_range, entropy_coeff=p.ent_coef,
-                  vf_loss_coeff=p.vf_coef, grad_clip=p.max_grad_norm, grad_clip_by="global_norm",
-                  use_kl_loss=False, vf_clip_param=1e9,  # as SB3: no KL penalty, no value clipping
-                  train_batch_size_per_learner=cfg.train_batch_size // max(1, r.learners),
-                  minibatch_size=p.batch_size, num_epochs=p.n_epochs, shuffle_batch_per_epoch=True)
+        .training(
+            lr=lr,
+            gamma=p.gamma,
+            lambda_=p.gae_lambda,
+            clip_param=p.clip_range,
+            entropy_coeff=p.ent_coef,
+            vf_loss_coeff=p.vf_coef,
+            grad_clip=p.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+            vf_clip_param=1e9,  # as SB3: no KL penalty, no value clipping
+            train_batch_size_per_learner=cfg.train_batch_size // max(1, r.learners),
+            minibatch_size=p.batch_size,
+            num_epochs=p.n_epochs,
+            shuffle_batch_per_epoch=True,
+        )
         .rl_module(rl_module_spec=RLModuleSpec(module_class=NumberDropRLModule, model_config=cfg.model_config()))
-        .fault_tolerance(restart_failed_env_runners=False, ignore_env_runner_failures=False,
-                         restart_failed_sub_environments=False, max_num_env_runner_restarts=0)
+        .fault_tolerance(
+            restart_failed_env_runners=False,
+            ignore_env_runner_failures=False,
+            restart_failed_sub_environments=False,
+            max_num_env_runner_restarts=0,
+        )
         .callbacks(GameMetrics)
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
@@ -177,8 +207,9 @@ def train_iteration(algo: Any) -> dict[str, Any]:
         return algo.train()
     except RayTaskError as err:
         causes = re.findall(r"^(\w+(?:Error|Exception): .+)$", str(err), flags=re.MULTILINE)
-        raise RuntimeError("an env runner failed, training stopped: "
-                           + (causes[0] if causes else str(err).splitlines()[-1])) from err
+        raise RuntimeError(
+            "an env runner failed, training stopped: " + (causes[0] if causes else str(err).splitlines()[-1])
+        ) from err
 
 
 def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibTrainConfig) -> None:
@@ -222,8 +253,15 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
 
     out: dict[str, float] = {}
     learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
-    for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var", "curr_lr",
-                "gradients_default_optimizer_global_norm"):
+    for key in (
+        "policy_loss",
+        "vf_loss",
+        "entropy",
+        "mean_kl_loss",
+        "vf_explained_var",
+        "curr_lr",
+        "gradients_default_optimizer_global_norm",
+    ):
         if isinstance(learner.get(key), (int, float)):
             out[f"rllib/{key}"] = float(learner[key])
     runners = result.get("env_runners", {})
@@ -297,7 +335,6 @@ def checkpoint_steps(path: Path) -> int:
 def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what :func:`agents.training.train` returns."""
 
-
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
     resume: Path | None = getattr(args, "resume", None)
     start_steps = checkpoint_steps(resume) if resume is not None else 0
@@ -312,7 +349,6 @@ def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
     finally:
         if started:
-
             ray.shutdown()
 
 
@@ -333,8 +369,16 @@ class Every:
 class Run:
     """One training run's algorithm, files and schedules."""
 
-    def __init__(self, cfg: RLlibTrainConfig, run_dir: Path, algo: Any, evaluate: Evaluator, writer: Any,
-                 start_steps: int, resumed: bool) -> None:
+    def __init__(
+        self,
+        cfg: RLlibTrainConfig,
+        run_dir: Path,
+        algo: Any,
+        evaluate: Evaluator,
+        writer: Any,
+        start_steps: int,
+        resumed: bool,
+    ) -> None:
         self.cfg, self.run_dir, self.algo, self.evaluate, self.writer = cfg, run_dir, algo, evaluate, writer
         self.steps = start_steps
         self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if resumed else -1
@@ -368,8 +412,16 @@ class Run:
             self.evaluated_at = self.steps
 
 
-def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, resume: Path | None,
-           start_steps: int, progress: bool, lose_mask: bool, config_path: Any = None) -> dict[str, Any]:
+def _train(
+    cfg: RLlibTrainConfig,
+    run_dir: Path,
+    greedy: dict[str, Any] | None,
+    resume: Path | None,
+    start_steps: int,
+    progress: bool,
+    lose_mask: bool,
+    config_path: Any = None,
+) -> dict[str, Any]:
 
     algo = None
     writer = SummaryWriter(str(run_dir))
@@ -389,8 +441,12 @@ def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, 
                 loop(run, stop, progress)
             except Interrupted as stopped:
                 report_stop(config_path, stopped.checkpoint, stopped.steps)
-                return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(stopped.checkpoint),
-                        "steps": stopped.steps}
+                return {
+                    "run_dir": str(run_dir),
+                    "interrupted": True,
+                    "checkpoint": str(stopped.checkpoint),
+                    "steps": stopped.steps,
+                }
             seconds = time.perf_counter() - start
             run.end()
     finally:
@@ -399,8 +455,12 @@ def _train(cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None, 
             algo.stop()
     if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
         report_stop(config_path, run.saved.get(run.steps, run_dir / "final_checkpoint"), run.steps)
-        return {"run_dir": str(run_dir), "interrupted": True, "steps": run.steps,
-                "checkpoint": str(run.saved.get(run.steps, run_dir / "final_checkpoint"))}
+        return {
+            "run_dir": str(run_dir),
+            "interrupted": True,
+            "steps": run.steps,
+            "checkpoint": str(run.saved.get(run.steps, run_dir / "final_checkpoint")),
+        }
     return finish(cfg, run_dir, run, seconds, start_steps, progress)
 
 
@@ -409,8 +469,10 @@ def restore(algo: Any, checkpoint: Path) -> None:
     try:
         algo.restore_from_path(str(Path(checkpoint).resolve()))
     except Exception as err:  # noqa: BLE001 - RLlib raises many kinds; all mean "this checkpoint"
-        raise ValueError(f"checkpoint {checkpoint} cannot be restored ({type(err).__name__}: {err}); "
-                         "--resume the run directory to take an earlier one") from err
+        raise ValueError(
+            f"checkpoint {checkpoint} cannot be restored ({type(err).__name__}: {err}); "
+            "--resume the run directory to take an earlier one"
+        ) from err
 
 
 def loop(run: Run, stop: StopRequest, progress: bool) -> None:
@@ -418,8 +480,15 @@ def loop(run: Run, stop: StopRequest, progress: bool) -> None:
     checkpoint (:class:`Interrupted`)."""
 
     cfg = run.cfg
-    bar = tqdm(total=cfg.total_timesteps, initial=run.steps, unit="step", unit_scale=True, desc="train",
-               dynamic_ncols=True, disable=not (progress and sys.stderr.isatty()))
+    bar = tqdm(
+        total=cfg.total_timesteps,
+        initial=run.steps,
+        unit="step",
+        unit_scale=True,
+        desc="train",
+        dynamic_ncols=True,
+        disable=not (progress and sys.stderr.isatty()),
+    )
     start, start_steps = time.perf_counter(), run.steps
     last_line = start
     try:
@@ -437,8 +506,12 @@ def loop(run: Run, stop: StopRequest, progress: bool) -> None:
             now = time.perf_counter()
             if progress and bar.disable and (now - last_line >= 30 or run.steps >= cfg.total_timesteps):
                 last_line = now
-                print(f"train: {run.steps}/{cfg.total_timesteps} steps, "
-                      + ", ".join(f"{k} {v}" for k, v in post.items()), file=sys.stderr, flush=True)
+                print(
+                    f"train: {run.steps}/{cfg.total_timesteps} steps, "
+                    + ", ".join(f"{k} {v}" for k, v in post.items()),
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         bar.close()
     if stop.requested and run.steps < cfg.total_timesteps:
@@ -461,15 +534,26 @@ def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str
     return fps, games
 
 
-def finish(cfg: RLlibTrainConfig, run_dir: Path, run: Run, seconds: float, start_steps: int,
-           progress: bool) -> dict[str, Any]:
+def finish(
+    cfg: RLlibTrainConfig, run_dir: Path, run: Run, seconds: float, start_steps: int, progress: bool
+) -> dict[str, Any]:
     """After training: the best checkpoint, the learning curve, the closing table (on Ray tasks)."""
     best = common.best_model(run_dir, "final_checkpoint")
     trained = run.steps - start_steps
     fps = trained / seconds if seconds > 0 else float("nan")
-    print(f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
-          f"{run.evaluate.best:.2f}; run dir {run_dir}", file=sys.stderr)
+    print(
+        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
+        f"{run.evaluate.best:.2f}; run dir {run_dir}",
+        file=sys.stderr,
+    )
     common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
     summary = common.final_evaluation(cfg, "rllib", {"path": str(best)}, run_dir, progress)
-    return {"run_dir": str(run_dir), "best_model": str(best), "steps": run.steps, "seconds": seconds, "fps": fps,
-            "best_eval": run.evaluate.best, "final_eval": summary}
+    return {
+        "run_dir": str(run_dir),
+        "best_model": str(best),
+        "steps": run.steps,
+        "seconds": seconds,
+        "fps": fps,
+        "best_eval": run.evaluate.best,
+        "final_eval": summary,
+    }
