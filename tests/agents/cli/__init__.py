@@ -1,0 +1,1 @@
+"""The command lines as their users run them."""

@@ -1,0 +1,120 @@
+"""The command lines as a user runs them: exit status, --help text and errors.
+
+The console scripts are run from the interpreter's own scripts folder, so a stale
+install (``pip install -e .`` not rerun after an entry point changed) fails here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.cli import evaluate, play
+from agents.registry import AGENTS, describe_options, policy_class
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPTS = Path(sys.executable).parent
+
+EVALUATE = {"numberdrop-evaluate": [str(SCRIPTS / "numberdrop-evaluate")],
+            "python -m agents.evaluate": [sys.executable, "-m", "agents.evaluate"]}
+PLAY = {"numberdrop-play": [str(SCRIPTS / "numberdrop-play")],
+        "python -m agents.play": [sys.executable, "-m", "agents.play"]}
+ALL = {**EVALUATE, **PLAY}
+
+
+def run_cli(command: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    if not Path(command[0]).exists():
+        pytest.fail(f"{command[0]} is not installed; run `pip install -e .`")
+    env = {**os.environ, "COLUMNS": "100"}  # argparse wraps help to the terminal width
+    return subprocess.run([*command, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("prog", EVALUATE)
+def test_evaluate_exits_0_and_prints_the_table(prog):
+    done = run_cli(EVALUATE[prog], "--agents", "random", "--games", "2", "--seed", "0", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # a returned dict used to be printed here, with exit status 1
+    assert "2 games, seeds 0..1" in done.stdout
+    assert done.stdout.splitlines()[2].startswith("random ")
+
+
+@pytest.mark.parametrize("prog", PLAY)
+def test_play_exits_0_whatever_the_score(prog):
+    done = run_cli(PLAY[prog], "--agent", "random", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    assert "final score:" in done.stdout
+
+
+def test_cli_functions_return_0_and_main_keeps_its_result(capsys):
+    argv = ["--agents", "random", "--games", "1", "--workers", "1", "--no-progress"]
+    assert evaluate.cli(argv) == 0
+    assert evaluate.main(argv)["agents"]["random"]["scores"]
+    assert play.cli(["--agent", "random"]) == 0
+    assert isinstance(play.main(["--agent", "random"]), int)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_help_names_the_program_shows_defaults_and_agent_options(prog):
+    done = run_cli(ALL[prog], "--help")
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert text.startswith(f"usage: {prog} ")
+    flat = " ".join(text.split())  # phrases may wrap
+    assert "seed of the first game (default: 0)" in flat or "(tile mapping and dice) (default: 0)" in flat
+    assert ("(default: random,greedy)" if prog in EVALUATE else "(default: greedy)") in flat
+    for name in AGENTS:
+        assert f"  {name}:" in text
+    assert "samples=8" in text and "inner_width=8" in text and "path=None" in text
+    assert "``" not in text and ":class:" not in text
+
+
+def test_every_option_has_help_text():
+    for parser in (evaluate.build_parser(), play.build_parser()):
+        for action in parser._actions:
+            assert action.help, f"{parser.prog} {action.option_strings} has no help"
+
+
+def test_workers_help_says_what_0_means():
+    text = " ".join(evaluate.build_parser().format_help().split())
+    assert "--workers WORKERS worker processes; 0 = one per CPU" in text and "(default: 0)" in text
+
+
+def test_describe_options_lists_every_constructor_argument():
+    text = describe_options()
+    for name in AGENTS:
+        line = next(i for i, row in enumerate(text.splitlines()) if row.startswith(f"  {name}:"))
+        block = " ".join(text.splitlines()[line:line + 3])
+        for param in inspect.signature(policy_class(name)).parameters.values():
+            assert f"{param.name}={param.default}" in block
+    assert "random: none" in text
+
+
+@pytest.mark.parametrize("prog, args, message", [
+    ("numberdrop-evaluate", ["--gamez", "3"], "unrecognized arguments: --gamez"),
+    ("numberdrop-evaluate", ["--agents", "random", "--option", "search.samples=4"], "not among"),
+    ("numberdrop-evaluate", ["--agents", "random", "--workers", "-1"], "--workers"),
+    ("python -m agents.play", ["--agent", "nobody"], "invalid choice: 'nobody'"),
+    ("python -m agents.play", ["--agent", "greedy", "--option", "greedy.depth=2"], "has no option"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(prog, args, message):
+    done = run_cli(ALL[prog], *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stderr.startswith(f"usage: {prog} ")
+    assert "Traceback" not in done.stderr
+
+
+def test_an_agent_whose_packages_are_missing_is_a_clear_error(monkeypatch, capsys):
+    """``numberdrop-play --agent ppo`` without torch: one line saying what to install."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # as without torch: find_spec says it is missing
+    with pytest.raises(SystemExit) as exit_info:
+        play.cli(["--agent", "ppo", "--seed", "0"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "'ppo' needs" in err and "pip install" in err

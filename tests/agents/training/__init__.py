@@ -1,0 +1,1 @@
+"""Training: configs, runs, checkpoints and resumes, on SB3 and RLlib."""

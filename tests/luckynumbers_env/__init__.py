@@ -1,0 +1,1 @@
+"""Tests of the luckynumbers_env package, one folder per subpackage."""

@@ -1,0 +1,1 @@
+"""Lucky Numbers' engine: rules, masks and saved states."""

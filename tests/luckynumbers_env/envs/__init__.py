@@ -1,0 +1,1 @@
+"""Lucky Numbers' environments."""

@@ -1,0 +1,1 @@
+"""Tests of the numberdrop_env package, one folder per subpackage."""

@@ -1,0 +1,1 @@
+"""Number Drop's environments: Gymnasium and PettingZoo APIs, the fast paths, vector envs and pipelines."""

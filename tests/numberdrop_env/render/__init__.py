@@ -1,0 +1,1 @@
+"""Number Drop's rendering: the drawn sheet."""

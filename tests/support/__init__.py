@@ -1,0 +1,1 @@
+"""Positions built in game words, shared by the tests of several packages."""
