@@ -37,7 +37,8 @@ $(DOCS_STAMP): $(STAMP) pyproject.toml
 # Gymnasium and torch, no circles) and the linter on the packages it has been applied to so far
 lint: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/ruff check gamekit numberdrop_env luckynumbers_env
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: $(RLLIB_STAMP) $(DOCS_STAMP) lint
 	$(MKDOCS) build --strict --quiet

@@ -15,11 +15,15 @@ import numberdrop_env  # noqa: F401  (registers the solo envs)
 from luckynumbers_env import lucky_numbers_v0
 from numberdrop_env import multiplayer_v0
 
-pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-              pytest.mark.filterwarnings("ignore::UserWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
 
-MULTI_AGENT = {"numberdrop": lambda: multiplayer_v0.env(num_players=2),
-               "lucky": lambda: lucky_numbers_v0.env(num_players=2)}
+MULTI_AGENT = {
+    "numberdrop": lambda: multiplayer_v0.env(num_players=2),
+    "lucky": lambda: lucky_numbers_v0.env(num_players=2),
+}
 
 
 def _legal(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -132,7 +136,6 @@ def test_supersuit_vector_env_of_the_parallel_env():
     assert obs["observation"].shape == (2, multiplayer_v0.observation_size(multiplayer_v0.DEFAULT_RULES))
     rng, games = np.random.default_rng(0), 0
     for _ in range(400):
-        obs, rewards, terminated, truncated, infos = venv.step(
-            np.array([_legal(m, rng) for m in obs["action_mask"]]))
+        obs, rewards, terminated, truncated, infos = venv.step(np.array([_legal(m, rng) for m in obs["action_mask"]]))
         games += int(terminated.all())
     assert games >= 2 and all(info["winners"].shape == (2,) for info in infos)

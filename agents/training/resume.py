@@ -10,7 +10,7 @@ run is:
   states of Python, NumPy and PyTorch: the zip entry ``numberdrop_resume.pkl``.
 
 Resumed with the same config, a run continues bit for bit: its weights after any number of
-further steps are those of a run that was never stopped (``tests/test_resume.py``). A kill
+further steps are those of a run that was never stopped (``tests/agents/training/test_resume.py``). A kill
 between two boundaries loses the steps since the last checkpoint, which the resumed run
 plays again identically. A checkpoint without the entry (older runs, the shipped models),
 or one resumed with different environments (``vec_env``, ``n_envs`` or the ``env`` section),

@@ -8,7 +8,6 @@ import pytest
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
-
 from tests.support.helpers import finish_legally, mid_turn_game
 
 
@@ -96,8 +95,9 @@ def test_batched_geometry_equals_the_scalar_one():
             vals = game.sheet.values.ravel().tolist()
             heights = game.sheet.heights.tolist()
             value, lines, penalties = ctx.geometry(vals, heights)
-            b_value, b_lines, b_penalties = ctx.geometry_batch((game.sheet.values != -1)[None],
-                                                               game.sheet.heights[None])
+            b_value, b_lines, b_penalties = ctx.geometry_batch(
+                (game.sheet.values != -1)[None], game.sheet.heights[None]
+            )
             assert b_value[0] == pytest.approx(value)
             assert (b_lines[0], b_penalties[0]) == (lines, penalties)
 

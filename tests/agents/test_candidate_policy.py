@@ -15,11 +15,9 @@ pytest.importorskip("sb3_contrib")
 ROOT = Path(__file__).resolve().parents[2]
 
 from agents.cli import train  # noqa: E402
-from agents.training import common, sb3  # noqa: E402
 from agents.cli.evaluate import play_game  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy, play_games  # noqa: E402
 from numberdrop_env.envs.turn import NumberDropTurnEnv  # noqa: E402
-
 from tests.support.helpers import finish_legally, mid_turn_game  # noqa: E402
 
 
@@ -70,7 +68,8 @@ def test_masked_candidates_never_get_probability(model):
         dist = model.policy.get_distribution(tensors(obs), action_masks=mask[None])
         probs = dist.distribution.probs[0].numpy()
         values, log_prob, _ = model.policy.evaluate_actions(
-            tensors(obs), torch.as_tensor(np.flatnonzero(mask)[:1]), action_masks=mask[None])
+            tensors(obs), torch.as_tensor(np.flatnonzero(mask)[:1]), action_masks=mask[None]
+        )
     assert probs[~mask].max() < 1e-12
     assert probs[mask].sum() == pytest.approx(1.0, abs=1e-5)
     assert np.isfinite(log_prob.numpy()).all()
@@ -156,14 +155,17 @@ def test_lookahead_plays_legal_games_deterministically_per_seed():
     assert play_game(PPOPolicy(lookahead=1), 4).score == play_game(PPOPolicy(), 4).score
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"lookahead": -1}, "lookahead must be"),
-    ({"samples": 0}, "samples >= 1"),
-    ({"lookahead": 2, "deterministic": False}, "deterministic=True"),
-    ({"refine": 2}, "needs lookahead"),
-    ({"lookahead": 3, "refine": 1}, "refine must be"),
-    ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"lookahead": -1}, "lookahead must be"),
+        ({"samples": 0}, "samples >= 1"),
+        ({"lookahead": 2, "deterministic": False}, "deterministic=True"),
+        ({"refine": 2}, "needs lookahead"),
+        ({"lookahead": 3, "refine": 1}, "refine must be"),
+        ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
+    ],
+)
 def test_lookahead_refuses_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PPOPolicy(**kwargs)

@@ -10,19 +10,20 @@ import pytest
 import yaml
 
 from agents.evaluation.tables import play_lucky_table, run_tables, summarise
-from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from agents.luckynumbers import make_policy
 from agents.luckynumbers.search import SearchPolicy
-from agents.training.config import is_lucky_config, load_lucky_config
 from agents.luckynumbers.value import BoardValue
+from agents.training.config import is_lucky_config, load_lucky_config
 from luckynumbers_env import Game, Rules
+from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from tests.support.lucky_helpers import board, diagonal, position
 
 
-@pytest.mark.parametrize("rules", [Rules(players=4), Rules(players=3, setup="michael", bruno=True)],
-                         ids=["4p", "3p-michael-bruno"])
+@pytest.mark.parametrize(
+    "rules", [Rules(players=4), Rules(players=3, setup="michael", bruno=True)], ids=["4p", "3p-michael-bruno"]
+)
 def test_scripted_agents_play_legal_moves_to_the_end(rules):
-    names = ["search", "greedy", "random", "greedy"][:rules.players]
+    names = ["search", "greedy", "random", "greedy"][: rules.players]
     policies = [make_policy(n, {"samples": 4} if n == "search" else None) for n in names]
     for p, policy in enumerate(policies):
         policy.reset(p)
@@ -58,6 +59,7 @@ def test_search_is_reproducible_from_its_seed():
             out.append(policy.act(game, game.legal_mask()))
             game.step(out[-1])
         return out
+
     assert actions(1) == actions(1)
 
 
@@ -117,15 +119,16 @@ def test_board_value_counts_only_the_copies_that_can_still_come():
     assert gone.empty[1][5] == plain.empty[1][2] == -plain.w.dead
 
 
-@pytest.mark.parametrize("options", [{"samples": 0}, {"width": 0}, {"draws": 0}, {"deny": -1.0},
-                                     {"copies": "yes"}])
+@pytest.mark.parametrize("options", [{"samples": 0}, {"width": 0}, {"draws": 0}, {"deny": -1.0}, {"copies": "yes"}])
 def test_search_options_are_checked(options):
     with pytest.raises(ValueError):
         make_policy("search", options)
 
 
 def test_greedy_beats_random_at_a_small_table():
-    summary = summarise(run_tables(["greedy", "random"], 4, 3, 0, progress=False, game="luckynumbers"), ["greedy", "random"], 4)
+    summary = summarise(
+        run_tables(["greedy", "random"], 4, 3, 0, progress=False, game="luckynumbers"), ["greedy", "random"], 4
+    )
     assert summary["agents"]["greedy"]["win_rate"] > 0.4 > summary["agents"]["random"]["win_rate"]
     assert summary["games"] == 12
 
@@ -142,14 +145,40 @@ def test_unknown_agent_or_option_is_refused():
 def test_evaluate_command_plays_lucky_numbers_tables(capsys):
     from agents.cli.evaluate import main
 
-    summary = main(["--game", "luckynumbers", "--players", "3", "--agents", "greedy,random", "--games", "2",
-                    "--workers", "1", "--no-progress", "--bruno"])
+    summary = main(
+        [
+            "--game",
+            "luckynumbers",
+            "--players",
+            "3",
+            "--agents",
+            "greedy,random",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--bruno",
+        ]
+    )
     assert summary["game"] == "luckynumbers" and summary["games"] == 6 and summary["bruno"]
     assert "greedy" in capsys.readouterr().out
     for bad in (["--players", "5"], ["--players", "1"], ["--agents", "greedy,oracle"]):
         with pytest.raises(SystemExit):
-            main(["--game", "luckynumbers", "--agents", "greedy,random", "--players", "2", "--games", "1",
-                  "--no-progress", *bad])
+            main(
+                [
+                    "--game",
+                    "luckynumbers",
+                    "--agents",
+                    "greedy,random",
+                    "--players",
+                    "2",
+                    "--games",
+                    "1",
+                    "--no-progress",
+                    *bad,
+                ]
+            )
     with pytest.raises(SystemExit):
         main(["--players", "2", "--agents", "greedy", "--bruno", "--games", "1"])  # a Number Drop run
 

@@ -24,8 +24,11 @@ def test_number_drop_models_score_as_shipped(name):
 
 def test_table_model_scores_as_shipped():
     options = {"ppo": {"path": "agents/models/ppo_table.zip"}}
-    assert [play_table(["ppo", "greedy"], seed, options)["scores"] for seed in range(3)] == [[48, 40], [52, 35],
-                                                                                             [63, 34]]
+    assert [play_table(["ppo", "greedy"], seed, options)["scores"] for seed in range(3)] == [
+        [48, 40],
+        [52, 35],
+        [63, 34],
+    ]
 
 
 def test_lucky_numbers_model_scores_as_shipped():

@@ -9,11 +9,11 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers NumberDropTable-v0)
 from agents.cli import evaluate
-from agents.training.config import config_from_dict
-from agents.registry import make_policy
 from agents.evaluation.tables import lineup, play_table
-from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS
+from agents.registry import make_policy
+from agents.training.config import config_from_dict
 from numberdrop_env.engine.table import Table
+from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS
 from numberdrop_env.planner.turns import letter_values
 
 
@@ -121,8 +121,9 @@ def test_table_configs_are_validated():
 # ----------------------------------------------------------------------------- evaluation
 def test_rotated_evaluation_seats_every_agent_everywhere():
     assert lineup(["a", "b"], 4) == ["a", "b", "a", "b"]
-    summary = evaluate.main(["--players", "3", "--agents", "greedy,random,random", "--games", "2",
-                             "--workers", "1", "--no-progress"])
+    summary = evaluate.main(
+        ["--players", "3", "--agents", "greedy,random,random", "--games", "2", "--workers", "1", "--no-progress"]
+    )
     agents = summary["agents"]
     assert set(agents) == {"greedy", "random"} and summary["games"] == 6
     assert agents["greedy"]["seats"] == 6 and agents["random"]["seats"] == 12

@@ -42,12 +42,15 @@ def test_the_benchmark_runs_and_the_network_alone_gains_nothing(capsys):
     assert rows["4x2r2"][1] == "12"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--top", "4", "--budgets", "8x4"], "needs --top >= 8"),
-    (["--rolls", "8", "--budgets", "4x5"], "--rolls >= 10"),
-    (["--budgets", "8by4"], "is not KxS"),
-    (["--turns", "0"], "must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--top", "4", "--budgets", "8x4"], "needs --top >= 8"),
+        (["--rolls", "8", "--budgets", "4x5"], "--rolls >= 10"),
+        (["--budgets", "8by4"], "is not KxS"),
+        (["--turns", "0"], "must be >= 1"),
+    ],
+)
 def test_bad_arguments_are_refused_before_any_game(argv, message, capsys):
     with pytest.raises(SystemExit):
         main(argv)

@@ -1,1 +1,2 @@
-"""Tests of what both games share: the environments' common contracts, the seat opponents and the state loaders' checks."""
+"""Tests of what both games share: the environments' common contracts, the seat opponents,
+the state loaders' checks and the old module paths."""

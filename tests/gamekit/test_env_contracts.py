@@ -92,8 +92,13 @@ def _aec_infos(env, seed: int) -> list[dict]:
     return seen
 
 
-@pytest.mark.parametrize("make, codes", [(lambda: multiplayer_v0.env(num_players=3), PHASE_CODES),
-                                         (lambda: lucky_numbers_v0.env(num_players=3), LUCKY_PHASES)])
+@pytest.mark.parametrize(
+    "make, codes",
+    [
+        (lambda: multiplayer_v0.env(num_players=3), PHASE_CODES),
+        (lambda: lucky_numbers_v0.env(num_players=3), LUCKY_PHASES),
+    ],
+)
 def test_pettingzoo_infos_are_numeric_with_a_winners_row_per_seat(make, codes):
     """Item 2: integer phases, winners as a 0/1 row of fixed length, no mask copied into the info."""
     env = make()
@@ -237,8 +242,9 @@ def _finished_table() -> dict:
     obs, _ = env.reset(seed=1)
     rng = np.random.default_rng(1)
     while env.agents:
-        obs, *_ = env.step({a: _legal(obs[a]["action_mask"], rng) if obs[a]["action_mask"].any() else 0
-                            for a in env.agents})
+        obs, *_ = env.step(
+            {a: _legal(obs[a]["action_mask"], rng) if obs[a]["action_mask"].any() else 0 for a in env.agents}
+        )
     return env.get_state()
 
 
@@ -260,9 +266,20 @@ def test_a_finished_table_loaded_into_the_envs_ends():
 
 
 # ------------------------------------------------------------------ parallel actions are not coerced
-@pytest.mark.parametrize("bad, err", [(3.5, TypeError), ("7", TypeError), (True, TypeError), (None, TypeError),
-                                      (np.array([3]), TypeError), (np.float64(3.0), TypeError),
-                                      (np.bool_(True), TypeError), (500, ValueError), (-1, ValueError)])
+@pytest.mark.parametrize(
+    "bad, err",
+    [
+        (3.5, TypeError),
+        ("7", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+        (np.array([3]), TypeError),
+        (np.float64(3.0), TypeError),
+        (np.bool_(True), TypeError),
+        (500, ValueError),
+        (-1, ValueError),
+    ],
+)
 def test_the_parallel_env_refuses_what_is_not_an_action_and_names_the_agent(bad, err):
     """Issue 21 item 5: no ``int()`` coercion; the error names the agent; nothing changes."""
     env = multiplayer_v0.parallel_env(num_players=2)
@@ -304,6 +321,10 @@ def test_multiplayer_observations_stay_in_their_box():
         for a in env.agents:
             assert space.contains(obs[a]), (a, float(obs[a]["observation"].max()))
             raw = max(raw, float(observe(env.table.seats[env.agent_seat[a]])["grid"].max()))
-        obs, *_ = env.step({a: players[p].act(env.table.seats[p], env.table.legal_mask(p)) if p in env.table.to_act()
-                            else 0 for p, a in enumerate(env.possible_agents)})
+        obs, *_ = env.step(
+            {
+                a: players[p].act(env.table.seats[p], env.table.legal_mask(p)) if p in env.table.to_act() else 0
+                for p, a in enumerate(env.possible_agents)
+            }
+        )
     assert raw > 1.0  # the case the table's observation caps

@@ -14,19 +14,59 @@ from __future__ import annotations
 import copy
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
-from luckynumbers_env import Game, Rules as LuckyRules
+from luckynumbers_env import Game
+from luckynumbers_env import Rules as LuckyRules
 from numberdrop_env import Phase, SoloGame
 from numberdrop_env.engine.table import Table
 
 L = SoloGame(seed=0).layout
-ODD = [None, True, False, 0, 1, -1, 2, 4, 7, 9, 10, 11, 20, 255, 256, 261, -255, 2**31, 2**63, 10**18, 2**128,
-       -2**70, 0.5, 1.0, float("nan"), float("inf"), "", "x", "I", "*", "wait", "game_over", "place", [], [0],
-       [[]], [1, 2], {}, {"a": 1}]
+ODD = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2,
+    4,
+    7,
+    9,
+    10,
+    11,
+    20,
+    255,
+    256,
+    261,
+    -255,
+    2**31,
+    2**63,
+    10**18,
+    2**128,
+    -(2**70),
+    0.5,
+    1.0,
+    float("nan"),
+    float("inf"),
+    "",
+    "x",
+    "I",
+    "*",
+    "wait",
+    "game_over",
+    "place",
+    [],
+    [0],
+    [[]],
+    [1, 2],
+    {},
+    {"a": 1},
+]
 
 
 # ----------------------------------------------------------------------------- saved states of real games
@@ -214,7 +254,9 @@ def fuzz(engine: str, mutants: int, seed: int = 0, games: int = 6) -> dict[str, 
             counts["refused"] += 1
             continue
         except Exception as err:  # noqa: BLE001 - the point of the test
-            raise AssertionError(f"{engine}: {type(err).__name__}: {err}\n{json.dumps(data, default=str)[:2000]}")
+            raise AssertionError(
+                f"{engine}: {type(err).__name__}: {err}\n{json.dumps(data, default=str)[:2000]}"
+            ) from err
         counts["accepted"] += 1
         plays(game, rng)
     return counts

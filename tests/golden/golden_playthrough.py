@@ -7,13 +7,13 @@ on purpose, when a rule or the action encoding changes, and review the diff.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
-from numberdrop_env.render.text import render_text
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.render.text import render_text
 
 GOLDEN = Path(__file__).parent
 SEEDS = (0, 1, 2)

@@ -96,8 +96,9 @@ def test_a_fresh_process_with_an_empty_cache_is_told_and_a_warm_one_is_not(steps
     code = "import gymnasium as gym, numberdrop_env; gym.make('NumberDropTurn-v0'); gym.make('NumberDrop-v0')"
 
     def stderr(**env: str) -> str:
-        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, **env})
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **env}
+        )
         assert run.returncode == 0, run.stderr
         return run.stderr
 

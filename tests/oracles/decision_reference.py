@@ -10,16 +10,16 @@ match bit for bit: ``legal_mask`` is ``SoloGame._compute_mask``, ``observe`` is
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from numberdrop_env.engine.actions import PERMUTATIONS, PHASES, Phase
 from numberdrop_env.engine.combos import ComboIndex, neighbour_table
-from numberdrop_env.envs.observe import GRID_PLANES
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY, WILD, X
-from numberdrop_env.engine.sheet import CONSECUTIVE, IDENTICAL, Sheet
+from numberdrop_env.engine.sheet import IDENTICAL, Sheet
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.observe import GRID_PLANES
 
 Cell = tuple[int, int]
 
@@ -35,8 +35,13 @@ def combo_structures(sheet: Sheet) -> dict[str, np.ndarray]:
     free[:n] = (flat >= 0) & (flat <= r.max_number) & ~sheet.used.reshape(-1)
     values = np.full(n + 1, -100, np.int64)
     values[:n] = np.where(free[:n], flat, -100)
-    return {"values": values, "free": free, "region": _region_sizes(values, free, nbr),
-            "up": _path_lengths(values, free, nbr, +1), "down": _path_lengths(values, free, nbr, -1)}
+    return {
+        "values": values,
+        "free": free,
+        "region": _region_sizes(values, free, nbr),
+        "up": _path_lengths(values, free, nbr, +1),
+        "down": _path_lengths(values, free, nbr, -1),
+    }
 
 
 def _region_sizes(values: np.ndarray, free: np.ndarray, nbr: np.ndarray) -> np.ndarray:
@@ -79,8 +84,7 @@ def combo_options(c: ComboIndex, selection: Sequence[Cell]) -> tuple[np.ndarray,
     cand = np.zeros(n, bool)
     if size == 0:
         cand = c.free[:n] & (
-            _any_open(c.identical_ok, 3, c.region)
-            | _any_open(c.consecutive_ok, 3, np.maximum(c.up, c.down)[:n])
+            _any_open(c.identical_ok, 3, c.region) | _any_open(c.consecutive_ok, 3, np.maximum(c.up, c.down)[:n])
         )
         return cand, False
     kind = c.kind(idx)
@@ -138,7 +142,9 @@ def legal_mask(game: SoloGame) -> np.ndarray:
 # ------------------------------------------------------------------ observations
 def _value_planes(max_number: int) -> np.ndarray:
     codes = np.arange(-1, X + 1)
-    return np.stack([codes != EMPTY, codes == X] + [codes == v for v in range(max_number + 1)], axis=1).astype(np.float32)
+    return np.stack([codes != EMPTY, codes == X] + [codes == v for v in range(max_number + 1)], axis=1).astype(
+        np.float32
+    )
 
 
 _PLANES = _value_planes(DEFAULT_RULES.max_number)
@@ -166,7 +172,9 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
     combos = game.combo_index
     if combos is not None:
         n = r.rows * r.cols
-        grid[16:19] = np.stack([combos.region, combos.up[:n], combos.down[:n]]).reshape(3, r.rows, r.cols) / r.bonus_size
+        grid[16:19] = (
+            np.stack([combos.region, combos.up[:n], combos.down[:n]]).reshape(3, r.rows, r.cols) / r.bonus_size
+        )
 
     dice = np.zeros((len(r.number_dice), r.max_number + 2), np.float32)
     if game.dice is not None:
@@ -175,8 +183,9 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
     shape_die = np.zeros(len(r.shape_die), np.float32)
     if game.shape_face is not None:
         shape_die[r.shape_die.index(game.shape_face)] = 1
-    track = np.concatenate([sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled,
-                            sheet.lines, sheet.penalties]).astype(np.float32)
+    track = np.concatenate(
+        [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
+    ).astype(np.float32)
     n = len(r.letters)
     board = np.zeros((n, len(r.shape_names) + r.last_notch + 1), np.float32)
     board[np.arange(n), [r.shape_names.index(t) for t in game.tiles]] = 1
@@ -197,6 +206,14 @@ def observe(game: SoloGame) -> dict[str, np.ndarray]:
     table = game.table
     rows = table.landing_rows(sheet.heights)
     landing = np.where(table.lands_inside(rows), (rows + 1) / r.rows, 0).astype(np.float32)
-    return {"grid": grid, "dice": dice.reshape(-1), "shape_die": shape_die, "track": track,
-            "solo_board": board.reshape(-1), "phase": phase, "pending": extra,
-            "heights": (sheet.heights / r.rows).astype(np.float32), "landing": landing}
+    return {
+        "grid": grid,
+        "dice": dice.reshape(-1),
+        "shape_die": shape_die,
+        "track": track,
+        "solo_board": board.reshape(-1),
+        "phase": phase,
+        "pending": extra,
+        "heights": (sheet.heights / r.rows).astype(np.float32),
+        "landing": landing,
+    }

@@ -15,8 +15,13 @@ def neighbours(rows: int, cols: int) -> list[list[int]]:
     out = []
     for i in range(rows * cols):
         r, c = divmod(i, cols)
-        out.append([(r + dr) * cols + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                    if 0 <= r + dr < rows and 0 <= c + dc < cols])
+        out.append(
+            [
+                (r + dr) * cols + c + dc
+                for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= r + dr < rows and 0 <= c + dc < cols
+            ]
+        )
     return out
 
 
@@ -165,7 +170,10 @@ def local_scores(st, vals, flat, written, tie, max_number: int, nbrs) -> np.ndar
                         s += 0.5 * (j > i and abs(v - values[j]) <= 1) * 2
                     elif st["free"][nb]:
                         nv = vals[nb]
-                        s += {nv: 0.5 + 0.5 * size.get(nb, 0), nv - 1: 0.5 + 0.5 * st["up"][nb],
-                              nv + 1: 0.5 + 0.5 * st["down"][nb]}.get(v, 0.0)
+                        s += {
+                            nv: 0.5 + 0.5 * size.get(nb, 0),
+                            nv - 1: 0.5 + 0.5 * st["up"][nb],
+                            nv + 1: 0.5 + 0.5 * st["down"][nb],
+                        }.get(v, 0.0)
             score[p, q] = s - tie[q]
     return score

@@ -39,6 +39,7 @@ TETROMINOES: dict[str, frozenset[Cell]] = {
 # Shapes
 # ---------------------------------------------------------------------------
 
+
 def normalise(cells) -> frozenset[Cell]:
     """Translate cells so that min row = 0 and min col = 0."""
     cells = [(int(r), int(c)) for r, c in cells]
@@ -69,6 +70,7 @@ def fixed_orientations(cells) -> set[frozenset[Cell]]:
 # ---------------------------------------------------------------------------
 # Dropping (section 3)
 # ---------------------------------------------------------------------------
+
 
 def _is_free(values, r: int, c: int) -> bool:
     """A position a falling cell may occupy: row >= 0 and empty (above the grid is free)."""
@@ -121,6 +123,7 @@ def legal_landings(values, shapes) -> set[frozenset[Cell]]:
 # ---------------------------------------------------------------------------
 # Combinations (section 4)
 # ---------------------------------------------------------------------------
+
 
 def _neighbours(cell: Cell) -> list[Cell]:
     r, c = cell
@@ -257,6 +260,7 @@ def combo_options(values, used, open_identical, open_consecutive, bonus_open, se
 # ---------------------------------------------------------------------------
 # Score (section 7)
 # ---------------------------------------------------------------------------
+
 
 def score_from_sheet(identical_boxes, consecutive_boxes, bonus, values) -> int:
     """Final score: boxes + full-row bonuses + completed regular rows - penalty rows."""

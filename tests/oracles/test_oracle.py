@@ -35,6 +35,7 @@ def all_orientations():
 
 # --------------------------------------------------------------------------- shapes
 
+
 def test_orientation_counts():
     counts = {name: len(fixed_orientations(cells)) for name, cells in TETROMINOES.items()}
     assert counts == {"I": 2, "O": 1, "T": 4, "L": 8, "S": 4}
@@ -141,6 +142,7 @@ def test_legal_landings_full_grid():
 
 # --------------------------------------------------------------------------- identical
 
+
 def test_identical_l_shape_of_four():
     g = empty_grid()
     l_cells = [(0, 0), (1, 0), (2, 0), (0, 1)]
@@ -208,6 +210,7 @@ def test_identical_used_and_x_excluded():
 
 
 # --------------------------------------------------------------------------- consecutive
+
 
 def test_ascending_path_both_directions():
     g = empty_grid()
@@ -279,6 +282,7 @@ def test_consecutive_used_and_x_excluded():
 
 
 # --------------------------------------------------------------------------- combo_options
+
 
 def small_scenario():
     g = empty_grid()
@@ -365,6 +369,7 @@ def test_combo_options_bonus():
 
 # --------------------------------------------------------------------------- score
 
+
 def test_score():
     g = empty_grid()
     assert score_from_sheet(set(), set(), False, g) == 0
@@ -386,6 +391,7 @@ def test_score():
 
 
 # --------------------------------------------------------------------------- speed
+
 
 def test_speed_random_grid():
     rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@ never by recomputing the action encoding.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from numberdrop_env import DEFAULT_RULES, WILD, Phase, Rules, SoloGame
 from numberdrop_env.engine.rules import EMPTY, X
 
 Cell = tuple[int, int]
+
 
 # --------------------------------------------------------------------- positions
 def grid(rows: Mapping[int, str] | None, rules: Rules = DEFAULT_RULES) -> np.ndarray:
@@ -56,9 +57,9 @@ def make_game(
     bonus box). Scored boxes need as many used cells as their sizes add up to: give
     them as ``used`` (cells of the picture), or leave ``used`` None and that many used
     ``0`` cells are added, filling empty cells of columns 0..cols-2 (so the filler
-    never completes a row) from row ``regular_rows - 1`` down, left to right. Letters default to circled exactly where both boxes of a size
-    are scored, lines to ticked exactly where a regular row is complete, penalty rows
-    to unticked (a mid-turn position). ``star_pending`` defaults to what phase
+    never completes a row) from row ``regular_rows - 1`` down, left to right. Letters default
+    to circled exactly where both boxes of a size are scored, lines to ticked exactly where a
+    regular row is complete, penalty rows to unticked (a mid-turn position). ``star_pending`` defaults to what phase
     ``slide`` requires (a star on some die), else False.
     """
     values = grid(rows, rules)

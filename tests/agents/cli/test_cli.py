@@ -20,10 +20,14 @@ from agents.registry import AGENTS, describe_options, policy_class
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = Path(sys.executable).parent
 
-EVALUATE = {"numberdrop-evaluate": [str(SCRIPTS / "numberdrop-evaluate")],
-            "python -m agents.evaluate": [sys.executable, "-m", "agents.evaluate"]}
-PLAY = {"numberdrop-play": [str(SCRIPTS / "numberdrop-play")],
-        "python -m agents.play": [sys.executable, "-m", "agents.play"]}
+EVALUATE = {
+    "numberdrop-evaluate": [str(SCRIPTS / "numberdrop-evaluate")],
+    "python -m agents.evaluate": [sys.executable, "-m", "agents.evaluate"],
+}
+PLAY = {
+    "numberdrop-play": [str(SCRIPTS / "numberdrop-play")],
+    "python -m agents.play": [sys.executable, "-m", "agents.play"],
+}
 ALL = {**EVALUATE, **PLAY}
 
 
@@ -89,19 +93,22 @@ def test_describe_options_lists_every_constructor_argument():
     text = describe_options()
     for name in AGENTS:
         line = next(i for i, row in enumerate(text.splitlines()) if row.startswith(f"  {name}:"))
-        block = " ".join(text.splitlines()[line:line + 3])
+        block = " ".join(text.splitlines()[line : line + 3])
         for param in inspect.signature(policy_class(name)).parameters.values():
             assert f"{param.name}={param.default}" in block
     assert "random: none" in text
 
 
-@pytest.mark.parametrize("prog, args, message", [
-    ("numberdrop-evaluate", ["--gamez", "3"], "unrecognized arguments: --gamez"),
-    ("numberdrop-evaluate", ["--agents", "random", "--option", "search.samples=4"], "not among"),
-    ("numberdrop-evaluate", ["--agents", "random", "--workers", "-1"], "--workers"),
-    ("python -m agents.play", ["--agent", "nobody"], "invalid choice: 'nobody'"),
-    ("python -m agents.play", ["--agent", "greedy", "--option", "greedy.depth=2"], "has no option"),
-])
+@pytest.mark.parametrize(
+    "prog, args, message",
+    [
+        ("numberdrop-evaluate", ["--gamez", "3"], "unrecognized arguments: --gamez"),
+        ("numberdrop-evaluate", ["--agents", "random", "--option", "search.samples=4"], "not among"),
+        ("numberdrop-evaluate", ["--agents", "random", "--workers", "-1"], "--workers"),
+        ("python -m agents.play", ["--agent", "nobody"], "invalid choice: 'nobody'"),
+        ("python -m agents.play", ["--agent", "greedy", "--option", "greedy.depth=2"], "has no option"),
+    ],
+)
 def test_bad_arguments_exit_2_with_a_clear_message(prog, args, message):
     done = run_cli(ALL[prog], *args)
     assert done.returncode == 2

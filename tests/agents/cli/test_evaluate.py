@@ -13,8 +13,21 @@ from numberdrop_env.engine.solo import SoloGame
 
 def test_numbers_match_a_direct_recomputation(tmp_path):
     path = tmp_path / "out.json"
-    summary = main(["--agents", "random,greedy", "--games", "4", "--seed", "7", "--workers", "1",
-                    "--json", str(path), "--no-progress"])
+    summary = main(
+        [
+            "--agents",
+            "random,greedy",
+            "--games",
+            "4",
+            "--seed",
+            "7",
+            "--workers",
+            "1",
+            "--json",
+            str(path),
+            "--no-progress",
+        ]
+    )
     for name in ("random", "greedy"):
         scores = []
         for seed in range(7, 11):
@@ -41,8 +54,20 @@ def test_json_schema(tmp_path):
     data = json.loads(path.read_text())
     assert data["games"] == 3 and data["seed"] == 0 and list(data["agents"]) == ["random"]
     a = data["agents"]["random"]
-    for key in ("mean", "median", "p10", "p90", "min", "max", "game_length", "lines", "boxes",
-                "game_over_share", "decisions_per_second", "reach_100"):
+    for key in (
+        "mean",
+        "median",
+        "p10",
+        "p90",
+        "min",
+        "max",
+        "game_length",
+        "lines",
+        "boxes",
+        "game_over_share",
+        "decisions_per_second",
+        "reach_100",
+    ):
         assert isinstance(a[key], (int, float)), key
     lo, hi = a["ci95"]
     assert lo <= a["mean"] <= hi
@@ -67,14 +92,17 @@ def test_game_result_fields_are_consistent():
     assert s["agents"]["random"]["ci95"] == [result.score, result.score]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--agents", "nobody"], "unknown agent 'nobody'"),
-    (["--agents", "random,random"], "distinct"),
-    (["--agents", "random", "--games", "0"], "--games"),
-    (["--agents", "random", "--option", "random.speed=3"], "has no option"),
-    (["--agents", "random", "--option", "greedy.width=3"], "not among"),
-    (["--agents", "random", "--option", "nonsense"], "AGENT.NAME=VALUE"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agents", "nobody"], "unknown agent 'nobody'"),
+        (["--agents", "random,random"], "distinct"),
+        (["--agents", "random", "--games", "0"], "--games"),
+        (["--agents", "random", "--option", "random.speed=3"], "has no option"),
+        (["--agents", "random", "--option", "greedy.width=3"], "not among"),
+        (["--agents", "random", "--option", "nonsense"], "AGENT.NAME=VALUE"),
+    ],
+)
 def test_bad_arguments_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv + ["--no-progress"])
@@ -84,7 +112,9 @@ def test_bad_arguments_are_clear_errors(argv, message, capsys):
 
 def test_parse_options_converts_values():
     assert parse_options(["search.samples=4", "search.rollout=true", "ppo.path=m.zip"], ["search", "ppo"]) == {
-        "search": {"samples": 4, "rollout": True}, "ppo": {"path": "m.zip"}}
+        "search": {"samples": 4, "rollout": True},
+        "ppo": {"path": "m.zip"},
+    }
 
 
 def test_progress_is_plain_lines_when_not_a_terminal(capsys):

@@ -12,16 +12,15 @@ import pytest
 from PIL import Image
 
 from agents.cli import evaluate, play
-from agents.numberdrop.greedy import GreedyPolicy
 from agents.cli.human import HumanGame
 from agents.cli.plots import plot_learning_curve, plot_scores, read_evals
 from agents.cli.replay import Record, final_game, frames, replay, save_gif
+from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env.engine.solo import SoloGame
 
 ROOT = Path(__file__).resolve().parents[3]
 
-from agents.cli import train  # noqa: E402
-from agents.training import common, sb3  # noqa: E402
+from agents.training import common  # noqa: E402
 
 
 def greedy_record(seed: int) -> Record:
@@ -82,17 +81,50 @@ def test_a_record_that_does_not_fit_its_game_is_refused(greedy_game, tmp_path, c
     assert exit_.value.code == 2 and "is not legal in the replayed game" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("data, error", [
-    ([], TypeError),
-    ({"format": "other", "version": 1}, ValueError),
-    ({"format": "numberdrop-record", "version": 1, "seed": 0}, ValueError),
-    ({"format": "numberdrop-record", "version": 1, "player": "", "seed": 0, "state": None, "actions": ["1"],
-      "score": None}, TypeError),
-    ({"format": "numberdrop-record", "version": 1, "player": "", "seed": None, "state": None, "actions": [],
-      "score": None}, ValueError),
-    ({"format": "numberdrop-record", "version": 1, "player": "", "seed": -1, "state": None, "actions": [],
-      "score": None}, ValueError),
-])
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        ([], TypeError),
+        ({"format": "other", "version": 1}, ValueError),
+        ({"format": "numberdrop-record", "version": 1, "seed": 0}, ValueError),
+        (
+            {
+                "format": "numberdrop-record",
+                "version": 1,
+                "player": "",
+                "seed": 0,
+                "state": None,
+                "actions": ["1"],
+                "score": None,
+            },
+            TypeError,
+        ),
+        (
+            {
+                "format": "numberdrop-record",
+                "version": 1,
+                "player": "",
+                "seed": None,
+                "state": None,
+                "actions": [],
+                "score": None,
+            },
+            ValueError,
+        ),
+        (
+            {
+                "format": "numberdrop-record",
+                "version": 1,
+                "player": "",
+                "seed": -1,
+                "state": None,
+                "actions": [],
+                "score": None,
+            },
+            ValueError,
+        ),
+    ],
+)
 def test_malformed_records_are_clear_errors(data, error):
     with pytest.raises(error):
         Record.from_dict(data)
@@ -136,12 +168,15 @@ def test_save_gif_refuses_nothing_to_draw(tmp_path):
         save_gif([], tmp_path / "x.gif", 100)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--per-turn"], "go with --gif"),
-    (["--resume", "x.json"], "add --human"),
-    (["--gif", "x.gif", "--frame-ms", "0"], "must be positive"),
-    (["--human", "--replay", "x.json"], "not allowed with argument"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--per-turn"], "go with --gif"),
+        (["--resume", "x.json"], "add --human"),
+        (["--gif", "x.gif", "--frame-ms", "0"], "must be positive"),
+        (["--human", "--replay", "x.json"], "not allowed with argument"),
+    ],
+)
 def test_play_option_mistakes_exit_2(args, message, capsys):
     with pytest.raises(SystemExit) as exit_:
         play.main(args)
@@ -179,14 +214,30 @@ def run_human(monkeypatch, lines: list[str], *args: str) -> int:
 
 def test_a_person_plays_a_whole_game_typos_included(greedy_game, monkeypatch, tmp_path, capsys):
     record = tmp_path / "mine.json"
-    score = run_human(monkeypatch, with_typos(typed_script(greedy_game)), "--seed", str(greedy_game.seed),
-                      "--record", str(record), "--save", str(tmp_path / "save.json"))
+    score = run_human(
+        monkeypatch,
+        with_typos(typed_script(greedy_game)),
+        "--seed",
+        str(greedy_game.seed),
+        "--record",
+        str(record),
+        "--save",
+        str(tmp_path / "save.json"),
+    )
     out = capsys.readouterr().out
     assert score == greedy_game.score
     assert f"game over: final score {score}" in out
-    for message in ("type a number from 1 to", "unknown command 'abc'", "there is no decision 0",
-                    "there is no decision 999", "not legal now", "preview which decision",
-                    "the greedy agent plays", "only one choice:", "Cells are named"):
+    for message in (
+        "type a number from 1 to",
+        "unknown command 'abc'",
+        "there is no decision 0",
+        "there is no decision 999",
+        "not legal now",
+        "preview which decision",
+        "the greedy agent plays",
+        "only one choice:",
+        "Cells are named",
+    ):
         assert message in out, message
     assert Record.load(record).actions == greedy_game.actions
     assert not (tmp_path / "save.json").exists()  # a finished game leaves no save file
@@ -233,8 +284,9 @@ def test_resume_refuses_a_file_that_is_not_a_game(tmp_path, capsys):
 # ----------------------------------------------------------------------------- plots
 def test_evaluate_plot_draws_the_score_distributions(tmp_path, capsys):
     path = tmp_path / "scores.png"
-    summary = evaluate.main(["--agents", "random,greedy", "--games", "3", "--workers", "1", "--no-progress",
-                             "--plot", str(path)])
+    summary = evaluate.main(
+        ["--agents", "random,greedy", "--games", "3", "--workers", "1", "--no-progress", "--plot", str(path)]
+    )
     assert f"score distributions: {path}" in capsys.readouterr().out
     with Image.open(path) as img:
         assert img.size[0] <= 800 and img.size[1] <= 500
@@ -254,8 +306,10 @@ def test_without_matplotlib_plot_fails_before_the_games_and_training_goes_on(mon
 
 
 def test_train_writes_the_learning_curve_of_its_evaluations(tmp_path):
-    lines = [{"step": 2000, "score_mean": 30.0, "score_std": 5.0, "diff_vs_greedy": -2.0},
-             {"step": 1000, "score_mean": 25.0, "score_std": 5.0, "diff_vs_greedy": -7.0}]
+    lines = [
+        {"step": 2000, "score_mean": 30.0, "score_std": 5.0, "diff_vs_greedy": -2.0},
+        {"step": 1000, "score_mean": 25.0, "score_std": 5.0, "diff_vs_greedy": -7.0},
+    ]
     (tmp_path / "evals.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
     path = common.write_learning_curve(tmp_path, "test")
     assert path == tmp_path / "learning_curve.png" and Image.open(path).size[0] <= 800

@@ -31,7 +31,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents.cli import train  # noqa: E402
-from agents.training import common, sb3  # noqa: E402
+from agents.training import sb3  # noqa: E402
 
 STEPS, UPDATE = 512, 128
 
@@ -91,7 +91,8 @@ def test_a_resumed_run_ends_with_the_weights_of_a_run_never_stopped(base, tmp_pa
     states): resumed from the middle, the run ends where the straight one did."""
     done = straight(base, kind)
     assert sorted(p.name for p in (done / "checkpoints").iterdir()) == [
-        f"ppo_{n}_steps.zip" for n in (128, 256, 384, 512)]
+        f"ppo_{n}_steps.zip" for n in (128, 256, 384, 512)
+    ]
     result = run(config(base, kind), tmp_path / "b", "--resume", str(done / "checkpoints" / "ppo_256_steps.zip"))
     assert result["steps"] == STEPS
     assert_same_training_state(done / "final_model.zip", tmp_path / "b" / "final_model.zip")
@@ -116,9 +117,12 @@ def test_killed_run_resumes_from_its_run_directory(base, tmp_path):
     checkpoint is taken (a half-written one is never under a checkpoint's name)."""
     done = straight(base)
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "train.py", "--config", str(config(base)), "--no-progress",
-                             "--output-dir", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "train.py", "--config", str(config(base)), "--no-progress", "--output-dir", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints" / "ppo_128_steps.zip").exists() and proc.poll() is None:
@@ -171,9 +175,13 @@ def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monke
 def test_ctrl_c_on_the_command_line_exits_cleanly(base, tmp_path):
     out = tmp_path / "cli"
     cfg = config(tmp_path, total_timesteps=1_000_000)
-    proc = subprocess.Popen([sys.executable, "train.py", "--config", str(cfg), "--no-progress",
-                             "--output-dir", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "train.py", "--config", str(cfg), "--no-progress", "--output-dir", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not (out / "checkpoints" / "ppo_128_steps.zip").exists():
@@ -258,7 +266,7 @@ def test_damaged_json_files_are_named(base, tmp_path, capsys):
 def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
     """A checkpoint folder whose step file is damaged is named and the previous one taken; a
     folder written through ``atomic_path`` replaces the old one whole or not at all."""
-    from agents.training.checkpoints import STEPS_FILE, atomic_path, find_folder_checkpoint, write_json
+    from agents.training.checkpoints import STEPS_FILE, atomic_path, write_json
 
     folder = tmp_path / "checkpoints"
     for steps in (128, 256, 384):
@@ -329,6 +337,7 @@ def test_lucky_numbers_runs_resume_exactly_and_stop_on_ctrl_c(tmp_path, monkeypa
     assert_same_training_state(done / "checkpoints" / "ppo_256_steps.zip", done / "final_model.zip")
     run(cfg, tmp_path / "b", "--resume", str(done / "checkpoints" / "ppo_128_steps.zip"))
     assert_same_training_state(done / "final_model.zip", tmp_path / "b" / "final_model.zip")
+
     def scores(run_dir: Path) -> list[tuple]:
         return [(e["step"], e["win_rate"], e["score_mean"]) for e in map(json.loads, evals(run_dir))]
 

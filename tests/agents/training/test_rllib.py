@@ -25,9 +25,10 @@ pytest.importorskip("tensorboard")
 
 ROOT = Path(__file__).resolve().parents[3]
 
-from agents.cli import train  # noqa: E402
-from agents.training import common, sb3  # noqa: E402
-from agents.cli import evaluate  # noqa: E402
+from agents.cli import (
+    evaluate,  # noqa: E402
+    train,  # noqa: E402
+)
 from agents.training.config import load_rllib_config, rllib_config_from_dict  # noqa: E402
 
 SMOKE = ROOT / "configs" / "rllib_smoke.yaml"
@@ -81,17 +82,20 @@ def test_shipped_rllib_configs_validate(path):
     assert cfg.backend == "rllib" and cfg.ppo.batch_size <= cfg.train_batch_size
 
 
-@pytest.mark.parametrize("mutate, error, words", [
-    (lambda d: d["ray"].update(adress="auto"), ValueError, ["ray.adress"]),
-    (lambda d: d["ppo"].update(learning_rte=1e-3), ValueError, ["ppo.learning_rte"]),
-    (lambda d: d.update(vec_env="subproc"), ValueError, ["vec_env"]),
-    (lambda d: d["ray"].update(env_runners=-1), ValueError, ["ray.env_runners"]),
-    (lambda d: d["ray"].update(env_runners="two"), TypeError, ["ray.env_runners", "int"]),
-    (lambda d: d["ppo"].update(target_kl=0.02), ValueError, ["ppo.target_kl"]),
-    (lambda d: d["env"].update(players=2, interface="turn"), ValueError, ["env.players"]),
-    (lambda d: d["final_eval"].update(agents=["ppo", "greedy"]), ValueError, ["final_eval.agents", "rllib"]),
-    (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
-])
+@pytest.mark.parametrize(
+    "mutate, error, words",
+    [
+        (lambda d: d["ray"].update(adress="auto"), ValueError, ["ray.adress"]),
+        (lambda d: d["ppo"].update(learning_rte=1e-3), ValueError, ["ppo.learning_rte"]),
+        (lambda d: d.update(vec_env="subproc"), ValueError, ["vec_env"]),
+        (lambda d: d["ray"].update(env_runners=-1), ValueError, ["ray.env_runners"]),
+        (lambda d: d["ray"].update(env_runners="two"), TypeError, ["ray.env_runners", "int"]),
+        (lambda d: d["ppo"].update(target_kl=0.02), ValueError, ["ppo.target_kl"]),
+        (lambda d: d["env"].update(players=2, interface="turn"), ValueError, ["env.players"]),
+        (lambda d: d["final_eval"].update(agents=["ppo", "greedy"]), ValueError, ["final_eval.agents", "rllib"]),
+        (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
+    ],
+)
 def test_broken_rllib_config_fails_fast(tmp_path, mutate, error, words):
     data = smoke_data(tmp_path)
     mutate(data)
@@ -137,8 +141,9 @@ def test_resume_continues_from_the_checkpoint(smoke_run, tmp_path):
     run_dir, result, _ = smoke_run
     data = smoke_data(tmp_path, total_timesteps=result["steps"] + 64)
     data["ray"]["env_runners"] = 0  # sampling in the driver: no actor to start
-    resumed = train.main(["--config", str(write(tmp_path, data)), "--no-progress",
-                          "--resume", str(run_dir / "final_checkpoint")])
+    resumed = train.main(
+        ["--config", str(write(tmp_path, data)), "--no-progress", "--resume", str(run_dir / "final_checkpoint")]
+    )
     assert resumed["steps"] - result["steps"] >= 64 and resumed["seconds"] < 60
 
 
@@ -178,8 +183,7 @@ def test_turn_level_module_starts_as_the_planner(local_ray, tmp_path):
     data = smoke_data(tmp_path, total_timesteps=32, n_envs=2)
     data["env"] = {"interface": "turn", "candidates": 8, "width": 12}
     data["ppo"].update(n_steps=16, batch_size=32, actor_warmup_steps=1000)
-    data["network"] = {"candidate_hidden": [16], "state_hidden": [16], "scorer_hidden": [16],
-                       "value_hidden": [16]}
+    data["network"] = {"candidate_hidden": [16], "state_hidden": [16], "scorer_hidden": [16], "value_hidden": [16]}
     data["eval"]["every_steps"] = 0
     data["ray"]["env_runners"] = 0  # sampling in the driver: no actor to start
     result = train.main(["--config", str(write(tmp_path, data)), "--no-progress"])
@@ -212,8 +216,17 @@ def test_checkpoint_plays_a_legal_game_without_starting_ray(smoke_run, monkeypat
 
 
 def test_ray_backend_gives_the_local_scores(smoke_run, capsys):
-    argv = ["--agents", "rllib,random,greedy", "--games", "3", "--seed", "7", "--no-progress",
-            "--option", f"rllib.path={smoke_run[0] / 'best_checkpoint'}"]
+    argv = [
+        "--agents",
+        "rllib,random,greedy",
+        "--games",
+        "3",
+        "--seed",
+        "7",
+        "--no-progress",
+        "--option",
+        f"rllib.path={smoke_run[0] / 'best_checkpoint'}",
+    ]
     local = evaluate.main(argv + ["--workers", "1"])
     remote = evaluate.main(argv + ["--backend", "ray"])
     for name in ("rllib", "random", "greedy"):

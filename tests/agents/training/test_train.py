@@ -54,22 +54,25 @@ def test_shipped_configs_validate(path):
     assert cfg.total_timesteps > 0 and cfg.ppo.batch_size <= cfg.ppo.n_steps * cfg.n_envs
 
 
-@pytest.mark.parametrize("mutate, error, words", [
-    (lambda d: d.update(learning_rte=1e-3), ValueError, ["learning_rte"]),
-    (lambda d: d["ppo"].update(learning_rte=1e-3), ValueError, ["ppo.learning_rte"]),
-    (lambda d: d["network"].update(cnn_chanels=[8]), ValueError, ["network.cnn_chanels"]),
-    (lambda d: d["ppo"].update(n_steps="many"), TypeError, ["ppo.n_steps", "int"]),
-    (lambda d: d["ppo"].update(n_steps=12.5), TypeError, ["ppo.n_steps"]),
-    (lambda d: d.update(n_envs=True), TypeError, ["n_envs"]),
-    (lambda d: d["env"].update(auto_forced="yes"), TypeError, ["env.auto_forced", "bool"]),
-    (lambda d: d["network"].update(cnn_channels=[16, "x"]), TypeError, ["network.cnn_channels[1]"]),
-    (lambda d: d.update(vec_env="threads"), ValueError, ["vec_env", "subproc"]),
-    (lambda d: d.update(vec_env="native"), ValueError, ["vec_env", "turn"]),  # the smoke config is decision-level
-    (lambda d: d.update(eval=[1, 2]), TypeError, ["eval", "mapping"]),
-    (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
-    (lambda d: d["ppo"].update(gamma=1.5), ValueError, ["ppo.gamma"]),
-    (lambda d: d["final_eval"].update(agents=["random"]), ValueError, ["final_eval.agents"]),
-])
+@pytest.mark.parametrize(
+    "mutate, error, words",
+    [
+        (lambda d: d.update(learning_rte=1e-3), ValueError, ["learning_rte"]),
+        (lambda d: d["ppo"].update(learning_rte=1e-3), ValueError, ["ppo.learning_rte"]),
+        (lambda d: d["network"].update(cnn_chanels=[8]), ValueError, ["network.cnn_chanels"]),
+        (lambda d: d["ppo"].update(n_steps="many"), TypeError, ["ppo.n_steps", "int"]),
+        (lambda d: d["ppo"].update(n_steps=12.5), TypeError, ["ppo.n_steps"]),
+        (lambda d: d.update(n_envs=True), TypeError, ["n_envs"]),
+        (lambda d: d["env"].update(auto_forced="yes"), TypeError, ["env.auto_forced", "bool"]),
+        (lambda d: d["network"].update(cnn_channels=[16, "x"]), TypeError, ["network.cnn_channels[1]"]),
+        (lambda d: d.update(vec_env="threads"), ValueError, ["vec_env", "subproc"]),
+        (lambda d: d.update(vec_env="native"), ValueError, ["vec_env", "turn"]),  # the smoke config is decision-level
+        (lambda d: d.update(eval=[1, 2]), TypeError, ["eval", "mapping"]),
+        (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
+        (lambda d: d["ppo"].update(gamma=1.5), ValueError, ["ppo.gamma"]),
+        (lambda d: d["final_eval"].update(agents=["random"]), ValueError, ["final_eval.agents"]),
+    ],
+)
 def test_broken_config_fails_fast(tmp_path, monkeypatch, mutate, error, words):
     data = smoke_data(tmp_path)
     mutate(data)
@@ -96,8 +99,10 @@ def test_smoke_run_outputs(smoke_run):
     _, run_dir, result = smoke_run
     for name in ("best_model.zip", "final_model.zip", "config.yaml", "evals.jsonl", "learning_curve.png"):
         assert (run_dir / name).is_file(), name
-    assert sorted(p.name for p in (run_dir / "checkpoints").glob("*.zip")) == ["ppo_1024_steps.zip",
-                                                                              "ppo_2048_steps.zip"]
+    assert sorted(p.name for p in (run_dir / "checkpoints").glob("*.zip")) == [
+        "ppo_1024_steps.zip",
+        "ppo_2048_steps.zip",
+    ]
     assert result["steps"] == 2048
 
 
@@ -109,8 +114,18 @@ def test_tensorboard_has_game_metrics(smoke_run):
     acc = EventAccumulator(str(run_dir))
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
-    for tag in ("game/score", "game/lines", "game/boxes", "game/column_bonuses", "game/penalty_rows",
-                "game/turns", "eval/score_mean", "rollout/ep_rew_mean", "train/loss", "pretrain/accuracy"):
+    for tag in (
+        "game/score",
+        "game/lines",
+        "game/boxes",
+        "game/column_bonuses",
+        "game/penalty_rows",
+        "game/turns",
+        "eval/score_mean",
+        "rollout/ep_rew_mean",
+        "train/loss",
+        "pretrain/accuracy",
+    ):
         assert tag in tags, tag
     scores = [e.value for e in acc.Scalars("game/score")]
     assert scores and all(-15 <= s <= 100 for s in scores)
@@ -158,8 +173,21 @@ def test_registry_and_evaluate(smoke_run):
 
     _, run_dir, _ = smoke_run
     out = run_dir / "table.json"
-    summary = evaluate.main(["--agents", "ppo,random", "--games", "3", "--workers", "1", "--no-progress",
-                             "--option", f"ppo.path={run_dir / 'best_model.zip'}", "--json", str(out)])
+    summary = evaluate.main(
+        [
+            "--agents",
+            "ppo,random",
+            "--games",
+            "3",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--option",
+            f"ppo.path={run_dir / 'best_model.zip'}",
+            "--json",
+            str(out),
+        ]
+    )
     assert set(summary["agents"]) == {"ppo", "random"} and out.is_file()
 
 
@@ -171,8 +199,15 @@ def test_resume_keeps_step_count_and_takes_the_config_settings(smoke_run):
     data["output_dir"] = str(run_dir)
     data["ppo"]["learning_rate"] = 1.25e-4
     data["ppo"]["batch_size"] = data["ppo"]["batch_size"] // 2
-    result = train.main(["--config", str(write(tmp, data, "resume.yaml")), "--no-progress",
-                         "--resume", str(run_dir / "checkpoints" / "ppo_2048_steps.zip")])
+    result = train.main(
+        [
+            "--config",
+            str(write(tmp, data, "resume.yaml")),
+            "--no-progress",
+            "--resume",
+            str(run_dir / "checkpoints" / "ppo_2048_steps.zip"),
+        ]
+    )
     assert result["steps"] == 3072
     model = MaskablePPO.load(str(run_dir / "final_model.zip"), device="cpu")
     assert model.num_timesteps == 3072
@@ -199,8 +234,11 @@ def test_vec_env_masks_pass_through():
                 actions = np.array([np.flatnonzero(m)[0] for m in masks])
                 _, _, _, infos = venv.step(actions)
                 if kind == "dummy":
-                    assert all((get_action_masks(venv)[i] == infos[i]["action_mask"]).all()
-                               for i in range(2) if "terminal_observation" not in infos[i])
+                    assert all(
+                        (get_action_masks(venv)[i] == infos[i]["action_mask"]).all()
+                        for i in range(2)
+                        if "terminal_observation" not in infos[i]
+                    )
         finally:
             venv.close()
 
@@ -221,8 +259,9 @@ def test_native_vec_env_plays_the_games_of_the_dummy_one():
 
     from agents.training.vec_env import NativeTurnVecEnv
 
-    cfg = config_from_dict({"n_envs": 3, "vec_env": "dummy", "env": {"interface": "turn", "candidates": 8},
-                            "ppo": {"batch_size": 64}})
+    cfg = config_from_dict(
+        {"n_envs": 3, "vec_env": "dummy", "env": {"interface": "turn", "candidates": 8}, "ppo": {"batch_size": 64}}
+    )
     dummy = sb3.build_vec_env(cfg, 7)
     cfg.vec_env = "native"
     native = sb3.build_vec_env(cfg, 7)
@@ -235,8 +274,9 @@ def test_native_vec_env_plays_the_games_of_the_dummy_one():
             assert all(np.array_equal(obs_d[k], obs_n[k]) for k in obs_d), t
             masks = get_action_masks(native)
             assert masks.shape == (3, 8) and np.array_equal(masks, get_action_masks(dummy))
-            assert native.env_method("describe_action", 0, indices=[1]) == dummy.env_method("describe_action", 0,
-                                                                                               indices=[1])
+            assert native.env_method("describe_action", 0, indices=[1]) == dummy.env_method(
+                "describe_action", 0, indices=[1]
+            )
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             obs_d, rew_d, done_d, infos_d = dummy.step(actions)
             obs_n, rew_n, done_n, infos_n = native.step(actions)
@@ -248,8 +288,9 @@ def test_native_vec_env_plays_the_games_of_the_dummy_one():
                 assert ("episode" in i_d) == ("episode" in i_n) == ("terminal_observation" in i_n)
                 if "episode" in i_n:
                     assert {k: i_d["episode"][k] for k in "rl"} == {k: i_n["episode"][k] for k in "rl"}
-                    assert all(np.array_equal(i_d["terminal_observation"][k], i_n["terminal_observation"][k])
-                               for k in obs_d)
+                    assert all(
+                        np.array_equal(i_d["terminal_observation"][k], i_n["terminal_observation"][k]) for k in obs_d
+                    )
                     assert i_n["TimeLimit.truncated"] is False
             ends += int(done_n.sum())
         assert ends >= 6
@@ -292,8 +333,8 @@ def test_greedy_baseline_cached(tmp_path, monkeypatch):
 
 def test_demonstrations_record_agent_decisions_and_returns():
     from agents.cli.evaluate import play_game
-    from agents.training.imitation import collect_demonstrations
     from agents.registry import make_policy
+    from agents.training.imitation import collect_demonstrations
 
     demos = collect_demonstrations("greedy", 2, 50, gamma=1.0, workers=1, progress=False)
     again = collect_demonstrations("greedy", 2, 50, gamma=1.0, workers=2, progress=False)

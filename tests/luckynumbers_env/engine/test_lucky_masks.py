@@ -14,8 +14,12 @@ import pytest
 from luckynumbers_env import Game, Phase, Rules
 from tests.oracles.lucky_oracle import legal_actions as oracle_actions
 
-VARIANTS = [Rules(players=n, setup=setup, bruno=bruno)
-            for n in (2, 3, 4) for setup in ("standard", "michael") for bruno in (False, True)]
+VARIANTS = [
+    Rules(players=n, setup=setup, bruno=bruno)
+    for n in (2, 3, 4)
+    for setup in ("standard", "michael")
+    for bruno in (False, True)
+]
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.players}p-{r.setup}-{'bruno' if r.bruno else 'plain'}")
@@ -30,7 +34,9 @@ def test_mask_equals_the_oracle_at_every_decision(rules):
             game.step(rng.choice(game.legal_actions()))
 
 
-@pytest.mark.parametrize("rules", VARIANTS[::3], ids=lambda r: f"{r.players}p-{r.setup}-{'bruno' if r.bruno else 'plain'}")
+@pytest.mark.parametrize(
+    "rules", VARIANTS[::3], ids=lambda r: f"{r.players}p-{r.setup}-{'bruno' if r.bruno else 'plain'}"
+)
 def test_every_masked_action_raises_and_changes_nothing(rules):
     game = Game(rules, seed=1)
     rng = random.Random(1)
@@ -72,8 +78,9 @@ def play_random_games(seeds: list[int]) -> Counter:
         else:
             assert game.pool_size == 0 and game.winners == [p for p in range(rules.players) if empty[p] == min(empty)]
         state = game.to_dict()
-        assert Counter([v for b in state["boards"] for v in b if v] + state["table"]) == \
-            Counter({v: rules.players for v in range(1, 21)}) - Counter(state["pool"])
+        assert Counter([v for b in state["boards"] for v in b if v] + state["table"]) == Counter(
+            {v: rules.players for v in range(1, 21)}
+        ) - Counter(state["pool"])
         assert Game.from_dict(state).to_dict() == state
         ends[(rules.players, game.ended_by)] += 1
     return ends
@@ -82,7 +89,7 @@ def play_random_games(seeds: list[int]) -> Counter:
 def test_ten_thousand_random_games_without_error():
     seeds = list(range(10_000))
     workers = max(1, min(4, os.cpu_count() or 1))
-    chunks = [seeds[i::workers * 4] for i in range(workers * 4)]
+    chunks = [seeds[i :: workers * 4] for i in range(workers * 4)]
     ends: Counter = Counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for part in pool.map(play_random_games, chunks):

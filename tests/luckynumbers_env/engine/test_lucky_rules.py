@@ -21,7 +21,9 @@ def place(row: int, col: int) -> int:
 
 def all_tiles(game: Game) -> Counter:
     s = game.to_dict()
-    return Counter([v for b in s["boards"] for v in b if v] + s["pool"] + s["table"] + ([s["hand"]] if s["hand"] else []))
+    return Counter(
+        [v for b in s["boards"] for v in b if v] + s["pool"] + s["table"] + ([s["hand"]] if s["hand"] else [])
+    )
 
 
 # ---------------------------------------------------------------- components and setup
@@ -38,7 +40,7 @@ def test_standard_setup_diagonals_ascending_in_draw_order_and_nothing_face_up():
     shuffled = np.random.default_rng(11).permutation(np.repeat(np.arange(1, 21), 3)).tolist()
     for p in range(3):  # Decision: player 0 takes the first four tiles, then player 1, ...
         diag = [game.boards[p][k * 5] for k in range(4)]
-        assert diag == sorted(shuffled[4 * p:4 * p + 4])
+        assert diag == sorted(shuffled[4 * p : 4 * p + 4])
         assert sum(1 for v in game.boards[p] if v) == 4
     assert game.pool_order() == shuffled[12:]
     assert game.face_up() == [] and game.phase is Phase.CHOOSE
@@ -84,8 +86,9 @@ def test_michael_setup_may_leave_the_diagonal_out_of_order_and_dead_cells():
 
 def test_michael_setup_placement_never_gives_bruno_an_extra_action():
     rules = Rules(players=2, setup="michael", bruno=True)
-    game = position(rules, [diagonal(0, 7, 0, 0), diagonal(0, 2, 0, 0)], phase="setup", hand=7, drawn=True,
-                    pool_first=(4,))
+    game = position(
+        rules, [diagonal(0, 7, 0, 0), diagonal(0, 2, 0, 0)], phase="setup", hand=7, drawn=True, pool_first=(4,)
+    )
     game.step(L.setup(2))  # (2,2) is diagonally next to the 7 on (1,1)
     assert game.player == 1 and game.phase is Phase.SETUP and not game.extra
 
@@ -152,10 +155,10 @@ def test_decision_only_the_placed_tiles_row_and_column_count_empty_cells_ignored
     game = position(R2, [diagonal(10, 11, 12, 18), diagonal(3, 7, 13, 19)], pool_first=(5,))
     game.step(DRAW)
     legal = set(game.legal_actions())
-    assert place(0, 0) in legal          # a swap: 5 replaces the 10, alone in its row and column
-    assert place(1, 0) not in legal      # column 0 holds 10 above it
-    assert place(3, 0) not in legal      # column 0 holds 10 above it, two empty cells between
-    assert place(0, 3) not in legal      # row 0 holds 10 to its left, two empty cells between
+    assert place(0, 0) in legal  # a swap: 5 replaces the 10, alone in its row and column
+    assert place(1, 0) not in legal  # column 0 holds 10 above it
+    assert place(3, 0) not in legal  # column 0 holds 10 above it, two empty cells between
+    assert place(0, 3) not in legal  # row 0 holds 10 to its left, two empty cells between
     game2 = position(R2, [diagonal(2, 6, 12, 18), diagonal(3, 7, 13, 19)], pool_first=(4,))
     game2.step(DRAW)
     # (3,0): row 3 holds 18 to its right, column 0 holds 2 above: legal, although the 6 and
@@ -203,7 +206,7 @@ def test_decision_rows_and_columns_stay_increasing_and_every_new_number_has_a_ce
         while not game.over:
             for p in range(3):
                 b = game.boards[p]
-                for line in [b[r * 4:r * 4 + 4] for r in range(4)] + [b[c::4] for c in range(4)]:
+                for line in [b[r * 4 : r * 4 + 4] for r in range(4)] + [b[c::4] for c in range(4)]:
                     tiles = [v for v in line if v]
                     assert tiles == sorted(set(tiles))
                 # every number the board does not already hold has a legal cell (a number held
@@ -352,11 +355,18 @@ def test_describe_action_speaks_the_games_words():
     assert game.describe_action(DISCARD) == "put tile 9 face up on the table"
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"players": 1}, ValueError), ({"players": 5}, ValueError), ({"players": 2.0}, TypeError),
-    ({"setup": "bruno"}, ValueError), ({"bruno": 1}, TypeError), ({"max_tile": 5}, ValueError),
-    ({"size": True}, TypeError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"players": 1}, ValueError),
+        ({"players": 5}, ValueError),
+        ({"players": 2.0}, TypeError),
+        ({"setup": "bruno"}, ValueError),
+        ({"bruno": 1}, TypeError),
+        ({"max_tile": 5}, ValueError),
+        ({"size": True}, TypeError),
+    ],
+)
 def test_rules_refuse_bad_values(kwargs, error):
     with pytest.raises(error):
         Rules(**kwargs)

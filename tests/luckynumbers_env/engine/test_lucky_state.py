@@ -12,8 +12,11 @@ from luckynumbers_env import Game, Rules
 from tests.golden.lucky_golden import GAMES, GOLDEN, playthrough
 
 
-@pytest.mark.parametrize("rules", [Rules(players=2), Rules(players=3, setup="michael", bruno=True),
-                                   Rules(players=4, bruno=True)], ids=["2p", "3p-michael-bruno", "4p-bruno"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=2), Rules(players=3, setup="michael", bruno=True), Rules(players=4, bruno=True)],
+    ids=["2p", "3p-michael-bruno", "4p-bruno"],
+)
 def test_round_trip_at_every_decision_continues_identically(rules):
     game = Game(rules, seed=9)
     rng = random.Random(9)
@@ -46,22 +49,25 @@ def _start():
     return game.to_dict()
 
 
-@pytest.mark.parametrize("path, value, error", [
-    (("version",), 2, ValueError),
-    (("phase",), "roll", ValueError),
-    (("rules", "players"), 5, ValueError),
-    (("boards", 0, 1), 1, ValueError),                  # a 1 right of the 0,0 tile: not increasing
-    (("boards", 0, 0), 0, ValueError),                  # a diagonal cell empty after the setup
-    (("boards", 0, 0), "3", TypeError),
-    (("hand",), 0, ValueError),                         # phase place without a tile in hand
-    (("hand",), 21, ValueError),
-    (("player",), 2, ValueError),
-    (("drawn",), 1, TypeError),
-    (("extra",), True, ValueError),                     # no Bruno's variant
-    (("winners",), [0], ValueError),                    # winners before the end
-    (("pool",), KeyError, ValueError),
-    (("table",), [5], ValueError),                      # one 5 too many
-])
+@pytest.mark.parametrize(
+    "path, value, error",
+    [
+        (("version",), 2, ValueError),
+        (("phase",), "roll", ValueError),
+        (("rules", "players"), 5, ValueError),
+        (("boards", 0, 1), 1, ValueError),  # a 1 right of the 0,0 tile: not increasing
+        (("boards", 0, 0), 0, ValueError),  # a diagonal cell empty after the setup
+        (("boards", 0, 0), "3", TypeError),
+        (("hand",), 0, ValueError),  # phase place without a tile in hand
+        (("hand",), 21, ValueError),
+        (("player",), 2, ValueError),
+        (("drawn",), 1, TypeError),
+        (("extra",), True, ValueError),  # no Bruno's variant
+        (("winners",), [0], ValueError),  # winners before the end
+        (("pool",), KeyError, ValueError),
+        (("table",), [5], ValueError),  # one 5 too many
+    ],
+)
 def test_from_dict_refuses_bad_states(path, value, error):
     with pytest.raises(error):
         Game.from_dict(_corrupt(_start(), path, value))

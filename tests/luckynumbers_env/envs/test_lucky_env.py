@@ -92,7 +92,7 @@ def test_observation_layout_own_board_opponents_table_pool_and_hand():
     assert obs.shape == (observation_size(rules),) and obs.min() >= 0 and obs.max() <= 1
     assert np.allclose(obs[:16] * 20, game.boards[1])
     assert np.allclose(obs[64:80] * 20, game.boards[2])  # the left neighbour first
-    assert np.allclose(obs[64 + 33:64 + 49] * 20, game.boards[0])
+    assert np.allclose(obs[64 + 33 : 64 + 49] * 20, game.boards[0])
     assert obs[64 + 3 * 33 - 1] == 0  # no fourth player
     i = 64 + 3 * 33 + 20
     assert obs[i] == pytest.approx(game.pool_size / 60)

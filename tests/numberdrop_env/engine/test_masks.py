@@ -40,8 +40,7 @@ ORIENTATIONS = {name: oracle.fixed_orientations(cells) for name, cells in oracle
 L = layout_for(DEFAULT_RULES)
 ENGINE_STAR = -1  # how the engine writes a star in ``game.dice`` (rules.WILD)
 
-SETTINGS = settings(derandomize=True, deadline=None, max_examples=25,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(derandomize=True, deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ----------------------------------------------------------------------------- oracle cache
@@ -62,6 +61,7 @@ def _cached(fn, tag):
                 _ENUM_CACHE.clear()
             _ENUM_CACHE[key] = fn(values, used, sizes)
         return _ENUM_CACHE[key]
+
     return wrapper
 
 
@@ -137,10 +137,11 @@ def check_placements(game: SoloGame, shapes, offset: int, stats: Counter | None 
         if not landed:
             stats["nothing_fits"] += 1
 
+
 def check_combo_mask(game: SoloGame) -> None:
     mask = game.legal_mask()
     options, confirm = oracle_combo(game)
-    got = {divmod(int(a) - L.select, 7) for a in np.flatnonzero(mask[L.select:L.confirm]) + L.select}
+    got = {divmod(int(a) - L.select, 7) for a in np.flatnonzero(mask[L.select : L.confirm]) + L.select}
     assert got == options, (game.selection, sorted(got ^ options))
     assert bool(mask[L.confirm]) == confirm, game.selection
     assert mask[L.pass_]
@@ -156,7 +157,7 @@ def check_mask(game: SoloGame, stats: Counter | None = None) -> None:
         return
     span = L.phase_range(p)
     outside = np.ones(L.size, bool)
-    outside[span.start:span.stop] = False
+    outside[span.start : span.stop] = False
     assert not mask[outside].any(), f"actions outside phase {p} unmasked"
     assert mask.any(), f"no legal action in phase {p}"
     if p is Phase.START:
@@ -245,11 +246,15 @@ def check_end_of_turn(before: SoloGame, after: SoloGame, filled_values: np.ndarr
     s = after.sheet
     assert after.score() == oracle.score_from_sheet(
         [k for k, d in zip(BOX_SIZES, s.identical) if d],
-        [k for k, d in zip(BOX_SIZES, s.consecutive) if d], bool(s.bonus), grid(after))
+        [k for k, d in zip(BOX_SIZES, s.consecutive) if d],
+        bool(s.bonus),
+        grid(after),
+    )
 
 
-def check_transition(model: TurnModel, before: SoloGame, action: int, after: SoloGame, reward: int,
-                     stats: Counter) -> None:
+def check_transition(
+    model: TurnModel, before: SoloGame, action: int, after: SoloGame, reward: int, stats: Counter
+) -> None:
     """``after`` is ``before`` with ``action`` applied, as the rules say."""
     p = before.phase
     values = grid(before)
@@ -332,7 +337,9 @@ def check_transition(model: TurnModel, before: SoloGame, action: int, after: Sol
                 stats["bonus"] += 1
             else:
                 i = BOX_SIZES.index(k)
-                boxes0, boxes1 = (s0.identical, s1.identical) if kind == "identical" else (s0.consecutive, s1.consecutive)
+                boxes0, boxes1 = (
+                    (s0.identical, s1.identical) if kind == "identical" else (s0.consecutive, s1.consecutive)
+                )
                 assert not boxes0[i] and boxes1[i]
                 both = s1.identical[i] and s1.consecutive[i]
                 assert bool(s1.circled[i]) == bool(both)
@@ -345,7 +352,7 @@ def check_transition(model: TurnModel, before: SoloGame, action: int, after: Sol
             cell = divmod(action - L.select, 7)
             assert after.phase is Phase.COMBO
             assert [tuple(c) for c in after.selection] == [tuple(c) for c in before.selection] + [cell]
-            stats["select_depth_%d" % len(after.selection)] += 1
+            stats[f"select_depth_{len(after.selection)}"] += 1
     if after.phase is Phase.SLIDE and after.turn == before.turn + 1:
         model.new_turn(after)
 
@@ -386,11 +393,14 @@ def play_checked(seed: int, style: str, stats: Counter, max_steps: int = 2000) -
 
 
 # ----------------------------------------------------------------------------- tests: play
-@pytest.mark.parametrize("style,seeds", [
-    ("random", range(0, 40)),
-    ("low", range(100, 125)),
-    ("rush", range(200, 225)),
-])
+@pytest.mark.parametrize(
+    "style,seeds",
+    [
+        ("random", range(0, 40)),
+        ("low", range(100, 125)),
+        ("rush", range(200, 225)),
+    ],
+)
 def test_masks_and_transitions_along_games(style, seeds):
     stats: Counter = Counter()
     filled = []
@@ -458,8 +468,9 @@ def sheet_dict(values: np.ndarray, used: np.ndarray, identical, consecutive, bon
     return d
 
 
-def combo_game(values: np.ndarray, used=None, identical=(False,) * 5, consecutive=(False,) * 5,
-               bonus=False) -> SoloGame:
+def combo_game(
+    values: np.ndarray, used=None, identical=(False,) * 5, consecutive=(False,) * 5, bonus=False
+) -> SoloGame:
     state = base_state()
     used = np.zeros((14, 7), bool) if used is None else used
     state["sheet"] = sheet_dict(values, used, identical, consecutive, bonus)
@@ -513,7 +524,7 @@ def walk_selections(game: SoloGame, rng: np.random.Generator, walks: int, stats:
         g = SoloGame.from_dict(copy.deepcopy(state))
         while True:
             check_combo_mask(g)
-            cells = np.flatnonzero(g.legal_mask()[L.select:L.confirm]) + L.select
+            cells = np.flatnonzero(g.legal_mask()[L.select : L.confirm]) + L.select
             confirm = g.legal_mask()[L.confirm]
             if confirm:
                 stats[f"confirmable_{len(g.selection)}"] += 1
@@ -571,7 +582,7 @@ def test_bonus_identical_region_every_prefix_exhaustively():
         seen[len(sel)] += 1
         if g.legal_mask()[L.confirm]:
             seen[f"confirm_{len(sel)}"] += 1
-        for a in np.flatnonzero(g.legal_mask()[L.select:L.confirm]):
+        for a in np.flatnonzero(g.legal_mask()[L.select : L.confirm]):
             dfs(sel + [divmod(int(a), 7)])
 
     dfs([])
@@ -597,7 +608,7 @@ def test_branching_consecutive_paths_every_prefix():
             seen["confirm"] += 1
         if len(sel) >= depth_limit:
             return
-        cells = np.flatnonzero(g.legal_mask()[L.select:L.confirm])
+        cells = np.flatnonzero(g.legal_mask()[L.select : L.confirm])
         # from the corner cells only, to keep it small, then every branch
         if not sel:
             cells = [a for a in cells if divmod(int(a), 7) in ((0, 0), (6, 6), (3, 3), (2, 5))]
@@ -635,7 +646,7 @@ def test_closed_boxes_restrict_selection():
         game = combo_game(full, used, ident, consec, bonus)
         walk_selections(game, np.random.default_rng(need), walks=30, stats=Counter())
         if all(ident) and all(consec) and bonus:
-            assert not game.legal_mask()[L.select:L.confirm].any()
+            assert not game.legal_mask()[L.select : L.confirm].any()
 
 
 # ----------------------------------------------------------------------------- crafted transitions
@@ -660,9 +671,21 @@ def slide_state(tiles, notches, dice, shape_face, values=None, circled_letter=No
     sheet = sheet_dict(values, used, ident, consec, False)
     sheet["lines"] = [bool((np.asarray(values[r]) != -1).all()) for r in range(11)]
     star = ENGINE_STAR in dice or shape_face == "*"
-    state.update(sheet=sheet, tiles=list(tiles), notches=list(notches), dice=list(dice), shape_face=shape_face,
-                 phase="slide", star_pending=star, block_tile=None, pending_cells=[], pending_values=[],
-                 selection=[], turn=3, rng=None)
+    state.update(
+        sheet=sheet,
+        tiles=list(tiles),
+        notches=list(notches),
+        dice=list(dice),
+        shape_face=shape_face,
+        phase="slide",
+        star_pending=star,
+        block_tile=None,
+        pending_cells=[],
+        pending_values=[],
+        selection=[],
+        turn=3,
+        rng=None,
+    )
     return state
 
 
@@ -737,8 +760,9 @@ def test_mandatory_block_drops_before_the_star_slide():
 
 
 def test_circled_letter_protects_from_its_block():
-    game = SoloGame.from_dict(slide_state("IOTLS", [3, 0, 0, 0, 0], [1, 2, 3, 5], "T",
-                                          values=_low_numbers(), circled_letter="A"), seed=1)
+    game = SoloGame.from_dict(
+        slide_state("IOTLS", [3, 0, 0, 0, 0], [1, 2, 3, 5], "T", values=_low_numbers(), circled_letter="A"), seed=1
+    )
     game.step(L.slide + 0)
     assert game.notches[0] == 4
     assert game.phase is Phase.PLACE
@@ -746,8 +770,9 @@ def test_circled_letter_protects_from_its_block():
 
 
 def test_unprotected_tile_drops_its_block():
-    game = SoloGame.from_dict(slide_state("IOTLS", [3, 0, 0, 0, 0], [1, 2, 3, 5], "T",
-                                          values=_low_numbers(), circled_letter="B"), seed=1)
+    game = SoloGame.from_dict(
+        slide_state("IOTLS", [3, 0, 0, 0, 0], [1, 2, 3, 5], "T", values=_low_numbers(), circled_letter="B"), seed=1
+    )
     game.step(L.slide + 0)
     assert game.phase is Phase.BLOCK and game.block_tile == 0
     check_mask(game)
@@ -773,8 +798,7 @@ def test_block_that_does_not_fit_is_discarded_and_the_piece_is_lost():
     check_mask(game)
     # an L standing in column 3, foot to the right: column 3 becomes full to row 13
     target = frozenset({(11, 3), (12, 3), (13, 3), (11, 4)})
-    action = next(int(a) for a in unmasked(game)
-                  if frozenset(map(tuple, game.describe(int(a))["cells"])) == target)
+    action = next(int(a) for a in unmasked(game) if frozenset(map(tuple, game.describe(int(a))["cells"])) == target)
     game.step(action)
     # star slide: the I reaches the last notch but no I fits anywhere: discarded;
     # the shape die shows I, which does not fit either: the piece is lost, game over.

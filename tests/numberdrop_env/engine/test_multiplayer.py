@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numberdrop_env import WILD, X, Phase
-from numberdrop_env.envs.decision import observe
-from numberdrop_env.engine.table import Table, block_table
+from numberdrop_env import WILD, Phase, X
 from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.engine.table import Table, block_table
+from numberdrop_env.envs.decision import observe
 
 R = DEFAULT_RULES
 L = Table(2, seed=0).seats[0].layout
@@ -109,8 +109,8 @@ def test_block_phase_drops_on_everyone_who_has_not_circled_then_ends_the_turn():
         assert all(np.array_equal(seen[k], again[k]) for k in seen)
     shape = table.blocks[1]
     legal = block_table(R, shape).legal(table.seats[1].sheet.heights)
-    assert np.array_equal(table.legal_mask(1)[L.block:L.block + len(legal)], legal)
-    assert not table.legal_mask(1)[L.place:].any()
+    assert np.array_equal(table.legal_mask(1)[L.block : L.block + len(legal)], legal)
+    assert not table.legal_mask(1)[L.place :].any()
     before = [(s.sheet.values == X).sum() for s in table.seats]
     play_turn(table)
     after = [(s.sheet.values == X).sum() for s in table.seats]
@@ -261,15 +261,18 @@ def test_state_round_trips_mid_game_and_continues_identically():
     assert copy.to_dict() == table.to_dict()
 
 
-@pytest.mark.parametrize("mutate, words", [
-    (lambda d: d.update(blocks=["L3", "L3", "U5", "X5", "T5"]), "blocks"),
-    (lambda d: d["seats"][1]["sheet"]["crossed"].__setitem__(0, True), "crossed"),
-    (lambda d: d["seats"][0].update(phase="slide"), "phase"),
-    (lambda d: d.update(seats=d["seats"] * 4), "seats"),
-    (lambda d: d.update(block_letter=3), "block_letter"),
-    (lambda d: d.update(extra=1), "unknown"),
-    (lambda d: d.update(over=True), "over"),
-])
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (lambda d: d.update(blocks=["L3", "L3", "U5", "X5", "T5"]), "blocks"),
+        (lambda d: d["seats"][1]["sheet"]["crossed"].__setitem__(0, True), "crossed"),
+        (lambda d: d["seats"][0].update(phase="slide"), "phase"),
+        (lambda d: d.update(seats=d["seats"] * 4), "seats"),
+        (lambda d: d.update(block_letter=3), "block_letter"),
+        (lambda d: d.update(extra=1), "unknown"),
+        (lambda d: d.update(over=True), "over"),
+    ],
+)
 def test_malformed_states_are_refused(mutate, words):
     table = started(2)
     data = table.to_dict()

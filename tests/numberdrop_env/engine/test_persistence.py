@@ -12,16 +12,18 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
 
-from luckynumbers_env import Game, Rules as LuckyRules
-from numberdrop_env import WILD, X, Phase, SoloGame
-from numberdrop_env.engine.table import Table, block_table
+from luckynumbers_env import Game
+from luckynumbers_env import Rules as LuckyRules
+from numberdrop_env import Phase, SoloGame, X
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
+from numberdrop_env.engine.table import Table, block_table
 
 R = DEFAULT_RULES
 L = SoloGame(seed=0).layout
@@ -81,8 +83,11 @@ def test_every_table_decision_round_trips_and_plays_on_identically(players):
             assert twin.to_dict() == table.to_dict()
 
 
-@pytest.mark.parametrize("rules", [LuckyRules(players=2), LuckyRules(players=3, setup="michael", bruno=True),
-                                   LuckyRules(players=4)], ids=["2p", "3p-michael-bruno", "4p"])
+@pytest.mark.parametrize(
+    "rules",
+    [LuckyRules(players=2), LuckyRules(players=3, setup="michael", bruno=True), LuckyRules(players=4)],
+    ids=["2p", "3p-michael-bruno", "4p"],
+)
 def test_every_lucky_decision_round_trips_and_plays_on_identically(rules):
     for seed in range(3):
         game, rng = Game(rules, seed), np.random.default_rng(seed)
@@ -222,11 +227,14 @@ def test_set_state_refuses_a_wrapped_cell_and_keeps_its_game():
     assert env.unwrapped.get_state() == before
 
 
-@pytest.mark.parametrize("field, bad", [
-    ("dice", [1.0, 2, 3, 5]),  # a whole float equals a face but is not a die's number
-    ("turn", 5.0),
-    ("notches", [np.float64(1), 0, 0, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "field, bad",
+    [
+        ("dice", [1.0, 2, 3, 5]),  # a whole float equals a face but is not a die's number
+        ("turn", 5.0),
+        ("notches", [np.float64(1), 0, 0, 0, 0]),
+    ],
+)
 def test_numbers_of_the_wrong_type_are_refused(field, bad):
     data = solo_state()
     data[field] = bad
@@ -242,14 +250,17 @@ def test_a_flag_grid_holds_bools_only():
         SoloGame.from_dict(data)
 
 
-@pytest.mark.parametrize("rng_edit, field", [
-    (lambda s: s.update(has_uint32=5), "has_uint32"),
-    (lambda s: s.update(uinteger=2**32), "uinteger"),
-    (lambda s: s["state"].update(inc=2), "inc"),
-    (lambda s: s["state"].update(state=1.5), "state"),
-    (lambda s: s.update(extra=1), "extra"),
-    (lambda s: s["state"].update(extra=1), "extra"),
-])
+@pytest.mark.parametrize(
+    "rng_edit, field",
+    [
+        (lambda s: s.update(has_uint32=5), "has_uint32"),
+        (lambda s: s.update(uinteger=2**32), "uinteger"),
+        (lambda s: s["state"].update(inc=2), "inc"),
+        (lambda s: s["state"].update(state=1.5), "state"),
+        (lambda s: s.update(extra=1), "extra"),
+        (lambda s: s["state"].update(extra=1), "extra"),
+    ],
+)
 def test_a_generator_state_is_checked_field_by_field(rng_edit, field):
     for data, load in ((solo_state(), SoloGame.from_dict), (started(2, [PLAIN]).to_dict(), Table.from_dict)):
         rng_edit(data["rng"])
@@ -431,9 +442,21 @@ def test_lucky_version_is_the_int_1(version):
 def tiny_lucky(boards: list[list[int]], table: list[int], **fields: Any) -> dict[str, Any]:
     """A state of two players on 2 x 2 boards with tiles 1..max_tile, the pool empty."""
     rules = LuckyRules(players=2, size=2, max_tile=fields.pop("max_tile", 4), bruno=fields.pop("bruno", False))
-    state = {"version": 1, "rules": rules.to_dict(), "boards": boards, "pool": [], "table": table, "player": 0,
-             "phase": "over", "hand": 0, "drawn": False, "extra": False, "turn": 0, "winners": [0],
-             "ended_by": "full"}
+    state = {
+        "version": 1,
+        "rules": rules.to_dict(),
+        "boards": boards,
+        "pool": [],
+        "table": table,
+        "player": 0,
+        "phase": "over",
+        "hand": 0,
+        "drawn": False,
+        "extra": False,
+        "turn": 0,
+        "winners": [0],
+        "ended_by": "full",
+    }
     state.update(fields)
     return state
 
@@ -446,8 +469,9 @@ def test_lucky_the_first_full_board_ends_the_game(ended_by, winners):
 
 
 def test_lucky_an_extra_action_needs_a_tile_to_draw_or_take():
-    nothing_fits = tiny_lucky([[1, 0, 2, 3], [1, 0, 0, 2]], [3], max_tile=3, bruno=True, phase="choose",
-                              extra=True, winners=[], ended_by=None)
+    nothing_fits = tiny_lucky(
+        [[1, 0, 2, 3], [1, 0, 0, 2]], [3], max_tile=3, bruno=True, phase="choose", extra=True, winners=[], ended_by=None
+    )
     with pytest.raises(ValueError, match=r"state\.extra"):
         Game.from_dict(nothing_fits)
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from numberdrop_env import DEFAULT_RULES, EMPTY, WILD, Phase, Rules, Sheet, SoloGame, X
 from tests.support.helpers import (
     add_cells,
     can_confirm,
@@ -34,7 +35,6 @@ from tests.support.helpers import (
     selectable,
     slide,
 )
-from numberdrop_env import DEFAULT_RULES, EMPTY, WILD, X, Phase, Rules, Sheet, SoloGame
 
 R = DEFAULT_RULES
 W = WILD
@@ -720,6 +720,7 @@ BLOCKS_IL = {0: "1..XXXX", 1: "...XX..", 2: "...X...", 3: "...X..."}
 BLOCKS_IOT = {0: "1XXXXXX", 1: ".XXXXX.", 2: "....X.."}
 BLOCKS_IOTL = {0: "1XXXXXX", 1: ".XXXXX.", 2: ".XX.X..", 3: ".X.....", 4: ".X....."}
 
+
 def test_s6_setup_random_letter_to_tetromino_mapping_depends_on_seed():
     mappings = [SoloGame(seed=s).tiles for s in range(30)]
     for tiles in mappings:
@@ -859,19 +860,40 @@ def test_s6_the_game_goes_on_while_a_tile_is_not_at_notch_4():
 def test_s6_a_circled_letter_protects_from_its_block():
     used = [(0, c) for c in range(6)]
     # A: identical 3 and consecutive 3 scored, so the I tile (letter A) cannot hit
-    game = make_game({0: "555123."}, used=used, identical=(3,), consecutive=(3,), notches=(3, 0, 0, 0, 0),
-                     dice=PLAIN_DICE, shape_face="O")
+    game = make_game(
+        {0: "555123."},
+        used=used,
+        identical=(3,),
+        consecutive=(3,),
+        notches=(3, 0, 0, 0, 0),
+        dice=PLAIN_DICE,
+        shape_face="O",
+    )
     assert game.sheet.circled.tolist() == [True, False, False, False, False]
     slide(game, "A")
     assert game.notches[0] == 4 and game.phase is Phase.PLACE and x_count(game) == 0
     # the same when the star slide brings it to notch 4
-    game = make_game({0: "555123."}, used=used, identical=(3,), consecutive=(3,), notches=(3, 0, 0, 0, 0),
-                     dice=STAR_DICE, shape_face="I")
+    game = make_game(
+        {0: "555123."},
+        used=used,
+        identical=(3,),
+        consecutive=(3,),
+        notches=(3, 0, 0, 0, 0),
+        dice=STAR_DICE,
+        shape_face="I",
+    )
     slide(game, "B")
     assert game.notches.tolist() == [4, 1, 0, 0, 0] and game.phase is Phase.PLACE and x_count(game) == 0
     # an uncircled letter is not protected
-    game = make_game({0: "555123."}, used=used, identical=(3,), consecutive=(3,), notches=(0, 3, 0, 0, 0),
-                     dice=PLAIN_DICE, shape_face="O")
+    game = make_game(
+        {0: "555123."},
+        used=used,
+        identical=(3,),
+        consecutive=(3,),
+        notches=(0, 3, 0, 0, 0),
+        dice=PLAIN_DICE,
+        shape_face="O",
+    )
     slide(game, "B")
     assert game.phase is Phase.BLOCK
 
@@ -919,13 +941,25 @@ def test_s7_column_bonus_of_10_for_all_five_boxes_of_a_kind(identical, consecuti
 def test_s7_final_score_formula():
     rows = {r: "XXXXXXX" for r in range(3)}
     rows.update({11: "X......", 12: "X......"})
-    game = make_game(rows, identical=(3, 5), consecutive=(3, 4, 5, 6, 7), bonus=True, penalties=(11, 12),
-                     phase="game_over", star_pending=False)
+    game = make_game(
+        rows,
+        identical=(3, 5),
+        consecutive=(3, 4, 5, 6, 7),
+        bonus=True,
+        penalties=(11, 12),
+        phase="game_over",
+        star_pending=False,
+    )
     assert game.sheet.lines.tolist() == [True] * 3 + [False] * 8
     expected = (3 + 5) + 25 + 10 + 8 + 2 * 3 - 5 * 2
     assert game.score() == expected == 47
     assert game.sheet.score_breakdown() == {
-        "identical": 8, "consecutive": 25, "bonus": 8, "column_bonuses": 10, "lines": 6, "penalties": -10,
+        "identical": 8,
+        "consecutive": 25,
+        "bonus": 8,
+        "column_bonuses": 10,
+        "lines": 6,
+        "penalties": -10,
         "total": 47,
     }
 
@@ -933,8 +967,16 @@ def test_s7_final_score_formula():
 def test_s7_a_perfect_sheet_scores_100():
     rows = {r: "1234567" for r in range(11)}
     used = [(r, c) for r in range(11) for c in range(7)][:58]
-    game = make_game(rows, used=used, identical=(3, 4, 5, 6, 7), consecutive=(3, 4, 5, 6, 7), bonus=True,
-                     notches=(4, 4, 4, 4, 4), phase="game_over", star_pending=False)  # every letter circled
+    game = make_game(
+        rows,
+        used=used,
+        identical=(3, 4, 5, 6, 7),
+        consecutive=(3, 4, 5, 6, 7),
+        bonus=True,
+        notches=(4, 4, 4, 4, 4),
+        phase="game_over",
+        star_pending=False,
+    )  # every letter circled
     assert game.sheet.lines.all() and game.sheet.circled.all()
     assert game.score() == 100 == R.max_score
 

@@ -283,6 +283,7 @@ def _set(path, value):
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
+
     return mutate
 
 
@@ -294,6 +295,7 @@ def _combo_state() -> dict:
     def rich(g):
         numbers = ((g.sheet.values >= 0) & (g.sheet.values <= 9)).sum()
         return numbers >= 10 and (g.sheet.values[1] != -1).sum() >= 2 and not g.sheet.used.any()
+
     return game_in_phase(Phase.COMBO, 0, rich).to_dict()
 
 
@@ -359,6 +361,7 @@ def _penalty_row_empty(d):
 def _die_face(index, value):
     def mutate(d):
         d["dice"][index] = value
+
     return mutate
 
 
@@ -564,8 +567,10 @@ def test_unreachable_state_is_refused(case, kind, mutate, fields):
     except (ValueError, TypeError) as err:
         assert re.search(fields, str(err)), str(err)
         return
-    pytest.fail(f"accepted an unreachable state ({case}): phase {game.phase.value}, "
-                f"{int(game.legal_mask().sum())} legal actions, over={game.is_over}")
+    pytest.fail(
+        f"accepted an unreachable state ({case}): phase {game.phase.value}, "
+        f"{int(game.legal_mask().sum())} legal actions, over={game.is_over}"
+    )
 
 
 def test_unknown_reset_option_is_refused_and_changes_nothing():

@@ -58,7 +58,7 @@ def _render_rows(text: str) -> dict[int, list[str]]:
         head, sep, rest = line.partition("|")
         if sep and head.strip().isdigit():
             body = rest.rsplit("|", 1)[0]
-            rows[int(head)] = [body[4 * c: 4 * c + 3] for c in range(7)]
+            rows[int(head)] = [body[4 * c : 4 * c + 3] for c in range(7)]
     return rows
 
 
@@ -221,8 +221,12 @@ def test_auto_forced_matches_playing_forced_moves_by_hand():
 def final_checks(game: SoloGame, total_reward: int) -> None:
     s = game.sheet
     values = np.array(s.values)
-    expected = oracle.score_from_sheet([k for k, d in zip(BOX_SIZES, s.identical) if d],
-                                       [k for k, d in zip(BOX_SIZES, s.consecutive) if d], bool(s.bonus), values)
+    expected = oracle.score_from_sheet(
+        [k for k, d in zip(BOX_SIZES, s.identical) if d],
+        [k for k, d in zip(BOX_SIZES, s.consecutive) if d],
+        bool(s.bonus),
+        values,
+    )
     score = game.score()
     assert score == expected == total_reward
     assert -15 <= score <= 100

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -19,9 +19,9 @@ import pytest
 
 from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env import DEFAULT_RULES, Phase, Rules, SoloGame, layout_for
-from numberdrop_env.envs.decision import observe
-from numberdrop_env.envs.base import breakdown_dict
 from numberdrop_env.engine.table import Table
+from numberdrop_env.envs.base import breakdown_dict
+from numberdrop_env.envs.decision import observe
 from numberdrop_env.envs.observe import Observer
 from tests.oracles import decision_reference as reference
 
@@ -140,17 +140,28 @@ def rich_combo_game(rng: np.random.Generator) -> SoloGame:
     values[:rows][rng.random((rows, 7)) < 0.05] = 10  # a few X cells
     identical, consecutive = rng.random(5) < 0.3, rng.random(5) < 0.3
     bonus = bool(rng.random() < 0.2)
-    need = int(3 * (identical.sum() + consecutive.sum()) + np.flatnonzero(identical).sum()
-               + np.flatnonzero(consecutive).sum() + 8 * bonus)  # box i holds 3 + i cells
+    need = int(
+        3 * (identical.sum() + consecutive.sum())
+        + np.flatnonzero(identical).sum()
+        + np.flatnonzero(consecutive).sum()
+        + 8 * bonus
+    )  # box i holds 3 + i cells
     numbers = np.flatnonzero((values >= 0) & (values <= 9))
     if need > len(numbers) // 2:
         identical[:], consecutive[:], bonus, need = False, False, False, 0
     used = np.zeros(14 * 7, bool)
     used[rng.choice(numbers, need, replace=False)] = True
     state = game.to_dict()
-    state["sheet"].update(values=values.tolist(), used=used.reshape(14, 7).tolist(), identical=identical.tolist(),
-                          consecutive=consecutive.tolist(), circled=(identical & consecutive).tolist(),
-                          lines=[False] * 11, penalties=[False] * 3, bonus=bonus)
+    state["sheet"].update(
+        values=values.tolist(),
+        used=used.reshape(14, 7).tolist(),
+        identical=identical.tolist(),
+        consecutive=consecutive.tolist(),
+        circled=(identical & consecutive).tolist(),
+        lines=[False] * 11,
+        penalties=[False] * 3,
+        bonus=bonus,
+    )
     state["selection"] = []
     return SoloGame.from_dict(state)
 
@@ -182,8 +193,11 @@ def test_environment_steps_answer_like_the_reference(kwargs):
         assert_same_observation(obs, reference.observe(game))
         assert np.array_equal(info["action_mask"], reference.legal_mask(game))
         assert breakdown_dict(info["score_breakdown"]) == game.sheet.score_breakdown() and info["score"] == game.score()
-        assert not any(np.shares_memory(a, b) for a in obs.values()
-                       for b in (game.sheet.values, game.sheet.used, game.sheet.heights, game.legal_mask()))
+        assert not any(
+            np.shares_memory(a, b)
+            for a in obs.values()
+            for b in (game.sheet.values, game.sheet.used, game.sheet.heights, game.legal_mask())
+        )
         kept.append((obs, copy.deepcopy(obs)))
         if "illegal_action" in kwargs and rng.random() < 0.1:
             action = int(np.flatnonzero(~info["action_mask"])[0])

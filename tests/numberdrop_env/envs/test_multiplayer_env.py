@@ -11,8 +11,8 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
 from numberdrop_env import multiplayer_v0
-from numberdrop_env.envs.multiplayer_v0 import opponent_features, opponent_size, observation_size
 from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.envs.multiplayer_v0 import observation_size, opponent_features, opponent_size
 
 # PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
 # dict is the convention of its own classic environments
@@ -68,7 +68,7 @@ def test_nobody_sees_another_players_decisions_of_the_same_turn():
     size = opponent_size(DEFAULT_RULES)
     observer = env.agent_selection
     seen = env.observe(observer)["observation"]
-    opponents = seen[observation_size(DEFAULT_RULES) - 5 * size:].reshape(5, size)
+    opponents = seen[observation_size(DEFAULT_RULES) - 5 * size :].reshape(5, size)
     q = int(observer.split("_")[1])
     shown = {(q + k) % 3: opponents[k - 1] for k in range(1, 3)}
     assert np.array_equal(shown[seat_first], at_start[seat_first])

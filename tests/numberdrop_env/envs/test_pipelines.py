@@ -65,12 +65,15 @@ def test_raise_is_the_default_and_changes_nothing(env_id):
     assert env.unwrapped.get_state() == before
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(illegal_action="ignore"), "illegal_action"),
-    (dict(illegal_reward=1.0), "illegal_reward"),
-    (dict(max_illegal=1), "max_illegal"),
-    (dict(max_illegal=2.5), "max_illegal"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(illegal_action="ignore"), "illegal_action"),
+        (dict(illegal_reward=1.0), "illegal_reward"),
+        (dict(max_illegal=1), "max_illegal"),
+        (dict(max_illegal=2.5), "max_illegal"),
+    ],
+)
 def test_illegal_action_options_are_validated(bad, message):
     with pytest.raises(ValueError, match=message):
         gym.make("NumberDrop-v0", **bad)
@@ -171,8 +174,12 @@ def test_plain_ppo_trains_with_penalize():
 # ----------------------------------------------------------------------------- vector envs
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_random_masked_policy_through_a_same_step_vector_env(mode):
-    envs = gym.make_vec("numberdrop_env:NumberDrop-v0", num_envs=3, vectorization_mode=mode,
-                        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    envs = gym.make_vec(
+        "numberdrop_env:NumberDrop-v0",
+        num_envs=3,
+        vectorization_mode=mode,
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
     try:
         _, info = envs.reset(seed=0)
         rng = np.random.default_rng(0)

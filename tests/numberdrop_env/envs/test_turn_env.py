@@ -12,8 +12,8 @@ import pytest
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env.engine.actions import Phase
-from numberdrop_env.envs.decision import NumberDropEnv
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.decision import NumberDropEnv
 from numberdrop_env.envs.turn import CANDIDATE_FEATURES, NumberDropTurnEnv, state_size
 from numberdrop_env.planner.turns import TurnPlanner
 
@@ -170,8 +170,9 @@ def test_spaces_determinism_and_description():
 
     a, b = trajectory(3), trajectory(3)
     assert len(a) == len(b)
-    assert all(np.array_equal(x[0] if isinstance(x, tuple) else x, y[0] if isinstance(y, tuple) else y)
-               for x, y in zip(a, b))
+    assert all(
+        np.array_equal(x[0] if isinstance(x, tuple) else x, y[0] if isinstance(y, tuple) else y) for x, y in zip(a, b)
+    )
 
 
 def test_bad_construction_and_state_are_refused():

@@ -99,10 +99,15 @@ def test_masked_and_malformed_actions_are_refused_and_change_nothing():
     outside[1] = 32
     negative = good.copy()
     negative[0] = -1
-    for bad, error, words in [(masked, ValueError, "env 2"), (outside, ValueError, "env 1"),
-                              (negative, ValueError, "env 0"), (good.astype(float), TypeError, "integers"),
-                              (good > 0, TypeError, "integers"), (good[:2], ValueError, "shape"),
-                              ([[0, 0, 0]], ValueError, "shape")]:
+    for bad, error, words in [
+        (masked, ValueError, "env 2"),
+        (outside, ValueError, "env 1"),
+        (negative, ValueError, "env 0"),
+        (good.astype(float), TypeError, "integers"),
+        (good > 0, TypeError, "integers"),
+        (good[:2], ValueError, "shape"),
+        ([[0, 0, 0]], ValueError, "shape"),
+    ]:
         with pytest.raises(error, match=words):
             venv.step(bad)
         assert [g.to_dict() for g in venv.games] == before  # no game advanced, not even the legal ones
@@ -150,8 +155,12 @@ def test_make_vec_and_spaces():
 
 
 def test_arguments_are_checked_and_games_render():
-    for kwargs, error in [({"num_envs": 0}, ValueError), ({"candidates": 0}, ValueError),
-                          ({"render_mode": "human"}, ValueError), ({"rules": "default"}, TypeError)]:
+    for kwargs, error in [
+        ({"num_envs": 0}, ValueError),
+        ({"candidates": 0}, ValueError),
+        ({"render_mode": "human"}, ValueError),
+        ({"rules": "default"}, TypeError),
+    ]:
         with pytest.raises(error):
             NumberDropTurnVectorEnv(**kwargs)
     venv = NumberDropTurnVectorEnv(num_envs=2, render_mode="ansi")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numberdrop_env.planner import kernels
+from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.combos import neighbour_table
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
 from numberdrop_env.engine.sheet import Sheet
-from numberdrop_env.planner.heuristic import Context
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner import kernels
+from numberdrop_env.planner.heuristic import Context
 from numberdrop_env.planner.turns_reference import _landed_cells, _local_scores, _writings
-from numberdrop_env.engine.actions import Phase
 from tests.oracles import heuristic_reference as ref
 
 
@@ -60,8 +60,12 @@ def test_potential_equals_the_reference(limit):
         vals, used, heights = _arrays(game)
         st = ctx.structures(vals, used)
         want_st = ref.structures(vals, used, ref.ctx_neighbours(ctx))
-        for ident, cons in ((ctx.ident_targets, ctx.cons_targets), (ctx.ident_targets[1:], ctx.cons_targets[:1]),
-                            ([], ctx.cons_targets), (ctx.ident_targets, [])):
+        for ident, cons in (
+            (ctx.ident_targets, ctx.cons_targets),
+            (ctx.ident_targets[1:], ctx.cons_targets[:1]),
+            ([], ctx.cons_targets),
+            (ctx.ident_targets, []),
+        ):
             got = ctx.potential(vals, st, heights, ident, cons, limit)
             assert got == ref.potential(ctx, vals, want_st, heights, ident, cons, limit)
 
@@ -100,7 +104,7 @@ def test_local_scores_equal_the_reference():
             continue
         ctx = Context(game)
         vals, used, _ = _arrays(game)
-        placements = np.flatnonzero(game.legal_mask()[game.layout.place:game.layout.arrange])
+        placements = np.flatnonzero(game.legal_mask()[game.layout.place : game.layout.arrange])
         flat = _landed_cells(game.table, placements, game.sheet.heights, ctx.cols)
         _, _, written, tie = _writings(tuple(game.sorted_dice()), ctx.max_number, ctx.w.wild_default)
         got = _local_scores(ctx.structures(vals, used), vals, flat, written, tie, neighbour_table(14, 7), 9)
@@ -130,8 +134,9 @@ def test_end_of_turn_kernel_equals_the_numpy_rule():
     for _ in range(2000):
         sheet = Sheet(DEFAULT_RULES)
         density = rng.random()
-        sheet.values[:] = np.where(rng.random(sheet.values.shape) < density,
-                                   rng.integers(0, 11, sheet.values.shape), EMPTY)
+        sheet.values[:] = np.where(
+            rng.random(sheet.values.shape) < density, rng.integers(0, 11, sheet.values.shape), EMPTY
+        )
         sheet.lines[:] = rng.random(sheet.lines.shape) < 0.1
         sheet.penalties[:] = rng.random(sheet.penalties.shape) < 0.05
         filled = sheet.values != EMPTY

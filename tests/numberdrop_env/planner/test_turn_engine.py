@@ -11,7 +11,7 @@ that replaying its decisions reaches.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -19,8 +19,8 @@ import pytest
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.actions import Phase
-from numberdrop_env.engine.table import Table
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.engine.table import Table
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
 
 FAST, REFERENCE = TurnPlanner(), TurnPlanner(reference=True)
@@ -189,9 +189,9 @@ def test_a_batch_of_games_is_enumerated_as_one_game_at_a_time():
 
 
 def test_the_feature_rows_have_one_column_per_named_feature():
-    from numberdrop_env.planner import turn_engine
-    from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants
     from numberdrop_env.engine.rules import DEFAULT_RULES
+    from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants
+    from numberdrop_env.planner import turn_engine
 
     assert turn_engine.feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
 

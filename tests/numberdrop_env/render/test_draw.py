@@ -12,12 +12,11 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
+from numberdrop_env.engine.rules import EMPTY, X
+from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render import draw
 from numberdrop_env.render.draw import DEFAULT_LAYOUT as LAYOUT
 from numberdrop_env.render.draw import draw_game, draw_sheet, game_array
-from numberdrop_env.engine.rules import EMPTY, X
-from numberdrop_env.engine.solo import SoloGame
-
 from tests.support.helpers import make_game
 
 ENV_IDS = ("NumberDrop-v0", "NumberDropTurn-v0")
@@ -70,10 +69,10 @@ def test_a_used_cell_is_circled_and_an_unused_one_is_not():
     for cell in [(0, 4), (1, 0), (0, 3)]:
         assert pixel(img, ring(cell)) != draw.PEN
     box = LAYOUT.track_box("identical", 3)  # the ticked box is crossed in red; the open 4-box is not
-    crossed = np.asarray(img)[box[1]:box[3], box[0]:box[2]]
+    crossed = np.asarray(img)[box[1] : box[3], box[0] : box[2]]
     assert (crossed == draw.PEN).all(axis=2).any()
     box = LAYOUT.track_box("identical", 4)
-    assert not (np.asarray(img)[box[1]:box[3], box[0]:box[2]] == draw.PEN).all(axis=2).any()
+    assert not (np.asarray(img)[box[1] : box[3], box[0] : box[2]] == draw.PEN).all(axis=2).any()
 
 
 @pytest.mark.parametrize("seed", [0, 5])
@@ -92,8 +91,12 @@ def test_the_pending_tetromino_and_the_selection_are_highlighted():
     img = draw_game(game)
     for cell in game.pending_cells:
         assert pixel(img, corner(cell)) == draw.PENDING
-    empty = [(r, c) for r in range(11) for c in range(7)
-             if game.sheet.values[r, c] == EMPTY and (r, c) not in game.pending_cells]
+    empty = [
+        (r, c)
+        for r in range(11)
+        for c in range(7)
+        if game.sheet.values[r, c] == EMPTY and (r, c) not in game.pending_cells
+    ]
     assert all(pixel(img, corner(c)) == draw.PAPER for c in empty)
     game = next(g for g in greedy_positions(3) if g.selection)
     img = draw_game(game)
@@ -119,7 +122,7 @@ def test_a_circled_letter_and_its_tile_are_marked():
     assert tuple(img[cy, cx - 11]) == draw.PEN and tuple(img[cy, cx + 11]) == draw.PEN
     cx, cy = draw.DEFAULT_LAYOUT.letter_center(1)
     assert tuple(img[cy, cx - 11]) != draw.PEN
-    panel = img[:, LAYOUT.size[0]:]
+    panel = img[:, LAYOUT.size[0] :]
     assert (panel == draw.SAFE).all(axis=2).any()  # tile A drawn safe
 
 
@@ -213,7 +216,7 @@ def test_record_video_captures_every_frame(env_id, monkeypatch, tmp_path):
         if terminated:
             break
     env.close()
-    (path, frames, fps), = written
+    ((path, frames, fps),) = written
     assert path.endswith(".mp4") and fps == env.metadata["render_fps"]
     assert len(frames) == steps + 1 and len({f.shape for f in frames}) == 1
 
@@ -222,8 +225,7 @@ def test_record_video_with_moviepy(tmp_path):
     pytest.importorskip("moviepy")
     from gymnasium.wrappers import RecordVideo
 
-    env = RecordVideo(gym.make("NumberDrop-v0", render_mode="rgb_array"), str(tmp_path / "videos"),
-                      disable_logger=True)
+    env = RecordVideo(gym.make("NumberDrop-v0", render_mode="rgb_array"), str(tmp_path / "videos"), disable_logger=True)
     _, info = env.reset(seed=0)
     for _ in range(10):
         _, _, terminated, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
@@ -251,7 +253,7 @@ def test_a_table_draws_every_seat_where_its_sheet_is(players):
     assert img.shape == (height * -(-players // 3), width * per_row + draw.PANEL_W, 3)
     for p, seat in enumerate(table.seats):
         x0, y0 = width * (p % 3), height * (p // 3)
-        for (row, col) in [(r, c) for r in range(4) for c in range(7)]:
+        for row, col in [(r, c) for r in range(4) for c in range(7)]:
             x, y = corner((row, col))
             assert (tuple(img[y0 + y, x0 + x]) == draw.BLOCK) == (seat.sheet.values[row, col] == X)
             x, y = ring((row, col))
@@ -272,6 +274,10 @@ def test_the_multiplayer_environment_renders_rgb_arrays():
         shapes.add(frame.shape)
         if not env.agents:
             break
-        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"])))
-                            if obs[a]["action_mask"].any() else 0 for a in env.agents})
+        obs, *_ = env.step(
+            {
+                a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if obs[a]["action_mask"].any() else 0
+                for a in env.agents
+            }
+        )
     assert len(shapes) == 1 and env.metadata["render_fps"] > 0

@@ -35,6 +35,10 @@ def test_public_short_names_import_without_a_warning(name):
 
 
 def test_old_command_paths_run_silently():
-    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-m", "agents.evaluate", "--help"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-m", "agents.evaluate", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and "--agents" in done.stdout, done.stderr
