@@ -24,16 +24,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig as RLlibTrainConfig
-from agents.training.config import load_config as load_rllib_config
+from agents.training import sb3 as sb3_training
+from agents.training.config import TrainConfig
+from agents.training.config import load_config
+from agents.training.rllib import train as rllib_train
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def bench_config(interface: str) -> RLlibTrainConfig:
-    cfg = load_rllib_config(ROOT / "configs" / "rllib_ppo.yaml")
+def bench_config(interface: str) -> TrainConfig:
+    cfg = load_config(ROOT / "configs" / "rllib_ppo.yaml")
     if interface == "decision":  # ppo_solo.yaml's network and batch shape
-        solo = load_rllib_config(ROOT / "configs" / "rllib_smoke.yaml")
+        solo = load_config(ROOT / "configs" / "rllib_smoke.yaml")
         cfg.env = solo.env
         cfg.network.cnn_channels, cfg.network.cnn_hidden = [32, 32], 128
         cfg.network.vector_hidden, cfg.network.pi, cfg.network.vf = [128], [128], [128]
@@ -42,11 +44,9 @@ def bench_config(interface: str) -> RLlibTrainConfig:
     return cfg
 
 
-def rllib_rate(cfg: RLlibTrainConfig, runners: int, iterations: int) -> dict[str, Any]:
+def rllib_rate(cfg: TrainConfig, runners: int, iterations: int) -> dict[str, Any]:
     import ray
     import torch
-
-    from agents.training.rllib import train as rllib_train
 
     torch.set_num_threads(cfg.network.torch_threads)  # the learner, in this process
     cfg.ray.env_runners = runners
@@ -87,18 +87,15 @@ def rllib_rate(cfg: RLlibTrainConfig, runners: int, iterations: int) -> dict[str
     }
 
 
-def sb3_rate(cfg: RLlibTrainConfig, iterations: int) -> dict[str, Any]:
+def sb3_rate(cfg: TrainConfig, iterations: int) -> dict[str, Any]:
     """MaskablePPO with the same network, ``n_envs`` envs in one process, the same batch shape."""
     import torch
 
-    import train
-    from agents.training.config import TrainConfig
-
     sb3 = TrainConfig(n_envs=cfg.n_envs, vec_env="dummy", env=cfg.env, ppo=cfg.ppo, network=cfg.network)
     torch.set_num_threads(cfg.network.torch_threads)
-    venv = train.build_vec_env(sb3, 0)
+    venv = sb3_training.build_vec_env(sb3, 0)
     try:
-        model = train.build_model(sb3, venv, Path("/tmp"))
+        model = sb3_training.build_model(sb3, venv)
         per = cfg.ppo.n_steps * cfg.n_envs
         model.learn(per)  # warm-up rollout and update, not timed
         learn = [0.0]

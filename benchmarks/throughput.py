@@ -21,8 +21,11 @@ from collections.abc import Callable
 import gymnasium as gym
 import numpy as np
 
-import numberdrop_env  # noqa: F401  (registers NumberDrop-v0 and NumberDropTurn-v0)
 from agents.cli.common import HelpFormatter, plain_text
+from agents.evaluation.solo import advance
+from agents.numberdrop.greedy import GreedyPolicy
+from agents.registry import make_policy
+from numberdrop_env import multiplayer_v0  # importing the package registers the environment ids
 from numberdrop_env.engine.solo import SoloGame
 
 
@@ -79,9 +82,7 @@ def vector_loop(num_envs: int) -> Callable[[float], tuple[int, int]]:
 
 def lookahead_seconds(games: int = 3) -> float:
     """CPU seconds of one core per game of the shipped agent with its strongest look-ahead."""
-    from agents.numberdrop.ppo import PPOPolicy
-
-    policy = PPOPolicy(lookahead=8, samples=4, refine=3)
+    policy = make_policy("ppo", {"lookahead": 8, "samples": 4, "refine": 3})  # needs the train extra
 
     def play(seed: int) -> None:
         policy.reset(seed)
@@ -112,9 +113,6 @@ def engine_loop(deadline: float) -> tuple[int, int]:
 
 def greedy_loop(deadline: float) -> tuple[int, int]:
     """Turns planned and played by the greedy agent, as the evaluation runner plays them."""
-    from agents.cli.evaluate import advance
-    from agents.numberdrop.greedy import GreedyPolicy
-
     policy = GreedyPolicy()
     turns = episodes = 0
     game = SoloGame(seed=0)
@@ -130,7 +128,6 @@ def greedy_loop(deadline: float) -> tuple[int, int]:
 
 def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
     """Random masked decisions at a multiplayer table (the PettingZoo AEC environment)."""
-    from numberdrop_env import multiplayer_v0
 
     def run(deadline: float) -> tuple[int, int]:
         env = multiplayer_v0.env(num_players=players)
