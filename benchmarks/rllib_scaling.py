@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.training import sb3 as sb3_training
-from agents.training.config import TrainConfig
-from agents.training.config import load_config
+from agents.training.config import TrainConfig, load_config
 from agents.training.rllib import train as rllib_train
 
 ROOT = Path(__file__).resolve().parents[1]
