@@ -233,7 +233,7 @@ class Context:
         (one combination is scored per remaining turn)."""
         ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
         cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
-        return kernels.potential(
+        return kernels.potential_into(
             np.asarray(vals, np.int64),
             np.asarray(heights, np.int64),
             st.free,
@@ -251,12 +251,14 @@ class Context:
             self.reg_rows,
             self.max_number,
             -1 if limit is None else int(limit),
+            *kernels.potential_work(len(st.free), max(len(ident), len(cons))),
         )
 
     # ------------------------------------------------------------ combos
     def combo_candidates(self, vals: list[int] | np.ndarray, st: Structures) -> list[tuple[str, int, list[int]]]:
         """One canonical combination per open box: (kind, size, cells in selection order)."""
-        kinds, sizes, cells = kernels.combinations(
+        work = self._sheet_work()
+        count = kernels.combinations_into(
             np.asarray(vals, np.int64),
             st.free,
             st.region,
@@ -267,10 +269,13 @@ class Context:
             self.nbrs,
             self._ident_sizes,
             self._cons,
+            work.kinds,
+            work.sizes,
+            work.cells,
         )
         return [
             ("identical" if kind == 0 else "consecutive", k, row[:k])
-            for kind, k, row in zip(kinds.tolist(), sizes.tolist(), cells.tolist())
+            for kind, k, row in zip(work.kinds[:count].tolist(), work.sizes[:count].tolist(), work.cells.tolist())
         ]
 
     def written_sheet(
@@ -278,7 +283,8 @@ class Context:
     ) -> tuple[float, list[tuple[str, int, list[int], float]]]:
         """(potential if the turn passes, [(kind, size, cells, potential after it)] for each
         canonical combination) of a sheet just written, in one compiled call."""
-        now, kinds, sizes, cells, after = kernels.written_sheet(
+        work = self._sheet_work()
+        now, count = kernels.written_sheet_into(
             np.asarray(vals, np.int64),
             np.asarray(used, np.bool_),
             np.asarray(heights, np.int64),
@@ -293,11 +299,17 @@ class Context:
             self.max_number,
             int(limit),
             with_potential,
+            work,
         )
+        kinds, sizes, cells, after = (a[:count].tolist() for a in (work.kinds, work.sizes, work.cells, work.after))
         return now, [
             ("identical" if kind == 0 else "consecutive", k, row[:k], pot)
-            for kind, k, row, pot in zip(kinds.tolist(), sizes.tolist(), cells.tolist(), after.tolist())
+            for kind, k, row, pot in zip(kinds, sizes, cells, after)
         ]
+
+    def _sheet_work(self) -> kernels.SheetWork:
+        """Scratch space of the compiled sheet evaluation, new for each call (calls may nest)."""
+        return kernels.sheet_work(self.rows * self.cols, self.max_number, len(self._ident), len(self._cons))
 
     def combo_points(self, kind: str, k: int) -> tuple[int, float]:
         """(official points, heuristic letter value) of scoring box (kind, k) now."""

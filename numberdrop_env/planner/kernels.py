@@ -192,51 +192,6 @@ def _assign(values, owners, boxes, count, out, n_out):
 
 
 @njit(cache=True)
-def potential(
-    vals,
-    heights,
-    free,
-    start,
-    members,
-    up,
-    down,
-    up_next,
-    nbrs,
-    ident_targets,
-    cons_targets,
-    weights,
-    bonus_size,
-    cols,
-    reg_rows,
-    max_number,
-    limit,
-):
-    """The promise of the unused numbers for the open boxes (:func:`potential_into`)."""
-    floats, ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
-    return potential_into(
-        vals,
-        heights,
-        free,
-        start,
-        members,
-        up,
-        down,
-        up_next,
-        nbrs,
-        ident_targets,
-        cons_targets,
-        weights,
-        bonus_size,
-        cols,
-        reg_rows,
-        max_number,
-        limit,
-        floats,
-        ints,
-    )
-
-
-@njit(cache=True)
 def potential_work(cells, targets):
     """Scratch space of :func:`potential_into` for a sheet of ``cells`` and up to ``targets`` open boxes."""
     size = cells * max(targets, 1)
@@ -351,17 +306,6 @@ def potential_into(
     for a in range(limit):
         total += credits[a]
     return total
-
-
-@njit(cache=True)
-def combinations(vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets):
-    """One canonical combination per open box (:func:`combinations_into`)."""
-    m = len(ident_sizes) + len(cons_targets)
-    kinds, sizes, cells = np.zeros(m, np.int64), np.zeros(m, np.int64), np.empty((m, 8), np.int64)
-    count = combinations_into(
-        vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
-    )
-    return kinds[:count], sizes[:count], cells[:count]
 
 
 @njit(cache=True)
@@ -514,52 +458,6 @@ def sheet_work(cells, max_number, n_ident, n_cons):
         np.empty(m, np.int64),
         np.empty((m, 8), np.int64),
         np.empty(m),
-    )
-
-
-@njit(cache=True)
-def written_sheet(
-    vals,
-    used,
-    heights,
-    nbrs,
-    ident_targets,
-    cons_targets,
-    ident_sizes,
-    weights,
-    bonus_size,
-    cols,
-    reg_rows,
-    max_number,
-    limit,
-    with_potential,
-):
-    """Everything the planner asks of a sheet just written (:func:`written_sheet_into`):
-    (potential if the turn passes, kinds, sizes, cells, potential after each combination)."""
-    work = sheet_work(vals.shape[0], max_number, len(ident_targets), len(cons_targets))
-    now, count = written_sheet_into(
-        vals,
-        used,
-        heights,
-        nbrs,
-        ident_targets,
-        cons_targets,
-        ident_sizes,
-        weights,
-        bonus_size,
-        cols,
-        reg_rows,
-        max_number,
-        limit,
-        with_potential,
-        work,
-    )
-    return (
-        now,
-        work.kinds[:count].copy(),
-        work.sizes[:count].copy(),
-        work.cells[:count].copy(),
-        work.after[:count].copy(),
     )
 
 

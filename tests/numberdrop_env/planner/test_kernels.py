@@ -114,7 +114,7 @@ def test_local_scores_equal_the_reference():
 
 def test_kernels_run_compiled():
     """The hot loops are compiled; a fallback to the Python interpreter would be 50x slower."""
-    assert kernels.written_sheet.signatures and kernels.local_scores.signatures
+    assert kernels.written_sheet_into.signatures and kernels.local_scores.signatures
 
 
 def test_a_squared_ratio_is_the_same_double_as_pow():
