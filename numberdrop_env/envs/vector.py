@@ -245,7 +245,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
             for i, o in zip(plan, offered):
                 self.offered[i] = o
             self._obs_cands[plan] = features
-        # the rest of each row: plain Python values gathered, then written once per array
+        # the rest of each row: scores per game, counts and turns per array, then the state rows
         indices = list(indices)
         for i in indices:
             s = self.games[i].sheet
