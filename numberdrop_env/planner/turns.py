@@ -242,7 +242,11 @@ class TurnPlanner:
     ) -> tuple[list[TurnCandidates], np.ndarray]:
         """:meth:`candidates_batch` of games packed by :meth:`pack_batch` (whose rows a caller
         may read too, e.g. for observations)."""
+        _check_limit(limit)
         fixed = self._static(rules)
+        width = int(turn_engine.state_offsets(fixed.ints)[-1])
+        if not (isinstance(states, np.ndarray) and states.dtype == np.int64 and states.shape[1:] == (width,)):
+            raise ValueError(f"states must be an int64 array of packed games, shape (games, {width}) (pack_batch)")
         n_games = len(states)
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads

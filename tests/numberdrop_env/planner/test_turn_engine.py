@@ -224,3 +224,21 @@ def test_a_printing_with_a_star_on_every_die_matches_the_reference():
         for a in offered[int(rng.integers(len(offered)))].actions:
             game.step(a)
     assert seen["turns"] == 4
+
+
+def test_packed_batches_equal_game_batches_and_refuse_what_is_not_packed():
+    """``candidates_packed(pack_batch(games))`` is ``candidates_batch(games)``; rows that are not
+    packed games of these rules are refused before the compiled code sees them."""
+    planner, games = TurnPlanner(), []
+    for seed in range(3):
+        game = SoloGame(seed=seed)
+        game.step(game.layout.start)
+        games.append(game)
+    states = planner.pack_batch(games, 8)
+    packed, rows = planner.candidates_packed(states, games[0].rules, 8, features=True)
+    direct, rows_direct = planner.candidates_batch(games, 8, features=True)
+    assert np.array_equal(rows, rows_direct)
+    assert all(np.array_equal(a.arrays.values, b.arrays.values) for a, b in zip(packed, direct))
+    for bad in (states[:, :-1], states.astype(float), states[0]):
+        with pytest.raises(ValueError, match="packed games"):
+            planner.candidates_packed(bad, games[0].rules, 8)
