@@ -15,7 +15,7 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- the turn engine's batch entry point, when :mod:`numberdrop_env.planner.turn_engine` has one.
+- a few steps of the native vector environment (the turn engine's batch entry point).
 
 **Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
 ``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
@@ -59,7 +59,6 @@ import numpy as np
 from .engine.actions import Phase
 from .engine.solo import SoloGame
 from .engine.table import Table
-from .planner import turn_engine
 from .planner.turns import TURN_PHASES, TurnPlanner
 
 __all__ = [
@@ -104,9 +103,6 @@ FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "5 to 10 se
 COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
 """Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
 the environments import this module, so it cannot import them)."""
-
-BATCH_ENTRY_POINTS = ("enumerate_many",)
-"""Names under which :mod:`numberdrop_env.planner.turn_engine` may offer a batch entry point."""
 
 
 @dataclass(frozen=True)
@@ -219,24 +215,15 @@ def _table_game() -> str:
     return f"{turns} seat turns ({blocks} block turns), scores {table.scores().tolist()}"
 
 
-def _batch_entry_point() -> str | None:
-    """The turn engine's batch entry point, if it has one, through ``TurnPlanner``."""
-    name = next((n for n in BATCH_ENTRY_POINTS if hasattr(turn_engine, n)), None)
-    if name is None:
-        return None
-    method = next(
-        (m for m in ("candidates_batch", "batch_candidates", "candidates_many") if hasattr(TurnPlanner, m)), None
-    )
-    games = [SoloGame(seed=s) for s in range(3)]
-    for g in games:
-        g.step(int(np.flatnonzero(g.legal_mask())[0]))  # the starting number: then a rolled turn
-    try:
-        getattr(TurnPlanner(), method)(games, limit=4)
-    except (TypeError, AttributeError):  # no such method, or another signature than this module knows
-        return (
-            f"turn_engine.{name} NOT exercised: warm_up does not know how to call it (extend numberdrop_env/warmup.py)"
-        )
-    return f"turn_engine.{name} through TurnPlanner.{method}, {len(games)} games"
+def _batch_entry_point() -> str:
+    """A few steps of the native vector environment: the turn engine's batch entry point and
+    the state rows it writes for many games at once."""
+    envs = gym.make_vec("NumberDropTurn-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    envs.reset(seed=0)
+    for _ in range(3):
+        envs.step(np.zeros(3, np.int64))  # candidate 0 of every game
+    envs.close()
+    return "turn_engine.enumerate_many and turn_states_packed through the native vector env, 3 games"
 
 
 _STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.cli.evaluate import advance
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.heuristic import Context
 from tests.support.helpers import finish_legally, mid_turn_game
 
 
@@ -63,8 +65,6 @@ def test_search_rollout_mode_plays_legal():
 
 def test_potential_limit_counts_only_the_best_credits():
     """Near the end only one combination per remaining turn can score: a limit caps the potential."""
-    from numberdrop_env.planner.heuristic import Context
-
     game = SoloGame(seed=2)
     policy = GreedyPolicy(width=6)
     policy.reset(2)
@@ -83,8 +83,6 @@ def test_potential_limit_counts_only_the_best_credits():
 def test_batched_geometry_equals_the_scalar_one():
     """The planner values every placement with the batched geometry; it must agree with the
     per-sheet version on the sheets a game produces."""
-    from numberdrop_env.planner.heuristic import Context
-
     rng = np.random.default_rng(0)
     for seed in range(4):
         game = SoloGame(seed=seed)
@@ -141,8 +139,6 @@ def test_refine_plays_deterministic_legal_games():
 def test_greedy_whole_turns_play_the_same_game(seed):
     """The evaluation runner's turn-at-once play (``play_turn``) leaves every game where the
     decision-by-decision play does: same sheets, score and decision count."""
-    from agents.cli.evaluate import advance
-
     actions, score = play(GreedyPolicy(), seed)
     game = SoloGame(seed=seed)
     decisions, turns_at_once = 0, 0

@@ -14,10 +14,12 @@ import pytest
 
 import luckynumbers_env  # noqa: F401  (registers LuckyNumbers-v0)
 import numberdrop_env  # noqa: F401  (registers the solo and table envs)
+from agents.registry import make_policy
 from luckynumbers_env import lucky_numbers_v0
 from luckynumbers_env.engine.actions import PHASE_CODES as LUCKY_PHASES
 from numberdrop_env import multiplayer_v0
 from numberdrop_env.engine.actions import PHASE_CODES
+from numberdrop_env.envs.decision import observe
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*(should be gymnasium.spaces.box|Observation is not a NumPy).*")
 
@@ -307,9 +309,6 @@ def test_lucky_accepts_a_zero_dimensional_integer_array():
 def test_multiplayer_observations_stay_in_their_box():
     """Issue 21 item 7: region and path sizes / 8 (grid planes 16-18) reached 1.125 at a table
     (greedy players, seed 120: a region of 9 free numbers)."""
-    from agents.registry import make_policy
-    from numberdrop_env.envs.decision import observe
-
     env = multiplayer_v0.parallel_env(num_players=2)
     space = env.observation_space("player_0")
     players = [make_policy("greedy") for _ in range(2)]

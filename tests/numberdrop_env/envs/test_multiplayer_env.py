@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, seed_test
 
+from luckynumbers_env import lucky_numbers_v0
 from numberdrop_env import multiplayer_v0
 from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.multiplayer_v0 import observation_size, opponent_features, opponent_size
@@ -144,8 +145,6 @@ def _starts(make, games: int = 3) -> list[str]:
 def test_games_after_the_first_go_on_with_the_seeded_generator(game):
     """Two environments seeded once play the same second and third games (a reset without a
     seed continues the environment's generator, as Gymnasium's do), and every game differs."""
-    from luckynumbers_env import lucky_numbers_v0
-
     make = (lambda: multiplayer_v0.env(num_players=3)) if game == "numberdrop" else lucky_numbers_v0.env
     first, second = _starts(make), _starts(make)
     assert first == second and len(set(first)) == 3

@@ -11,10 +11,11 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
+from benchmarks.pruning import main as pruning_main
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import NumberDropEnv
-from numberdrop_env.envs.turn import CANDIDATE_FEATURES, NumberDropTurnEnv, state_size
+from numberdrop_env.envs.turn import CANDIDATE_FEATURES, PLANNER_TERMS, PLANNER_VALUE, NumberDropTurnEnv, state_size
 from numberdrop_env.planner.turns import TurnPlanner
 
 
@@ -210,8 +211,6 @@ def test_saved_turn_start_continues_identically():
 
 def test_planner_value_is_the_sum_of_its_parts():
     """The policy reweights these parts, so they must add up to the value the greedy ranks by."""
-    from numberdrop_env.envs.turn import PLANNER_TERMS, PLANNER_VALUE
-
     env = NumberDropTurnEnv(candidates=64)
     for seed in range(3):
         obs, info = env.reset(seed=seed)
@@ -224,9 +223,7 @@ def test_planner_value_is_the_sum_of_its_parts():
 
 
 def test_pruning_benchmark_regret_shrinks_with_more_slots(capsys):
-    from benchmarks.pruning import main
-
-    main(["--turns", "2", "--top", "8", "--samples", "1", "--no-progress"])
+    pruning_main(["--turns", "2", "--top", "8", "--samples", "1", "--no-progress"])
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     ks = [int(r[0]) for r in rows]
     regrets = [float(r[1]) for r in rows]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.numberdrop.greedy import GreedyPolicy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.combos import neighbour_table
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
@@ -19,8 +20,6 @@ from tests.oracles import heuristic_reference as ref
 def sheets(seeds: range, every: int = 1):
     """Games about to place a tetromino or to score a combination; random play (messy sheets)
     on the even seeds, the greedy's on the odd ones."""
-    from agents.numberdrop.greedy import GreedyPolicy
-
     for seed in seeds:
         rng = np.random.default_rng(seed)
         policy = GreedyPolicy() if seed % 2 else None

@@ -19,8 +19,11 @@ import pytest
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.actions import Phase
+from numberdrop_env.engine.rules import DEFAULT_RULES, WILD, Rules
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.engine.table import Table
+from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants, candidate_features
+from numberdrop_env.planner import turn_engine
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
 
 FAST, REFERENCE = TurnPlanner(), TurnPlanner(reference=True)
@@ -173,8 +176,6 @@ def test_candidates_read_as_a_sequence():
 
 
 def test_a_batch_of_games_is_enumerated_as_one_game_at_a_time():
-    from numberdrop_env.envs.turn import CANDIDATE_FEATURES, candidate_features
-
     games = [g.clone() for g in random_decision_games(range(700, 703))]
     offered, features = FAST.candidates_batch(games, 32, features=True)
     assert len(offered) == len(games) > 50 and features.shape == (len(games), 32, len(CANDIDATE_FEATURES))
@@ -189,10 +190,6 @@ def test_a_batch_of_games_is_enumerated_as_one_game_at_a_time():
 
 
 def test_the_feature_rows_have_one_column_per_named_feature():
-    from numberdrop_env.engine.rules import DEFAULT_RULES
-    from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants
-    from numberdrop_env.planner import turn_engine
-
     assert turn_engine.feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
 
 
@@ -212,8 +209,6 @@ def test_a_forked_process_plans_batches_with_its_own_threads():
 
 def test_a_printing_with_a_star_on_every_die_matches_the_reference():
     """Four wild dice (10,000 writings of a roll) are enumerated like any other roll."""
-    from numberdrop_env.engine.rules import WILD, Rules
-
     rules = Rules(number_dice=((WILD,) * 6,) * 4)  # every roll: four wild dice
     seen: Counter = Counter()
     game = SoloGame(rules, seed=3)

@@ -12,8 +12,10 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
+from numberdrop_env import multiplayer_v0
 from numberdrop_env.engine.rules import EMPTY, X
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.engine.table import Table
 from numberdrop_env.render import draw
 from numberdrop_env.render.draw import DEFAULT_LAYOUT as LAYOUT
 from numberdrop_env.render.draw import draw_game, draw_sheet, game_array
@@ -235,8 +237,6 @@ def test_record_video_with_moviepy(tmp_path):
 
 # ----------------------------------------------------------------------------- a multiplayer table
 def random_table(players: int, seed: int, turns: int):
-    from numberdrop_env.engine.table import Table
-
     table, rng = Table(players, seed=seed), np.random.default_rng(seed)
     while not table.over and table.turn < turns:
         for p in table.to_act():
@@ -261,8 +261,6 @@ def test_a_table_draws_every_seat_where_its_sheet_is(players):
 
 
 def test_the_multiplayer_environment_renders_rgb_arrays():
-    from numberdrop_env import multiplayer_v0
-
     env = multiplayer_v0.parallel_env(num_players=3, render_mode="rgb_array")
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
