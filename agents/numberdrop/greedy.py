@@ -93,7 +93,6 @@ class GreedyPolicy:
             return 0
         decisions = int(best.arrays.n_actions[0])
         best.play(0, game)
-        self._follow = PlanFollower()
         return decisions
 
     def finish_turn(self, game: SoloGame, mask: np.ndarray) -> int:

@@ -121,8 +121,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._count = np.zeros(n, np.int64)
         self._obs_state = np.zeros((n, state_size(rules)), np.float32)
         self._obs_cands = np.zeros((n, self.slots, N_FEATURES), np.float32)
-        self._score = np.zeros(n, np.int64)
         self._breakdown = np.zeros((n, len(BREAKDOWN_KEYS)), np.int64)
+        self._score = self._breakdown[:, BREAKDOWN_KEYS.index("total")]  # a view: the breakdown's total
         self._turn = np.zeros(n, np.int64)
         self._boxes = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, bool)
@@ -255,7 +255,6 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._count[indices] = [len(self.offered[i]) for i in indices]
         self._turn[indices] = [self.games[i].turn for i in indices]
         self._mask[indices] = self._slot_index < self._count[indices, None]
-        self._score[:] = self._breakdown[:, BREAKDOWN_KEYS.index("total")]
         if states is not None:
             self._obs_state[plan] = packed_states(
                 states, self.rules, self._turn[plan], self._score[plan], self._count[plan] / self.slots

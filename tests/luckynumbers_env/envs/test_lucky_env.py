@@ -3,26 +3,15 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 from luckynumbers_env import Game, Rules, lucky_numbers_v0
 from luckynumbers_env.envs.observe import observation_size, observe
+from tests.support.pettingzoo import QUIET_ADVICE
 
-# PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
-# dict is the convention of its own classic environments
-ADVICE = ("should be gymnasium.spaces.box", "Observation is not a NumPy array")
-
-
-@pytest.fixture(autouse=True)
-def _quiet_advice():
-    with warnings.catch_warnings():
-        for text in ADVICE:
-            warnings.filterwarnings("ignore", message=f".*{text}.*")
-        yield
+pytestmark = QUIET_ADVICE
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

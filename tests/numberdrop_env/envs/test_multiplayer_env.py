@@ -4,7 +4,6 @@ turns, rewards and saved positions."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -14,18 +13,9 @@ from luckynumbers_env import lucky_numbers_v0
 from numberdrop_env import multiplayer_v0
 from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.multiplayer_v0 import observation_size, opponent_features, opponent_size
+from tests.support.pettingzoo import QUIET_ADVICE
 
-# PettingZoo's checker advises Box/Discrete observations; the {"observation", "action_mask"}
-# dict is the convention of its own classic environments
-ADVICE = ("should be gymnasium.spaces.box", "Observation is not a NumPy array")
-
-
-@pytest.fixture(autouse=True)
-def _quiet_advice():
-    with warnings.catch_warnings():
-        for text in ADVICE:
-            warnings.filterwarnings("ignore", message=f".*{text}.*")
-        yield
+pytestmark = QUIET_ADVICE
 
 
 @pytest.mark.parametrize("n", [2, 4, 6])
