@@ -22,10 +22,10 @@ import pytest
 
 from luckynumbers_env import Game
 from luckynumbers_env import Rules as LuckyRules
-from numberdrop_env import Phase, SoloGame
+from numberdrop_env import SoloGame
 from numberdrop_env.engine.table import Table
+from tests.support.helpers import eager
 
-L = SoloGame(seed=0).layout
 ODD = [
     None,
     True,
@@ -70,18 +70,6 @@ ODD = [
 
 
 # ----------------------------------------------------------------------------- saved states of real games
-def _eager(game: Any, mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A random legal decision that scores combinations whenever it can (letters get circled)."""
-    legal = np.flatnonzero(mask)
-    if game.phase is Phase.COMBO and rng.random() < 0.9:
-        if mask[L.confirm]:
-            return L.confirm
-        select = legal[(legal >= L.select) & (legal < L.pass_)]
-        if len(select):
-            return int(rng.choice(select))
-    return int(rng.choice(legal))
-
-
 def solo_states(games: int, every: int = 7) -> list[dict[str, Any]]:
     out = []
     for seed in range(games):
@@ -91,7 +79,7 @@ def solo_states(games: int, every: int = 7) -> list[dict[str, Any]]:
                 out.append(game.to_dict())
             if game.is_over:
                 break
-            game.step(_eager(game, game.legal_mask(), rng))
+            game.step(eager(game, game.legal_mask(), rng))
     return out
 
 
@@ -105,7 +93,7 @@ def table_states(games: int, every: int = 11) -> list[dict[str, Any]]:
             if table.over:
                 break
             p = table.to_act()[0]
-            table.step(p, _eager(table.seats[p], table.legal_mask(p), rng))
+            table.step(p, eager(table.seats[p], table.legal_mask(p), rng))
     return out
 
 

@@ -324,3 +324,17 @@ def finish_legally(policy, game: SoloGame) -> None:
         action = policy.act(game, mask)
         assert mask[action], f"{policy.name} played a masked action {action}"
         game.step(action)
+
+
+def eager(game: SoloGame, mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A random legal decision that scores combinations whenever it can, so letters get circled
+    and block phases come up (a uniform random player rarely scores)."""
+    L = game.layout
+    legal = np.flatnonzero(mask)
+    if game.phase is Phase.COMBO and rng.random() < 0.9:
+        if mask[L.confirm]:
+            return L.confirm
+        select = legal[(legal >= L.select) & (legal < L.pass_)]
+        if len(select):
+            return int(rng.choice(select))
+    return int(rng.choice(legal))

@@ -24,6 +24,7 @@ from luckynumbers_env import Rules as LuckyRules
 from numberdrop_env import Phase, SoloGame, X
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
 from numberdrop_env.engine.table import Table, block_table
+from tests.support.helpers import eager
 
 R = DEFAULT_RULES
 L = SoloGame(seed=0).layout
@@ -33,19 +34,6 @@ STAR = ((1, 2, 3, 5), "*")  # the shape die shows a star
 
 def json_copy(data: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(data))
-
-
-def eager(game: SoloGame, mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A random legal decision that scores combinations whenever it can, so letters get circled
-    and block phases come up (a uniform random player rarely scores)."""
-    legal = np.flatnonzero(mask)
-    if game.phase is Phase.COMBO and rng.random() < 0.9:
-        if mask[L.confirm]:
-            return L.confirm
-        select = legal[(legal >= L.select) & (legal < L.pass_)]
-        if len(select):
-            return int(rng.choice(select))
-    return int(rng.choice(legal))
 
 
 # ----------------------------------------------------------------------------- round trips
