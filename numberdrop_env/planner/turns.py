@@ -244,7 +244,7 @@ class TurnPlanner:
         may read too, e.g. for observations)."""
         _check_limit(limit)
         fixed = self._static(rules)
-        width = int(turn_engine.state_offsets(fixed.ints)[-1])
+        width = fixed.state_width
         if not (isinstance(states, np.ndarray) and states.dtype == np.int64 and states.shape[1:] == (width,)):
             raise ValueError(f"states must be an int64 array of packed games, shape (games, {width}) (pack_batch)")
         n_games = len(states)
@@ -401,6 +401,7 @@ class _Static:
         ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
         ints[turn_engine.I_BLOCK_WIDTH] = block_width
         self.ints = ints
+        self.state_width = int(turn_engine.state_offsets(ints)[-1])  # the length of a packed game
         self.floats = np.array(
             [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
         )
