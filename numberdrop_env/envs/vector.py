@@ -122,7 +122,6 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._obs_state = np.zeros((n, state_size(rules)), np.float32)
         self._obs_cands = np.zeros((n, self.slots, N_FEATURES), np.float32)
         self._breakdown = np.zeros((n, len(BREAKDOWN_KEYS)), np.int64)
-        self._score = self._breakdown[:, BREAKDOWN_KEYS.index("total")]  # a view: the breakdown's total
         self._turn = np.zeros(n, np.int64)
         self._boxes = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, bool)
@@ -261,6 +260,12 @@ class NumberDropTurnVectorEnv(VectorEnv):
             )
         for i in set(indices).difference(plan):
             self._obs_state[i] = _state(self.games[i], self._count[i] / self.slots, int(self._score[i]))
+
+    @property
+    def _score(self) -> np.ndarray:
+        """Each game's score: the total column of its breakdown (read each time, so a pickled
+        copy of the environment keeps the two together)."""
+        return self._breakdown[:, BREAKDOWN_KEYS.index("total")]
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
