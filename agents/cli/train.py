@@ -42,13 +42,15 @@ def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namesp
     args = build_parser().parse_args(argv)
     cfg = load_config(args.config)
     if args.total_steps is not None:
+        if cfg.trainer == "expert":
+            raise ValueError("--total-steps does not apply to expert iteration: it runs expert.generations")
         if args.total_steps <= 0:
             raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
         cfg.total_timesteps = args.total_steps
     if args.output_dir is not None:
         cfg.output_dir = args.output_dir
     if args.resume is not None:
-        args.resume = find_resume(args.resume, cfg.backend == "rllib")
+        args.resume = find_resume(args.resume, cfg.trainer)
     return cfg, args
 
 
@@ -59,7 +61,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
     """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
     try:
-        checkpoint = find_resume(cfg.run_dir, cfg.backend == "rllib")
+        checkpoint = find_resume(cfg.run_dir, cfg.trainer)
     except (FileNotFoundError, ValueError):
         return "interrupted: no checkpoint yet; run the same command to start again"
     return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"

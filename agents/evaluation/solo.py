@@ -122,17 +122,17 @@ def run(
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.last = total, 0, time.monotonic()
+    def __init__(self, total: int, enabled: bool, desc: str = "games") -> None:
+        self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
         self.plain = enabled and not sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc="games", unit="game", disable=not enabled or self.plain)
+        self.bar = tqdm(total=total, desc=desc, unit="game", disable=not enabled or self.plain)
 
     def update(self, n: int) -> None:
         self.bar.update(n)
         self.done += n
         if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
             self.last = time.monotonic()
-            print(f"games: {self.done}/{self.total}", file=sys.stderr, flush=True)
+            print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         self.bar.close()

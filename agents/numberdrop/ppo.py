@@ -15,6 +15,7 @@ the shipped model ``agents/models/ppo_turn.zip``. Both kinds of model play:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from numberdrop_env.planner.turns import TURN_PHASES, Candidate, TurnPlanner
 from .. import base
 from ..base import MODELS
 from .greedy import GreedyPolicy, PlanFollower
+from .gumbel import sequential_halving
 from .search import SearchPolicy
 
 DEFAULT_MODEL = MODELS / "ppo_turn.zip"
@@ -54,12 +56,24 @@ class PPOPolicy:
     (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
     best of them on ``samples`` more rolls before choosing. Stronger and about
     (k + r) x samples times slower than the network alone; see the README for both.
+    ``halving=True`` spends the look-ahead by sequential halving instead
+    (:func:`agents.numberdrop.gumbel.sequential_halving` without noise): the k candidates
+    are valued on ``samples`` rolls, the better half on ``samples`` new ones, and so on
+    down to one, ranked by the mean values (``c_scale`` weighs them against the logits;
+    at 1 the values decide); about 2k x samples valuations a turn.
     """
 
     name = "ppo"
 
     def __init__(
-        self, path: str | None = None, deterministic: bool = True, lookahead: int = 0, samples: int = 8, refine: int = 0
+        self,
+        path: str | None = None,
+        deterministic: bool = True,
+        lookahead: int = 0,
+        samples: int = 8,
+        refine: int = 0,
+        halving: bool = False,
+        c_scale: float = 1.0,
     ) -> None:
         import torch
 
@@ -71,6 +85,9 @@ class PPOPolicy:
             raise ValueError(f"lookahead must be >= 0 and samples >= 1, got {lookahead} and {samples}")
         if refine and self.lookahead < 2:
             raise ValueError(f"refine={refine} re-values look-ahead candidates: it needs lookahead >= 2")
+        if halving and (self.lookahead < 2 or refine):
+            raise ValueError("halving spends a look-ahead (lookahead >= 2) by halving; it replaces refine")
+        self.halving, self.c_scale = bool(halving), float(c_scale)
         self.model = load_model(self.path)
         self.turn_level = is_turn_model(self.model)
         self.search = None
@@ -127,6 +144,18 @@ class PPOPolicy:
     ) -> int:
         """The slot of the best of the policy's ``lookahead`` most likely candidates by points
         now plus the critic's expected value of the next turn."""
+        if self.halving:
+            logits, value = logits_and_value(self.model, batch, masks)
+            found = sequential_halving(
+                logits,
+                masks[0],
+                value,
+                partial(look_ahead, self.search, game, offered),
+                self.lookahead,
+                np.zeros(len(logits)),
+                c_scale=self.c_scale,
+            )
+            return found.choice
         top = self.most_likely(batch, masks, self.lookahead)
         if len(top) == 1:
             return int(top[0])
@@ -143,6 +172,23 @@ class PPOPolicy:
             logits = self.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
         legal = np.flatnonzero(masks[0])
         return legal[np.argsort(-logits[legal], kind="stable")][:k]
+
+
+def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> tuple[np.ndarray, float]:
+    """A turn-level model's masked log-probabilities over the slots and its critic's value of
+    the position (one game's batch)."""
+    import torch
+
+    with torch.no_grad():
+        obs, _ = model.policy.obs_to_tensor(batch)
+        logits = model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+        value = float(model.policy.predict_values(obs).reshape(-1)[0])
+    return logits.astype(np.float64), value
+
+
+def look_ahead(search: SearchPolicy, game: SoloGame, offered: Sequence[Candidate], slots: Sequence[int]) -> list[float]:
+    """One round of a halving search: the look-ahead values of some slots on fresh common rolls."""
+    return search.lookahead(game, [offered[j] for j in slots], search.sample_rolls())
 
 
 class LearnedValue:

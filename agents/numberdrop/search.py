@@ -128,16 +128,16 @@ class SearchPolicy:
 
     def rank(self, game: SoloGame, plans: list[Candidate]) -> np.ndarray:
         """Each plan's look-ahead value; with ``refine``, only the refined plans keep a finite one."""
-        values = np.asarray(self.lookahead(game, plans, self._rolls()))
+        values = np.asarray(self.lookahead(game, plans, self.sample_rolls()))
         if self.refine < 2 or len(plans) <= self.refine:
             return values
         keep = np.argsort(-values, kind="stable")[: self.refine]
-        more = np.asarray(self.lookahead(game, [plans[i] for i in keep], self._rolls()))
+        more = np.asarray(self.lookahead(game, [plans[i] for i in keep], self.sample_rolls()))
         refined = np.full(len(plans), -np.inf)
         refined[keep] = (values[keep] + more) / 2
         return refined
 
-    def _rolls(self) -> np.ndarray:
+    def sample_rolls(self) -> np.ndarray:
         """Seeds of the sampled next rolls, the same for every plan valued in one round."""
         return self.rng.integers(0, 2**63 - 1, size=self.samples)
 

@@ -26,18 +26,28 @@ from ..registry import load
 from .checkpoints import find_folder_checkpoint
 from .config import TrainConfig
 
-TRAINERS = {"sb3": "agents.training.sb3:train [train]", "rllib": "agents.training.rllib.train:train [rllib]"}
-"""The trainer of each ``backend``, with the extra it needs."""
+TRAINERS = {
+    "sb3": "agents.training.sb3:train [train]",
+    "rllib": "agents.training.rllib.train:train [rllib]",
+    "expert": "agents.training.expert:train [train]",
+}
+"""The trainer of each ``backend`` (and of ``algorithm: expert_iteration``), with the extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
+FIND_STATE = "agents.training.expert:find_state [train]"
 
 
-def find_resume(path: Path, rllib: bool) -> Path:
+def find_resume(path: Path, trainer: str) -> Path:
     """The checkpoint ``--resume`` names, or a run directory's newest; a damaged one is
-    reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none)."""
-    return find_folder_checkpoint(path) if rllib else load(FIND_CHECKPOINT, "resuming an SB3 run")(path)
+    reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none).
+    An expert-iteration run resumes from its directory (its last finished generation)."""
+    if trainer == "rllib":
+        return find_folder_checkpoint(path)
+    if trainer == "expert":
+        return load(FIND_STATE, "resuming an expert-iteration run")(path)
+    return load(FIND_CHECKPOINT, "resuming an SB3 run")(path)
 
 
 def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
-    return load(TRAINERS[cfg.backend], f"backend {cfg.backend!r}")(cfg, args)
+    return load(TRAINERS[cfg.trainer], f"backend {cfg.backend!r}")(cfg, args)

@@ -1,8 +1,10 @@
 """Training configuration: one YAML file = one experiment, validated before anything runs.
 
-One schema for every run: ``game:`` (``numberdrop``, the default, or ``luckynumbers``) and
-``backend:`` (``sb3``, the default, or ``rllib``: Number Drop on Ray) choose what trains, and
-the sections are the same for all of them. A key that does not apply to the chosen game and
+One schema for every run: ``game:`` (``numberdrop``, the default, or ``luckynumbers``),
+``backend:`` (``sb3``, the default, or ``rllib``: Number Drop on Ray) and ``algorithm:``
+(``ppo``, the default, or ``expert_iteration``: Number Drop's turn-level network trained on
+its own search's choices, section ``expert``) choose what trains, and the sections are the
+same for all of them. A key that does not apply to the chosen game and
 backend is refused (:data:`KEYS`), and the few defaults that differ are in :data:`DEFAULTS`.
 
 ``load_config("configs/ppo_turn.yaml")`` returns a :class:`TrainConfig`. Every section is a
@@ -147,6 +149,39 @@ class PretrainConfig:
 
 
 @dataclass
+class ExpertConfig:
+    generations: int = 10
+    """Generations of self-play, training and the paired gate."""
+    games: int = 400
+    """Self-play games per generation, by the best network with Gumbel search at every turn."""
+    seed: int = 4_000_000
+    """Self-play game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
+    lookahead: int = 8
+    """Candidates the search samples (Gumbel top-k) and halves down to one."""
+    samples: int = 4
+    """Sampled next rolls per candidate and round of halving."""
+    c_visit: float = 50.0
+    """``sigma``: values added to the logits scale by ``(c_visit + rounds) * c_scale``."""
+    c_scale: float = 0.1
+    value_target: Literal["return", "nstep"] = "return"
+    """``return``: the points the game still scored; ``nstep``: ``nstep`` turns of points plus
+    the critic's value of the position after them."""
+    nstep: int = 4
+    window: int = 4
+    """Generations of self-play data the network trains on (the newest)."""
+    epochs: int = 2
+    batch_size: int = 256
+    learning_rate: float = 1.0e-4
+    value_coef: float = 0.5
+    """Weight of the value head's Huber loss."""
+    gate_games: int = 300
+    """Paired games of the gate: the new network alone against the best on the same seeds."""
+    gate_seed: int = 3_000_000
+    workers: int = 0
+    """Self-play processes; 0 means one per CPU."""
+
+
+@dataclass
 class RayConfig:
     address: str | None = None
     """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS`` if set,
@@ -170,9 +205,13 @@ class TrainConfig:
     backend: Literal["sb3", "rllib"] = "sb3"
     """``sb3``: MaskablePPO (Stable-Baselines3); ``rllib``: PPO on Ray (Number Drop, solo), where
     ``n_envs`` counts the environments of each env runner and ``ray`` says where the run happens."""
+    algorithm: Literal["ppo", "expert_iteration"] = "ppo"
+    """``expert_iteration`` (Number Drop, ``backend: sb3``): generations of search-guided
+    self-play that the network of ``init_from`` learns from (section ``expert``)."""
     experiment: str = "ppo_solo"
     seed: int = 0
     total_timesteps: int = 1_000_000
+    """Environment steps of PPO; 0 with ``pretrain.games`` > 0: behaviour cloning alone."""
     n_envs: int = 8
     vec_env: Literal["dummy", "subproc", "native"] = "dummy"
     """How the ``n_envs`` training envs run: ``dummy`` one after the other in this process,
@@ -194,6 +233,12 @@ class TrainConfig:
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
+
+    @property
+    def trainer(self) -> str:
+        """What trains: ``sb3``, ``rllib`` or ``expert`` (the keys of :data:`KEYS`)."""
+        return "expert" if self.algorithm == "expert_iteration" else self.backend
 
     @property
     def run_dir(self) -> Path:
@@ -217,7 +262,7 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The keys that apply to this game and backend (the run's ``config.yaml``)."""
-        full, keys = dataclasses.asdict(self), KEYS[self.game, self.backend]
+        full, keys = dataclasses.asdict(self), KEYS[self.game, self.trainer]
         return {k: ({s: v[s] for s in keys[k]} if isinstance(v, dict) else v) for k, v in full.items() if k in keys}
 
 
@@ -230,6 +275,7 @@ _SECTIONS = {
     "checkpoint": CheckpointConfig,
     "final_eval": FinalEvalConfig,
     "ray": RayConfig,
+    "expert": ExpertConfig,
 }
 _ALL = {name: {f.name for f in dataclasses.fields(cls)} for name, cls in _SECTIONS.items()}
 _ND_ENV = {"interface", "auto_forced", "candidates", "width", "players", "opponents"}
@@ -263,6 +309,12 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         final_eval={"games", "seed", "agents", "workers"},
         ray=_ALL["ray"],
     ),
+    ("numberdrop", "expert"): _keys(
+        {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
+        network={"torch_threads"},
+        expert=_ALL["expert"],
+        final_eval={"games", "seed", "agents", "workers"},
+    ),
     ("luckynumbers", "sb3"): _keys(
         _TOP | {"vec_env", "ship_to"},
         env={"players", "opponents", "setup", "bruno", "shaping"},
@@ -274,11 +326,12 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         final_eval={"games", "seed", "opponents", "workers"},
     ),
 }
-"""The keys each game and backend reads, per section (None: a top-level key)."""
+"""The keys each game and trainer (:attr:`TrainConfig.trainer`) reads, per section (None: a top-level key)."""
 
 DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
     ("numberdrop", "sb3"): {},
     ("numberdrop", "rllib"): {"experiment": "rllib_ppo", "final_eval": {"agents": ["rllib", "random", "greedy"]}},
+    ("numberdrop", "expert"): {"experiment": "expert_iteration", "init_from": "agents/models/ppo_turn.zip"},
     ("luckynumbers", "sb3"): {
         "experiment": "lucky_ppo",
         "total_timesteps": 300_000,
@@ -374,12 +427,19 @@ def _merge(defaults: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check_keys(data: dict[str, Any], game: str, backend: str) -> None:
-    """Refuse a key that the game and backend do not read (it would be silently ignored)."""
-    keys = KEYS.get((game, backend))
+def _check_keys(data: dict[str, Any], game: str, backend: str, algorithm: str) -> None:
+    """Refuse a key that the game, backend and algorithm do not read (it would be silently ignored)."""
+    if algorithm == "expert_iteration" and (game, backend) != ("numberdrop", "sb3"):
+        raise ValueError(
+            "config key 'algorithm': 'expert_iteration' trains Number Drop with backend 'sb3', "
+            f"got game {game!r} and backend {backend!r}"
+        )
+    keys = KEYS.get((game, "expert" if algorithm == "expert_iteration" else backend))
     if keys is None:
         raise ValueError(f"config key 'backend' must be 'sb3' with game {game!r}, got {backend!r}")
-    which = f"game {game!r} with backend {backend!r}"
+    which = f"game {game!r} with backend {backend!r}" + (
+        " and algorithm 'expert_iteration'" if algorithm == "expert_iteration" else ""
+    )
     for key, value in data.items():
         if key in _ALL or key in _TOP or key in {f.name for f in dataclasses.fields(TrainConfig)}:
             if key not in keys:
@@ -406,7 +466,11 @@ def _check(cfg: TrainConfig) -> None:
     scripted = sorted(set(agents) - {"ppo", "rllib"})
     need(bool(cfg.experiment) and "/" not in cfg.experiment, "experiment", "must be a non-empty name without '/'")
     need(cfg.seed >= 0, "seed", "must be >= 0")
-    need(cfg.total_timesteps > 0, "total_timesteps", "must be > 0")
+    need(
+        cfg.total_timesteps > 0 or (cfg.total_timesteps == 0 and cfg.pretrain.games > 0),
+        "total_timesteps",
+        "must be > 0 (or 0 with pretrain.games > 0: behaviour cloning alone)",
+    )
     need(cfg.n_envs >= 1, "n_envs", "must be >= 1")
     p = cfg.ppo
     need(p.learning_rate > 0, "ppo.learning_rate", "must be > 0")
@@ -491,6 +555,30 @@ def _check(cfg: TrainConfig) -> None:
     )
     if rllib:
         _check_rllib(cfg, need)
+    if cfg.algorithm == "expert_iteration":
+        _check_expert(cfg, need)
+
+
+def _check_expert(cfg: TrainConfig, need: Any) -> None:
+    x = cfg.expert
+    need(cfg.init_from is not None, "init_from", "must name the turn-level model (.zip) that expert iteration improves")
+    for key in (
+        "generations",
+        "games",
+        "lookahead",
+        "samples",
+        "nstep",
+        "window",
+        "epochs",
+        "batch_size",
+        "gate_games",
+    ):
+        need(getattr(x, key) >= 1, f"expert.{key}", "must be >= 1")
+    for key in ("seed", "gate_seed", "workers"):
+        need(getattr(x, key) >= 0, f"expert.{key}", "must be >= 0")
+    for key in ("c_visit", "c_scale", "value_coef"):
+        need(getattr(x, key) >= 0, f"expert.{key}", "must be >= 0")
+    need(x.learning_rate > 0, "expert.learning_rate", "must be > 0")
 
 
 def _check_rllib(cfg: TrainConfig, need: Any) -> None:
@@ -522,13 +610,15 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
         data = {}
     if not isinstance(data, dict):
         raise TypeError(f"a config must be a mapping at the top level, got {type(data).__name__}")
-    game, backend = data.get("game", "numberdrop"), data.get("backend", "sb3")
+    game, backend, algorithm = data.get("game", "numberdrop"), data.get("backend", "sb3"), data.get("algorithm", "ppo")
     if game not in ("numberdrop", "luckynumbers"):
         raise ValueError(f"config key 'game' must be one of 'numberdrop' | 'luckynumbers', got {game!r}")
     if backend not in ("sb3", "rllib"):
         raise ValueError(f"config key 'backend' must be one of 'sb3' | 'rllib', got {backend!r}")
-    _check_keys(data, game, backend)
-    cfg = _build(TrainConfig, _merge(DEFAULTS[game, backend], data))
+    if algorithm not in ("ppo", "expert_iteration"):
+        raise ValueError(f"config key 'algorithm' must be one of 'ppo' | 'expert_iteration', got {algorithm!r}")
+    _check_keys(data, game, backend, algorithm)
+    cfg = _build(TrainConfig, _merge(DEFAULTS[game, "expert" if algorithm == "expert_iteration" else backend], data))
     _check(cfg)
     return cfg
 

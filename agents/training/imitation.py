@@ -130,18 +130,22 @@ def pretrain(
     value_coef: float,
     seed: int,
     progress: bool = True,
+    desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
-    """Fit the policy to the demonstrated actions and the value head to their returns.
+    """Fit the policy to the demonstrated actions (or to target distributions, ``demos["policy"]``,
+    as expert iteration's search gives) and the value head to their returns.
 
-    Returns one record per epoch: cross-entropy, value loss and the accuracy (masked
-    argmax equals the demonstrated action) on a held-out tenth of the decisions.
+    Returns one record per epoch: the loss, and on a held-out tenth of the decisions the
+    accuracy (masked argmax equals the demonstrated action, or the target's most likely),
+    the value head's mean absolute error and the policy's cross-entropy.
     """
     policy = model.policy
-    n = len(demos["actions"])
+    n = len(demos["returns"])
     order = np.random.default_rng(seed).permutation(n)
     held, train = order[: max(1, n // 10)], order[max(1, n // 10) :]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's is "obs"
+    target = "policy" if "policy" in demos else "actions"
 
     def batch(idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
         obs: Any = (
@@ -151,21 +155,21 @@ def pretrain(
         )
         return (
             obs,
-            torch.as_tensor(demos["actions"][idx]),
+            torch.as_tensor(demos[target][idx]),
             torch.as_tensor(demos["masks"][idx]),
             torch.as_tensor(demos["returns"][idx]),
         )
 
     history = []
     rng = np.random.default_rng(seed + 1)
-    for epoch in tqdm(range(epochs), desc="behaviour cloning", unit="epoch", disable=not progress):
+    for epoch in tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress):
         policy.set_training_mode(True)
         losses = []
         shuffled = train[rng.permutation(len(train))]
         for start in range(0, len(shuffled), batch_size):
-            obs, actions, masks, returns = batch(shuffled[start : start + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            loss = -log_prob.mean() + value_coef * F.smooth_l1_loss(values.flatten(), returns)
+            obs, targets, masks, returns = batch(shuffled[start : start + batch_size])
+            values, cross_entropy, _ = _fit_terms(policy, obs, targets, masks)
+            loss = cross_entropy.mean() + value_coef * F.smooth_l1_loss(values.flatten(), returns)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -176,18 +180,31 @@ def pretrain(
     return history
 
 
+def _fit_terms(
+    policy: Any, obs: Any, targets: torch.Tensor, masks: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The values, the cross-entropy of each decision and the policy's most likely actions;
+    ``targets`` are actions (int) or distributions over the actions (float)."""
+    if targets.dtype.is_floating_point:
+        log_probs = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.logits
+        cross_entropy = -(targets * log_probs).sum(dim=1)
+        return policy.predict_values(obs), cross_entropy, log_probs.argmax(dim=1)
+    values, log_prob, _ = policy.evaluate_actions(obs, targets, action_masks=masks)
+    chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
+    return values, -log_prob, chosen
+
+
 def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
     policy.set_training_mode(False)
     correct, value_err, nll = 0.0, 0.0, 0.0
     with torch.no_grad():
         for start in range(0, len(held), 1024):
-            obs, actions, masks, returns = batch(held[start : start + 1024])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            dist = policy.get_distribution(obs, action_masks=masks.numpy())
-            chosen = dist.distribution.probs.argmax(dim=1)
-            correct += float((chosen == actions).sum())
+            obs, targets, masks, returns = batch(held[start : start + 1024])
+            values, cross_entropy, chosen = _fit_terms(policy, obs, targets, masks)
+            best = targets.argmax(dim=1) if targets.dtype.is_floating_point else targets
+            correct += float((chosen == best).sum())
             value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
-            nll += float(-log_prob.sum())
+            nll += float(cross_entropy.sum())
     return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
 
 

@@ -315,11 +315,8 @@ def finish(
         f"{best:.2f}; run dir {run_dir}",
         file=sys.stderr,
     )
-    if cfg.game == "numberdrop":
-        common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
-    summary = common.final_evaluation(cfg, "ppo", {"path": str(best_model)}, run_dir, progress)
-    if cfg.ship_to:
-        ship(best_model, Path(cfg.ship_to))
+    curve = f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games" if cfg.game == "numberdrop" else None
+    summary = close_out(cfg, run_dir, best_model, curve, progress)
     return {
         "run_dir": str(run_dir),
         "best_model": str(best_model),
@@ -329,6 +326,17 @@ def finish(
         "best_eval": best,
         "final_eval": summary,
     }
+
+
+def close_out(cfg: TrainConfig, run_dir: Path, best_model: Path, curve: str | None, progress: bool) -> dict | None:
+    """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
+    table of ``best_model`` and its shipping; returns the table."""
+    if curve is not None:
+        common.write_learning_curve(run_dir, curve)
+    summary = common.final_evaluation(cfg, "ppo", {"path": str(best_model)}, run_dir, progress)
+    if cfg.ship_to:
+        ship(best_model, Path(cfg.ship_to))
+    return summary
 
 
 def ship(model_path: Path, target: Path) -> None:

@@ -1,0 +1,288 @@
+"""Expert iteration: the turn-level network trained on its own search's choices, generation
+after generation (``algorithm: expert_iteration``; ``configs/expert_iteration.yaml``).
+
+    python train.py --config configs/expert_iteration.yaml
+    python train.py --config configs/expert_iteration.yaml --resume runs/expert_iteration
+
+The network's look-ahead on its own critic plays better than the network alone; the network
+does not learn that from PPO. Each generation:
+
+1. **Self-play** (:mod:`agents.training.selfplay`): the best network so far plays
+   ``expert.games`` games with Gumbel search at every turn, on every core.
+2. **Targets**: the search's improved policy over the candidates, and as value the points the
+   game still scored from each turn (``value_target: return``) or ``nstep`` turns of points
+   plus the critic's value after them.
+3. **Training**: the newest network fits the targets of the last ``expert.window``
+   generations (the behaviour-cloning fit of :mod:`agents.training.imitation`, on
+   distributions instead of actions).
+4. **The paired gate**: the new network alone and the best one play the same
+   ``expert.gate_games`` seeds; the new one becomes the best only when its mean paired
+   difference is above 0. The difference and its 95 % interval are logged either way.
+
+The run directory holds ``best_model.zip`` (what the closing table plays and ``ship_to``
+ships), ``latest_model.zip``, ``generations/gen_<g>.zip``, ``selfplay/gen_<g>.npz``,
+``evals.jsonl`` and ``learning_curve.png`` (the gate's mean per generation, against self-play
+turns), TensorBoard events (``game/*``: self-play, ``eval/*``: the gate, ``train/*``: the fit,
+``search/*``: how far the search moved from the network), and ``expert_state.json``, written
+last at the end of each generation: ``--resume`` continues from the last finished generation,
+and a run resumed ends with the same weights as one never stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from stable_baselines3.common.logger import Logger, configure
+
+from ..base import load_model
+from ..evaluation.solo import Progress
+from ..evaluation.stats import ci95
+from ..numberdrop.ppo import is_turn_model, play_games
+from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, write_json
+from .config import ExpertConfig, TrainConfig
+from .imitation import pretrain
+from .resume import save_model
+from .sb3 import close_out
+from .selfplay import SearchSettings, concatenate, self_play
+
+STATE = "expert_state.json"
+"""The run's progress, written last in a generation: what ``--resume`` continues from."""
+
+
+def find_state(path: str | Path) -> Path:
+    """The run directory ``--resume`` names (the directory, or its ``expert_state.json``)."""
+    path = Path(path)
+    run_dir = path.parent if path.name == STATE else path
+    if not (run_dir / STATE).is_file():
+        raise FileNotFoundError(
+            f"{str(run_dir)!r} holds no {STATE}: not an expert-iteration run that finished a generation"
+        )
+    return run_dir
+
+
+def value_targets(data: dict[str, np.ndarray], how: str, n: int) -> np.ndarray:
+    """Each row's value target: the points its game still scored from that turn on (``return``),
+    or ``n`` turns of them plus the recorded critic value ``n`` turns later (``nstep``; 0 past
+    the end). Rows of a game are consecutive and in turn order."""
+    reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
+    out = np.zeros(len(reward))
+    starts = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    for lo, hi in zip(starts, np.r_[starts[1:], len(reward)]):
+        to_go = np.cumsum(reward[lo:hi][::-1])[::-1]
+        if how == "return":
+            out[lo:hi] = to_go
+        else:
+            later = np.r_[to_go[n:], np.zeros(min(n, hi - lo))]  # points from n turns on
+            boot = np.r_[value[lo + n : hi], np.zeros(min(n, hi - lo))]
+            out[lo:hi] = to_go - later + boot
+    return out.astype(np.float32)
+
+
+def fit_data(parts: list[dict[str, np.ndarray]], x: ExpertConfig) -> dict[str, np.ndarray]:
+    """The fit's inputs (:func:`imitation.pretrain`'s names) from self-play generations."""
+    data = concatenate(parts)
+    return {
+        "obs/state": data["state"],
+        "obs/candidates": data["candidates"],
+        "masks": data["mask"],
+        "policy": data["policy"],
+        "returns": np.concatenate([value_targets(p, x.value_target, x.nstep) for p in parts]),
+    }
+
+
+def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
+    """The new network's scores against the best's on the same seeds: kept when the mean paired
+    difference is above 0."""
+    diff = np.asarray(new, float) - np.asarray(best, float)
+    return {
+        "paired_diff": float(diff.mean()),
+        "paired_ci95": ci95(diff),
+        "kept": bool(diff.mean() > 0),
+    }
+
+
+def gate_scores(path: str | Path, x: ExpertConfig) -> np.ndarray:
+    """The network alone (deterministic) on the gate's seeds."""
+    seeds = range(x.gate_seed, x.gate_seed + x.gate_games)
+    return np.array([r["score"] for r in play_games(load_model(path), list(seeds))], float)
+
+
+def _settings(x: ExpertConfig) -> SearchSettings:
+    return SearchSettings(lookahead=x.lookahead, samples=x.samples, c_visit=x.c_visit, c_scale=x.c_scale)
+
+
+def _selfplay_file(run_dir: Path, gen: int) -> Path:
+    return run_dir / "selfplay" / f"gen_{gen:03d}.npz"
+
+
+def _read_selfplay(path: Path) -> dict[str, np.ndarray] | None:
+    try:
+        with np.load(path) as f:
+            return dict(f)
+    except (OSError, ValueError, EOFError):
+        return None
+
+
+def generate(run_dir: Path, gen: int, x: ExpertConfig, workers: int, progress: bool) -> dict[str, np.ndarray]:
+    """Generation ``gen``'s self-play by the best network (read back when a stopped run made it)."""
+    path = _selfplay_file(run_dir, gen)
+    if path.is_file() and (data := _read_selfplay(path)) is not None:
+        return data
+    seeds = [x.seed + gen * x.games + i for i in range(x.games)]
+    parts = []
+    bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
+    for part in self_play(run_dir / "best_model.zip", seeds, _settings(x), workers):
+        parts.append(part)
+        bar.update(len(part["score"]))
+    bar.close()
+    data = concatenate(parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, ".npz") as tmp:
+        np.savez(tmp, **data)
+    return data
+
+
+def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, Any]:
+    """The run's state: read back on ``--resume``, else a new run from ``init_from``."""
+    if resume is not None:
+        state = read_json(run_dir / STATE)
+        print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
+        return state
+    model = load_model(cfg.init_from)
+    if not is_turn_model(model):
+        raise ValueError(f"init_from {cfg.init_from!r}: expert iteration needs a turn-level model (NumberDropTurn-v0)")
+    for name in ("best_model.zip", "latest_model.zip"):
+        save_model(model, run_dir / name)
+    scores = gate_scores(run_dir / "best_model.zip", cfg.expert)
+    entry = {"step": 0, "generation": 0, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), "kept": True}
+    atomic_write(run_dir / "evals.jsonl", "")
+    append_jsonl(run_dir / "evals.jsonl", entry)
+    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist()}
+    write_json(run_dir / STATE, state)
+    print(f"generation 0 ({cfg.init_from}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
+    return state
+
+
+def run_generation(
+    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], logger: Logger, workers: int, progress: bool
+) -> dict[str, Any]:
+    """One generation: self-play, targets, fit, gate; returns the next state (written last)."""
+    x, gen = cfg.expert, state["generation"]
+    start = time.perf_counter()
+    data = generate(run_dir, gen, x, workers, progress)
+    window = [data] + [
+        d for g in range(max(0, gen - x.window + 1), gen) if (d := _read_selfplay(_selfplay_file(run_dir, g)))
+    ]
+    model = load_model(run_dir / "latest_model.zip")
+    torch.manual_seed(cfg.seed * 1000 + gen)
+    fitted = pretrain(
+        model,
+        fit_data(window, x),
+        x.epochs,
+        x.batch_size,
+        x.learning_rate,
+        x.value_coef,
+        seed=cfg.seed * 1000 + gen,
+        progress=progress,
+        desc=f"generation {gen + 1} fit",
+    )[-1]
+    candidate = save_model(model, run_dir / "generations" / f"gen_{gen + 1:03d}.zip")
+    scores = gate_scores(candidate, x)
+    gate = paired_gate(scores, np.array(state["best_scores"]))
+    turns = state["turns"] + len(data["reward"])
+    policy = data["policy"].astype(np.float64)
+    entropy = float(-(policy * np.log(np.where(policy > 0, policy, 1.0))).sum(axis=1).mean())
+    entry = {
+        "step": turns,
+        "generation": gen + 1,
+        "score_mean": float(scores.mean()),
+        "score_ci95": ci95(scores),
+        **gate,
+        "selfplay_mean": float(data["score"].mean()),
+        "search_changed": float(data["changed"].mean()),
+        "target_entropy": entropy,
+        "policy_loss": fitted["nll"],
+        "value_mae": fitted["value_mae"],
+        "seconds": time.perf_counter() - start,
+    }
+    _log(logger, entry, turns)
+    append_jsonl(run_dir / "evals.jsonl", entry)
+    save_model(model, run_dir / "latest_model.zip")
+    best = state["best_generation"], state["best_scores"]
+    if gate["kept"]:
+        with atomic_path(run_dir / "best_model.zip", ".zip") as tmp:
+            shutil.copy2(candidate, tmp)
+        best = gen + 1, scores.tolist()
+    lo, hi = gate["paired_ci95"]
+    print(
+        f"generation {gen + 1}: self-play {entry['selfplay_mean']:.2f}, alone {entry['score_mean']:.2f}, "
+        f"paired {gate['paired_diff']:+.2f} [{lo:+.2f}, {hi:+.2f}] -> "
+        f"{'kept' if gate['kept'] else 'not kept'}; search changed {entry['search_changed']:.0%} of turns "
+        f"({entry['seconds']:.0f} s)",
+        file=sys.stderr,
+    )
+    new_state = {"generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
+    write_json(run_dir / STATE, new_state)
+    return new_state
+
+
+def _log(logger: Logger, entry: dict[str, Any], turns: int) -> None:
+    for key, name in (
+        ("selfplay_mean", "game/score_mean"),
+        ("score_mean", "eval/score_mean"),
+        ("paired_diff", "eval/paired_diff"),
+        ("kept", "eval/kept"),
+        ("policy_loss", "train/policy_loss"),
+        ("value_mae", "train/value_mae"),
+        ("target_entropy", "search/target_entropy"),
+        ("search_changed", "search/changed_share"),
+    ):
+        logger.record(name, float(entry[key]))
+    logger.record("train/generation", entry["generation"])
+    logger.dump(turns)
+
+
+def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """Run the generations the config asks for (continuing a stopped run with ``--resume``),
+    then the closing table of the best network."""
+    torch.set_num_threads(cfg.network.torch_threads)
+    resume: Path | None = getattr(args, "resume", None)
+    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    workers = cfg.expert.workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    state = _start(cfg, run_dir, resume)
+    logger = configure(str(run_dir), ["tensorboard"])
+    try:
+        while state["generation"] < cfg.expert.generations:
+            state = run_generation(cfg, run_dir, state, logger, workers, progress)
+    finally:
+        logger.close()
+    seconds = time.perf_counter() - start
+    best = run_dir / "best_model.zip"
+    print(
+        f"{state['generation']} generations in {seconds:.0f} s; best: generation {state['best_generation']} "
+        f"({np.mean(state['best_scores']):.2f} alone on {cfg.expert.gate_games} gate games); run dir {run_dir}",
+        file=sys.stderr,
+    )
+    curve = f"{cfg.experiment}: mean score alone on {cfg.expert.gate_games} gate games"
+    summary = close_out(cfg, run_dir, best, curve, progress)
+    return {
+        "run_dir": str(run_dir),
+        "best_model": str(best),
+        "generations": state["generation"],
+        "best_generation": state["best_generation"],
+        "seconds": seconds,
+        "final_eval": summary,
+    }

@@ -1,0 +1,131 @@
+"""Self-play games of expert iteration: the network with Gumbel search at every turn's root.
+
+Each turn of a solo game is offered as ``NumberDropTurn-v0`` offers it; the network gives its
+logits over the candidates and the critic's value of the position; the search
+(:func:`agents.numberdrop.gumbel.sequential_halving`) samples ``lookahead`` candidates by
+Gumbel top-k and values them by the one-turn look-ahead of :class:`SearchPolicy` on the
+same network's critic. The search's choice is played; the improved policy is recorded as the
+policy target, with the points of the turn and the critic's value for the value targets.
+
+A game depends only on its seed and the network (the rolls of the look-ahead and the Gumbel
+noise are drawn from generators seeded by the game's seed), so a generation's data is the
+same whatever the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from numberdrop_env.engine.solo import SoloGame
+
+from ..numberdrop.gumbel import sequential_halving
+from ..numberdrop.ppo import LearnedValue, load_model, logits_and_value, look_ahead, offer_turns, turn_setup
+from ..numberdrop.search import SearchPolicy
+
+FIELDS = ("state", "candidates", "mask", "policy", "q", "reward", "value", "changed", "game")
+"""The arrays of self-play data, one row per turn (``q``: the completed values, 0 on illegal
+slots; ``game``: the row's game, for the returns)."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    lookahead: int = 8
+    """Candidates sampled (Gumbel top-k) and then halved."""
+    samples: int = 4
+    """Sampled next rolls per candidate and round."""
+    c_visit: float = 50.0
+    c_scale: float = 0.1
+    noise: bool = True
+    """Gumbel noise on the logits (exploration); off, the search is deterministic."""
+
+
+def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.ndarray]:
+    """One self-play game: a row per turn (:data:`FIELDS`) and its final score."""
+    planner, slots = turn_setup(model)
+    look = SearchPolicy(width=settings.lookahead, samples=settings.samples, critic=LearnedValue(model=model))
+    look.reset(seed)
+    noise = np.random.default_rng([seed, 1])
+    game = SoloGame(seed=seed)
+    rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
+    while not game.is_over:
+        (offered,), batch, masks = offer_turns(planner, slots, [game])
+        logits, value = logits_and_value(model, batch, masks)
+        gumbel = noise.gumbel(size=slots) if settings.noise else np.zeros(slots)
+        found = sequential_halving(
+            logits,
+            masks[0],
+            value,
+            partial(look_ahead, look, game, offered),
+            settings.lookahead,
+            gumbel,
+            settings.c_visit,
+            settings.c_scale,
+        )
+        reward = offered.play(found.choice, game)
+        for key, item in (
+            ("state", batch["state"][0]),
+            ("candidates", batch["candidates"][0]),
+            ("mask", masks[0]),
+            ("policy", found.policy.astype(np.float32)),
+            ("q", np.nan_to_num(found.q).astype(np.float32)),
+            ("reward", reward),
+            ("value", value),
+            ("changed", found.choice != found.prior_choice),
+            ("game", seed),
+        ):
+            rows[key].append(item)
+    return {
+        "state": np.array(rows["state"], np.float32),
+        "candidates": np.array(rows["candidates"], np.float32),
+        "mask": np.array(rows["mask"], bool),
+        "policy": np.array(rows["policy"], np.float32),
+        "q": np.array(rows["q"], np.float32),
+        "reward": np.array(rows["reward"], np.float32),
+        "value": np.array(rows["value"], np.float32),
+        "changed": np.array(rows["changed"], bool),
+        "game": np.array(rows["game"], np.int64),
+        "score": np.array([game.score()], np.int64),
+    }
+
+
+_MODELS: dict[str, tuple[float, Any]] = {}
+
+
+def _model(path: str) -> Any:
+    """The model at ``path``, loaded once per worker process (again when the file changes)."""
+    stamp = os.stat(path).st_mtime_ns
+    if path not in _MODELS or _MODELS[path][0] != stamp:
+        torch.set_num_threads(1)  # one process per core
+        _MODELS[path] = (stamp, load_model(path))
+    return _MODELS[path][1]
+
+
+def _play_chunk(path: str, seeds: list[int], settings: SearchSettings) -> dict[str, np.ndarray]:
+    return concatenate([play_game(_model(path), s, settings) for s in seeds])
+
+
+def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def self_play(
+    path: str | Path, seeds: Sequence[int], settings: SearchSettings, workers: int = 1, chunk: int = 4
+) -> Iterator[dict[str, np.ndarray]]:
+    """The games of ``seeds`` by the model at ``path``, a chunk of games at a time in seed order
+    (the same data for any ``workers``)."""
+    chunks = [list(seeds[i : i + chunk]) for i in range(0, len(seeds), chunk)]
+    if workers <= 1:
+        for part in chunks:
+            yield _play_chunk(str(path), part, settings)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_play_chunk, [str(path)] * len(chunks), chunks, [settings] * len(chunks))
