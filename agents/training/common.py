@@ -20,6 +20,7 @@ from numberdrop_env.engine.rules import DEFAULT_RULES
 from ..evaluation import plots
 from ..evaluation.ray import run_on_ray
 from ..evaluation.solo import format_table, run, summarise
+from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
 from ..evaluation.tables import summarise as summarise_lucky
 from ..registry import policy_class
@@ -154,10 +155,33 @@ def final_evaluation(
             results = run_on_ray(agents, f.games, f.seed, options={model: options}, progress=progress)
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
+            if f.lookahead:
+                searched = {**options, "lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}
+                results[LOOKAHEAD_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
+        print(over_greedy(out))
     write_json(run_dir / "final_eval.json", out, indent=1)
     return out
+
+
+LOOKAHEAD_ROW = "ppo+look-ahead"
+"""The closing table's row of the trained network with its look-ahead (``final_eval.lookahead``)."""
+
+
+def over_greedy(summary: dict[str, Any]) -> str:
+    """Each agent's paired difference over the greedy on the table's games (empty without greedy)."""
+    rows = summary["agents"]
+    if "greedy" not in rows:
+        return ""
+    base = np.array(rows["greedy"]["scores"], float)
+    parts = []
+    for name, row in rows.items():
+        if name != "greedy":
+            diff = np.array(row["scores"], float) - base
+            lo, hi = ci95(diff)
+            parts.append(f"{name} {diff.mean():+.2f} [{lo:+.2f}, {hi:+.2f}]")
+    return "paired over greedy (95 % interval): " + ", ".join(parts)
 
 
 def stopped_early(args: argparse.Namespace, run_dir: Path, checkpoint: Path | None, steps: int) -> dict[str, Any]:

@@ -129,6 +129,13 @@ class FinalEvalConfig:
     """(Lucky Numbers) One closing table per name: the model in one seat, that agent in the others."""
     workers: int = 0
     """Worker processes of the closing evaluation; 0 means one per CPU."""
+    lookahead: int = 0
+    """(Number Drop, solo) Also play the trained network with its look-ahead over its this many
+    most likely candidates (the ``ppo`` agent's ``lookahead``; 0: not)."""
+    samples: int = 4
+    """(lookahead) Sampled next rolls per candidate."""
+    refine: int = 3
+    """(lookahead) The best candidates valued again on new rolls (0: not)."""
 
 
 @dataclass
@@ -297,7 +304,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         network=_ND_NET,
         eval=_ALL["eval"],
         checkpoint=_ALL["checkpoint"],
-        final_eval={"games", "seed", "agents", "workers"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
     ("numberdrop", "rllib"): _keys(
         _TOP,
@@ -313,7 +320,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
         network={"torch_threads"},
         expert=_ALL["expert"],
-        final_eval={"games", "seed", "agents", "workers"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
     ("luckynumbers", "sb3"): _keys(
         _TOP | {"vec_env", "ship_to"},
@@ -546,6 +553,14 @@ def _check(cfg: TrainConfig) -> None:
     need(f.games >= 0, "final_eval.games", "must be >= 0")
     need(f.seed >= 0, "final_eval.seed", "must be >= 0")
     need(f.workers >= 0, "final_eval.workers", "must be >= 0")
+    need(f.lookahead == 0 or f.lookahead >= 2, "final_eval.lookahead", "must be 0 (off) or >= 2")
+    need(f.samples >= 1, "final_eval.samples", "must be >= 1")
+    need(f.refine == 0 or f.refine >= 2, "final_eval.refine", "must be 0 (off) or >= 2")
+    need(
+        f.lookahead == 0 or cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration",
+        "final_eval.lookahead",
+        "needs a turn-level model (env.interface 'turn')",
+    )
     need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
     model = "rllib" if rllib else "ppo"
     need(

@@ -16,6 +16,8 @@ pytest.importorskip("tensorboard")
 ROOT = Path(__file__).resolve().parents[3]
 
 from agents.cli import train  # noqa: E402
+from agents.evaluation.solo import play_game  # noqa: E402
+from agents.registry import make_policy  # noqa: E402
 from agents.training import common, sb3  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 from numberdrop_env.engine.solo import SoloGame  # noqa: E402
@@ -345,3 +347,21 @@ def test_demonstrations_record_agent_decisions_and_returns():
     starts = np.flatnonzero(demos["obs/phase"][:, 0] == 1)  # one 'start' decision per game
     finals = [play_game(make_policy("greedy"), seed).score for seed in (50, 51)]
     assert demos["returns"][starts].tolist() == finals  # undiscounted return of the first decision
+
+
+def test_closing_table_adds_the_network_with_its_look_ahead(tmp_path, capsys):
+    data = turn_smoke_data(tmp_path)
+    data["final_eval"] = {"games": 2, "seed": 7, "agents": ["ppo", "greedy"], "workers": 1, "lookahead": 2}
+    cfg = config_from_dict(data)
+    model = str(ROOT / "agents" / "models" / "ppo_turn.zip")
+    out = common.final_evaluation(cfg, "ppo", {"path": model}, tmp_path, progress=False)
+    rows = out["agents"]
+    assert list(rows) == ["ppo", "greedy", common.LOOKAHEAD_ROW] and len(rows[common.LOOKAHEAD_ROW]["scores"]) == 2
+    alone = make_policy_scores(model, {}, [7, 8])
+    searched = make_policy_scores(model, {"lookahead": 2, "samples": 4, "refine": 3}, [7, 8])
+    assert rows["ppo"]["scores"] == alone and rows[common.LOOKAHEAD_ROW]["scores"] == searched
+    assert f"{common.LOOKAHEAD_ROW} " in capsys.readouterr().out
+
+
+def make_policy_scores(path: str, options: dict, seeds: list[int]) -> list[int]:
+    return [play_game(make_policy("ppo", {"path": path, **options}), s).score for s in seeds]
