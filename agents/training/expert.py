@@ -19,13 +19,15 @@ does not learn that from PPO. Each generation:
    ``expert.gate_games`` seeds; the new one becomes the best only when its mean paired
    difference is above 0. The difference and its 95 % interval are logged either way.
 
-The run directory holds ``best_model.zip`` (what the closing table plays and ``ship_to``
-ships), ``latest_model.zip``, ``generations/gen_<g>.zip``, ``selfplay/gen_<g>.npz``,
+The run directory holds ``generations/gen_<g>.zip`` (the network after generation ``g``;
+``gen_000.zip`` is ``init_from``'s), ``best_model.zip`` (a copy of the best generation's: what
+the closing table plays and ``ship_to`` ships), ``selfplay/gen_<g>.npz``,
 ``evals.jsonl`` and ``learning_curve.png`` (the gate's mean per generation, against self-play
 turns), TensorBoard events (``game/*``: self-play, ``eval/*``: the gate, ``train/*``: the fit,
 ``search/*``: how far the search moved from the network), and ``expert_state.json``, written
-last at the end of each generation: ``--resume`` continues from the last finished generation,
-and a run resumed ends with the same weights as one never stopped.
+last in each generation: a generation only adds files until the state takes them in, so
+``--resume`` continues from the last finished generation, and a run resumed ends with the
+same weights as one never stopped.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import os
 import shutil
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +50,12 @@ from ..base import load_model
 from ..evaluation.solo import Progress
 from ..evaluation.stats import ci95
 from ..numberdrop.ppo import is_turn_model, play_games
-from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, write_json
+from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, read_jsonl, write_json, write_jsonl
 from .config import ExpertConfig, TrainConfig
 from .imitation import pretrain
 from .resume import save_model
 from .sb3 import close_out
-from .selfplay import SearchSettings, concatenate, self_play
+from .selfplay import FIELDS, SearchSettings, concatenate, self_play
 
 STATE = "expert_state.json"
 """The run's progress, written last in a generation: what ``--resume`` continues from."""
@@ -124,23 +127,33 @@ def _selfplay_file(run_dir: Path, gen: int) -> Path:
     return run_dir / "selfplay" / f"gen_{gen:03d}.npz"
 
 
-def _read_selfplay(path: Path) -> dict[str, np.ndarray] | None:
+def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
+    """A generation's self-play data (``ValueError`` naming the file when it is damaged)."""
     try:
         with np.load(path) as f:
-            return dict(f)
-    except (OSError, ValueError, EOFError):
-        return None
+            data = dict(f)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: damaged self-play data ({type(err).__name__}: {err})") from None
+    if set(data) != {*FIELDS, "score"}:
+        raise ValueError(f"{path}: self-play data without the fields {sorted({*FIELDS, 'score'} - set(data))}")
+    return data
 
 
-def generate(run_dir: Path, gen: int, x: ExpertConfig, workers: int, progress: bool) -> dict[str, np.ndarray]:
-    """Generation ``gen``'s self-play by the best network (read back when a stopped run made it)."""
+def generate(
+    run_dir: Path, gen: int, x: ExpertConfig, best: Path, workers: int, progress: bool
+) -> dict[str, np.ndarray]:
+    """Generation ``gen``'s self-play by the ``best`` network (read back when a stopped run had
+    finished it; a damaged file is played again)."""
     path = _selfplay_file(run_dir, gen)
-    if path.is_file() and (data := _read_selfplay(path)) is not None:
-        return data
+    if path.is_file():
+        try:
+            return _read_selfplay(path)
+        except ValueError as err:
+            print(f"note: {err}; playing generation {gen + 1} again", file=sys.stderr)
     seeds = [x.seed + gen * x.games + i for i in range(x.games)]
     parts = []
     bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
-    for part in self_play(run_dir / "best_model.zip", seeds, _settings(x), workers):
+    for part in self_play(best, seeds, _settings(x), workers):
         parts.append(part)
         bar.update(len(part["score"]))
     bar.close()
@@ -151,38 +164,51 @@ def generate(run_dir: Path, gen: int, x: ExpertConfig, workers: int, progress: b
     return data
 
 
+def _model_file(run_dir: Path, gen: int) -> Path:
+    """The network after generation ``gen`` (0: the one of ``init_from``)."""
+    return run_dir / "generations" / f"gen_{gen:03d}.zip"
+
+
 def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, Any]:
-    """The run's state: read back on ``--resume``, else a new run from ``init_from``."""
+    """The run's state: read back on ``--resume`` (what a stopped generation left after the
+    state is dropped), else a new run from ``init_from``."""
     if resume is not None:
         state = read_json(run_dir / STATE)
+        entries = read_jsonl(run_dir / "evals.jsonl")
+        write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e["generation"] <= state["generation"]])
+        _publish_best(run_dir, state)
         print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
         return state
     model = load_model(cfg.init_from)
     if not is_turn_model(model):
         raise ValueError(f"init_from {cfg.init_from!r}: expert iteration needs a turn-level model (NumberDropTurn-v0)")
-    for name in ("best_model.zip", "latest_model.zip"):
-        save_model(model, run_dir / name)
-    scores = gate_scores(run_dir / "best_model.zip", cfg.expert)
+    save_model(model, _model_file(run_dir, 0))
+    scores = gate_scores(_model_file(run_dir, 0), cfg.expert)
     entry = {"step": 0, "generation": 0, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), "kept": True}
-    atomic_write(run_dir / "evals.jsonl", "")
-    append_jsonl(run_dir / "evals.jsonl", entry)
+    write_jsonl(run_dir / "evals.jsonl", [entry])
     state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist()}
     write_json(run_dir / STATE, state)
+    _publish_best(run_dir, state)
     print(f"generation 0 ({cfg.init_from}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
     return state
+
+
+def _publish_best(run_dir: Path, state: dict[str, Any]) -> None:
+    """``best_model.zip``: a copy of the best generation's network, for the closing table and users."""
+    with atomic_path(run_dir / "best_model.zip", ".zip") as tmp:
+        shutil.copy2(_model_file(run_dir, state["best_generation"]), tmp)
 
 
 def run_generation(
     cfg: TrainConfig, run_dir: Path, state: dict[str, Any], logger: Logger, workers: int, progress: bool
 ) -> dict[str, Any]:
-    """One generation: self-play, targets, fit, gate; returns the next state (written last)."""
+    """One generation: self-play, targets, fit, gate. Its files are new ones (the generation's
+    self-play and network) until the state, written last, takes them in."""
     x, gen = cfg.expert, state["generation"]
     start = time.perf_counter()
-    data = generate(run_dir, gen, x, workers, progress)
-    window = [data] + [
-        d for g in range(max(0, gen - x.window + 1), gen) if (d := _read_selfplay(_selfplay_file(run_dir, g)))
-    ]
-    model = load_model(run_dir / "latest_model.zip")
+    data = generate(run_dir, gen, x, _model_file(run_dir, state["best_generation"]), workers, progress)
+    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in range(max(0, gen - x.window + 1), gen)]
+    model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
     fitted = pretrain(
         model,
@@ -195,7 +221,7 @@ def run_generation(
         progress=progress,
         desc=f"generation {gen + 1} fit",
     )[-1]
-    candidate = save_model(model, run_dir / "generations" / f"gen_{gen + 1:03d}.zip")
+    candidate = save_model(model, _model_file(run_dir, gen + 1))
     scores = gate_scores(candidate, x)
     gate = paired_gate(scores, np.array(state["best_scores"]))
     turns = state["turns"] + len(data["reward"])
@@ -216,12 +242,11 @@ def run_generation(
     }
     _log(logger, entry, turns)
     append_jsonl(run_dir / "evals.jsonl", entry)
-    save_model(model, run_dir / "latest_model.zip")
-    best = state["best_generation"], state["best_scores"]
+    best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
+    new_state = {"generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
+    write_json(run_dir / STATE, new_state)
     if gate["kept"]:
-        with atomic_path(run_dir / "best_model.zip", ".zip") as tmp:
-            shutil.copy2(candidate, tmp)
-        best = gen + 1, scores.tolist()
+        _publish_best(run_dir, new_state)
     lo, hi = gate["paired_ci95"]
     print(
         f"generation {gen + 1}: self-play {entry['selfplay_mean']:.2f}, alone {entry['score_mean']:.2f}, "
@@ -230,8 +255,6 @@ def run_generation(
         f"({entry['seconds']:.0f} s)",
         file=sys.stderr,
     )
-    new_state = {"generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
-    write_json(run_dir / STATE, new_state)
     return new_state
 
 

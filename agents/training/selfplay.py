@@ -14,7 +14,7 @@ same whatever the number of worker processes.
 
 from __future__ import annotations
 
-import os
+import hashlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -97,16 +97,18 @@ def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.n
     }
 
 
-_MODELS: dict[str, tuple[float, Any]] = {}
+_MODELS: dict[str, Any] = {}
 
 
 def _model(path: str) -> Any:
-    """The model at ``path``, loaded once per worker process (again when the file changes)."""
-    stamp = os.stat(path).st_mtime_ns
-    if path not in _MODELS or _MODELS[path][0] != stamp:
+    """The model at ``path``, loaded once per process and file content (``best_model.zip``
+    changes between generations)."""
+    key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if key not in _MODELS:
         torch.set_num_threads(1)  # one process per core
-        _MODELS[path] = (stamp, load_model(path))
-    return _MODELS[path][1]
+        _MODELS.clear()
+        _MODELS[key] = load_model(path)
+    return _MODELS[key]
 
 
 def _play_chunk(path: str, seeds: list[int], settings: SearchSettings) -> dict[str, np.ndarray]:

@@ -176,28 +176,76 @@ def tiny(tmp: Path, name: str, generations: int) -> Path:
     return path
 
 
-def test_generations_run_gate_log_and_resume_to_the_same_weights(tmp_path):
-    straight = train.main(["--config", str(tiny(tmp_path, "straight", 2)), "--no-progress"])
-    run = Path(straight["run_dir"])
-    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+def weights(path: Path) -> dict:
+    return load_model(path).policy.state_dict()
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def evals_without_time(run: Path) -> list[dict]:
+    lines = (run / "evals.jsonl").read_text().splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("expert")
+    result = train.main(["--config", str(tiny(tmp, "straight", 2)), "--no-progress"])
+    return Path(result["run_dir"])
+
+
+def test_generations_run_gate_and_log(straight):
+    evals = evals_without_time(straight)
     assert [e["generation"] for e in evals] == [0, 1, 2]
     for e in evals[1:]:
         assert e["kept"] == (e["paired_diff"] > 0) and 0 <= e["search_changed"] <= 1 and e["target_entropy"] >= 0
-    assert (run / "learning_curve.png").is_file() and list(run.glob("events.out.tfevents.*"))
-    assert sorted(p.name for p in (run / "generations").iterdir()) == ["gen_001.zip", "gen_002.zip"]
+    assert (straight / "learning_curve.png").is_file() and list(straight.glob("events.out.tfevents.*"))
+    assert sorted(p.name for p in (straight / "generations").iterdir()) == ["gen_000.zip", "gen_001.zip", "gen_002.zip"]
+    state = json.loads((straight / "expert_state.json").read_text())
+    assert same_weights(
+        straight / "best_model.zip", straight / "generations" / f"gen_{state['best_generation']:03d}.zip"
+    )
+    kept = [e["generation"] for e in evals if e["kept"]]
+    assert state["best_generation"] == kept[-1]
 
+
+def test_resume_after_a_finished_generation_ends_with_the_same_weights(tmp_path, straight):
     train.main(["--config", str(tiny(tmp_path, "stopped", 1)), "--no-progress"])
     resumed = tmp_path / "stopped"
     train.main(["--config", str(tiny(tmp_path, "stopped", 2)), "--resume", str(resumed), "--no-progress"])
-    a = load_model(run / "latest_model.zip").policy.state_dict()
-    b = load_model(resumed / "latest_model.zip").policy.state_dict()
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    drop = ("seconds",)
-    strip = [
-        {k: v for k, v in json.loads(line).items() if k not in drop}
-        for line in (resumed / "evals.jsonl").read_text().splitlines()
-    ]
-    assert strip == [{k: v for k, v in e.items() if k not in drop} for e in evals]
+    assert same_weights(straight / "generations" / "gen_002.zip", resumed / "generations" / "gen_002.zip")
+    assert evals_without_time(resumed) == evals_without_time(straight)
+
+
+def test_a_generation_stopped_before_its_state_is_played_again_the_same(tmp_path, straight, monkeypatch):
+    real = expert.write_json
+
+    def stop_at_generation_two(path, obj, *args, **kwargs):
+        if Path(path).name == expert.STATE and obj["generation"] == 2:
+            raise KeyboardInterrupt  # killed after the generation's files, before its state
+        return real(path, obj, *args, **kwargs)
+
+    monkeypatch.setattr(expert, "write_json", stop_at_generation_two)
+    config = tiny(tmp_path, "killed", 2)
+    with pytest.raises(KeyboardInterrupt):
+        train.main(["--config", str(config), "--no-progress"])
+    run = tmp_path / "killed"
+    assert [e["generation"] for e in evals_without_time(run)] == [0, 1, 2]  # a line of the unfinished generation
+    monkeypatch.setattr(expert, "write_json", real)
+    train.main(["--config", str(config), "--resume", str(run), "--no-progress"])
+    assert same_weights(straight / "generations" / "gen_002.zip", run / "generations" / "gen_002.zip")
+    assert same_weights(straight / "best_model.zip", run / "best_model.zip")
+    assert evals_without_time(run) == evals_without_time(straight)
+
+
+def test_damaged_self_play_data_is_named(tmp_path):
+    bad = tmp_path / "gen_000.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="gen_000.npz"):
+        expert._read_selfplay(bad)
 
 
 def test_resume_needs_a_run_that_finished_a_generation(tmp_path):
