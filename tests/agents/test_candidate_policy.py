@@ -148,6 +148,29 @@ def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypat
     assert seen == [top3]
 
 
+def test_halving_values_the_better_half_again_on_new_rolls(monkeypatch):
+    from agents.numberdrop.ppo import logits_and_value, offer_turns
+    from numberdrop_env.engine.solo import SoloGame
+
+    policy = PPOPolicy(lookahead=4, samples=2, halving=True)
+    policy.reset(0)
+    game = SoloGame(seed=11)
+    (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
+    top4 = policy.most_likely(batch, masks, 4).tolist()
+    _, v = logits_and_value(policy.model, batch, masks)  # look-ahead values are near the critic's
+    rounds, seen = iter([[v + 1, v + 3, v + 2, v], [v, v + 5]]), []
+
+    def fake_lookahead(g, plans, seeds):
+        seen.append(([offered.index(p) for p in plans], tuple(seeds)))
+        return next(rounds)
+
+    monkeypatch.setattr(policy.search, "lookahead", fake_lookahead)
+    # round 1 keeps the two best values (2nd and 3rd most likely); round 2, on new rolls, prefers the 3rd
+    assert policy._look_ahead(game, offered, batch, masks) == top4[2]
+    assert sorted(seen[0][0]) == sorted(top4) and seen[1][0] == [top4[1], top4[2]]
+    assert seen[0][1] != seen[1][1]
+
+
 def test_lookahead_plays_legal_games_deterministically_per_seed():
     first = play_game(PPOPolicy(lookahead=2, samples=2), 4)
     again = play_game(PPOPolicy(lookahead=2, samples=2), 4)
@@ -164,6 +187,8 @@ def test_lookahead_plays_legal_games_deterministically_per_seed():
         ({"refine": 2}, "needs lookahead"),
         ({"lookahead": 3, "refine": 1}, "refine must be"),
         ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
+        ({"halving": True}, "halving"),
+        ({"lookahead": 4, "refine": 2, "halving": True}, "halving"),
     ],
 )
 def test_lookahead_refuses_bad_options(kwargs, message):

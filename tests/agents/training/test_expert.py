@@ -251,3 +251,8 @@ def test_damaged_self_play_data_is_named(tmp_path):
 def test_resume_needs_a_run_that_finished_a_generation(tmp_path):
     with pytest.raises(FileNotFoundError, match="expert_state.json"):
         train.main(["--config", str(tiny(tmp_path, "none", 1)), "--resume", str(tmp_path)])
+
+
+def test_total_steps_does_not_apply_to_expert_iteration():
+    with pytest.raises(ValueError, match="expert.generations"):
+        train.prepare(["--config", str(SMOKE), "--total-steps", "5"])
