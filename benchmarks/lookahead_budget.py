@@ -55,7 +55,7 @@ def cost(k: int, s: int, r: int) -> int:
 def value_table(policy: PPOPolicy, search: SearchPolicy, game: SoloGame, top: int, seeds: np.ndarray) -> np.ndarray:
     """(candidates, rolls): the network's ``top`` most likely candidates, most likely first,
     each valued on each roll; a candidate repeating an earlier one's turn is -inf."""
-    (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
+    (offered,), batch, masks = offer_turns(policy.setup, [game])
     order = policy.most_likely(batch, masks, top)
     plans = [offered[j] for j in order]
     return np.array([search.lookahead(game, plans, [s]) for s in seeds]).T

@@ -15,6 +15,10 @@ choice. PPO then learns both how much each part of the hand-written value is rea
 The slot order carries no meaning: shuffling the candidates shuffles the logits the same
 way (the network is permutation-equivariant), and masked slots get no probability.
 
+With ``observation["afterstates"]`` (``NumberDropTurn-v0(afterstates=True)``) each
+candidate's row is joined, before its MLP, by an embedding of the grid it leaves: two 3x3
+convolutions and a linear layer, shared by every candidate.
+
 The value head reads the state embedding and a masked mean and max of the candidate
 embeddings (permutation-invariant), since what a turn is worth depends on what the dice
 allow. ``freeze_actor`` detaches the logits so that PPO trains only the value head for
@@ -66,13 +70,38 @@ class CandidateEncoder(BaseFeaturesExtractor):
         act = _ACTIVATIONS[activation]
         super().__init__(observation_space, features_dim=candidate_hidden[-1] + state_hidden[-1])
         self.candidate_dim, self.state_dim = candidate_hidden[-1], state_hidden[-1]
-        self.candidate_net = mlp([spaces["candidates"].shape[1], *candidate_hidden], act)
+        self.grid_net = grid_net(spaces["afterstates"].shape[1:], act) if "afterstates" in spaces else None
+        extra = GRID_EMBEDDING if self.grid_net is not None else 0
+        self.candidate_net = mlp([spaces["candidates"].shape[1] + extra, *candidate_hidden], act)
         self.state_net = mlp([spaces["state"].shape[0], *state_hidden], act)
 
     def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(state embedding (B, S), candidate embeddings (B, K, C), raw candidate rows (B, K, F))."""
         cands = obs["candidates"]
-        return self.state_net(obs["state"]), self.candidate_net(cands), cands
+        rows = cands
+        if self.grid_net is not None:
+            grids = obs["afterstates"]
+            b, k = grids.shape[:2]
+            rows = torch.cat([cands, self.grid_net(grids.flatten(0, 1)).view(b, k, -1)], dim=-1)
+        return self.state_net(obs["state"]), self.candidate_net(rows), cands
+
+
+GRID_EMBEDDING = 32
+"""Width of a candidate's grid embedding (``afterstates``)."""
+
+
+def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: int = 16) -> nn.Sequential:
+    """(N, planes, rows, cols) grids to (N, GRID_EMBEDDING): two 3x3 convolutions and a linear layer."""
+    planes, rows, cols = shape
+    return nn.Sequential(
+        nn.Conv2d(planes, channels, 3, padding=1),
+        activation(),
+        nn.Conv2d(channels, channels, 3, padding=1),
+        activation(),
+        nn.Flatten(),
+        nn.Linear(channels * rows * cols, GRID_EMBEDDING),
+        activation(),
+    )
 
 
 def build_heads(

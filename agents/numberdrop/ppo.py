@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class PPOPolicy:
         self.turn_level = is_turn_model(self.model)
         self.search = None
         if self.turn_level:
-            self.planner, self.slots = turn_setup(self.model)
+            self.setup = turn_setup(self.model)
         if self.lookahead > 1:
             if not self.turn_level:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
@@ -129,7 +129,7 @@ class PPOPolicy:
         return action
 
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        return turn_decision(self._follow, self.planner, self.slots, game, mask, self._choose_candidate)
+        return turn_decision(self._follow, self.setup, game, mask, self._choose_candidate)
 
     def _choose_candidate(
         self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray
@@ -202,14 +202,14 @@ class LearnedValue:
         self.model = model if model is not None else load_model(path or DEFAULT_MODEL)
         if not is_turn_model(self.model):
             raise ValueError(f"{path}: value='learned' needs a turn-level model (NumberDropTurn-v0)")
-        self.planner, self.slots = turn_setup(self.model)
+        self.setup = turn_setup(self.model)
 
     def values(self, games: list[SoloGame]) -> list[float]:
         import torch
 
         if not games:
             return []
-        _, batch, _ = offer_turns(self.planner, self.slots, games)
+        _, batch, _ = offer_turns(self.setup, games)
         with torch.no_grad():
             values = self.model.policy.predict_values({k: torch.as_tensor(v) for k, v in batch.items()})
         return values.reshape(-1).tolist()
@@ -217,8 +217,7 @@ class LearnedValue:
 
 def turn_decision(
     follow: PlanFollower,
-    planner: TurnPlanner,
-    slots: int,
+    setup: TurnSetup,
     game: SoloGame,
     mask: np.ndarray,
     choose: Callable[[SoloGame, list[Candidate], dict[str, np.ndarray], np.ndarray], int],
@@ -230,23 +229,34 @@ def turn_decision(
         return planned
     if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
         return GreedyPolicy().finish_turn(game, mask)
-    (offered,), batch, masks = offer_turns(planner, slots, [game])
+    (offered,), batch, masks = offer_turns(setup, [game])
     return follow.begin(offered[choose(game, offered, batch, masks)], game)
 
 
-def turn_setup(model: Any) -> tuple[TurnPlanner, int]:
-    """The planner and number of candidate slots a turn-level model was trained with."""
+class TurnSetup(NamedTuple):
+    """How a turn-level model sees a turn: its planner, its candidate slots and whether it
+    observes the candidates' grids (``afterstates``)."""
+
+    planner: TurnPlanner
+    slots: int
+    afterstates: bool = False
+
+
+def turn_setup(model: Any) -> TurnSetup:
+    """The :class:`TurnSetup` a turn-level model was trained with."""
     width = getattr(model, "turn_width", None)
-    return (TurnPlanner(width=int(width)) if width else TurnPlanner()), int(model.action_space.n)
+    planner = TurnPlanner(width=int(width)) if width else TurnPlanner()
+    return TurnSetup(planner, int(model.action_space.n), "afterstates" in model.observation_space.spaces)
 
 
 def offer_turns(
-    planner: TurnPlanner, slots: int, games: list[SoloGame]
+    setup: TurnSetup, games: list[SoloGame]
 ) -> tuple[list[list[Candidate]], dict[str, np.ndarray], np.ndarray]:
     """Each game's candidates, and their ``NumberDropTurn-v0`` observations and slot masks
     stacked one row per game, ready for one batched forward pass."""
-    offered = [planner.candidates(g, limit=slots) for g in games]
-    obs = [observe_turn(g, o, slots) for g, o in zip(games, offered)]
+    slots = setup.slots
+    offered = [setup.planner.candidates(g, limit=slots) for g in games]
+    obs = [observe_turn(g, o, slots, afterstates=setup.afterstates) for g, o in zip(games, offered)]
     batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
     masks = np.arange(slots)[None, :] < np.array([len(o) for o in offered])[:, None]
     return offered, batch, masks
@@ -273,12 +283,12 @@ def play_games(
 
 
 def _play_turns(model: Any, games: list[SoloGame], deterministic: bool) -> None:
-    planner, slots = turn_setup(model)
+    setup = turn_setup(model)
     while True:
         waiting = [i for i, g in enumerate(games) if not g.is_over]
         if not waiting:
             return
-        offered, batch, masks = offer_turns(planner, slots, [games[i] for i in waiting])
+        offered, batch, masks = offer_turns(setup, [games[i] for i in waiting])
         actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
         for i, o, a in zip(waiting, offered, np.asarray(actions).reshape(-1)):
             for micro in o[int(a)].actions:

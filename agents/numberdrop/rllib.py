@@ -28,7 +28,7 @@ from numberdrop_env.planner.turns import TurnPlanner
 
 from ..networks import MASK_KEY, OBS_KEY
 from .greedy import PlanFollower
-from .ppo import turn_decision
+from .ppo import TurnSetup, turn_decision
 
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
 
@@ -81,8 +81,7 @@ class RLlibPolicy:
         self.interface = config["interface"]
         self.auto_forced = bool(config.get("auto_forced", True))
         if self.interface == "turn":
-            self.planner = TurnPlanner(width=int(config["width"]))
-            self.slots = int(self.module.action_space.n)
+            self.setup = TurnSetup(TurnPlanner(width=int(config["width"])), int(self.module.action_space.n))
         self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
@@ -113,8 +112,7 @@ class RLlibPolicy:
     def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
         return turn_decision(
             self._follow,
-            self.planner,
-            self.slots,
+            self.setup,
             game,
             mask,
             lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()}, masks[0]),

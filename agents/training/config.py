@@ -39,6 +39,9 @@ class EnvConfig:
     """(turn) Candidate slots per turn: the best-ranked distinct outcomes are offered."""
     width: int = 12
     """(turn) Tetromino drops the enumerator values exactly (each with every combination)."""
+    afterstates: bool = False
+    """(turn, solo) Also observe the grid each candidate leaves; the candidate network reads it
+    with a small convolution shared by the candidates."""
     players: int = 1
     """Number Drop: 1 solo games, 2..6 one seat of a table (``NumberDropTable-v0``, turn interface);
     Lucky Numbers: 2..4 (``LuckyNumbers-v0``, default 4)."""
@@ -285,7 +288,7 @@ _SECTIONS = {
     "expert": ExpertConfig,
 }
 _ALL = {name: {f.name for f in dataclasses.fields(cls)} for name, cls in _SECTIONS.items()}
-_ND_ENV = {"interface", "auto_forced", "candidates", "width", "players", "opponents"}
+_ND_ENV = {"interface", "auto_forced", "candidates", "width", "afterstates", "players", "opponents"}
 _ND_NET = _ALL["network"]
 _LUCKY_NET = {"pi", "vf", "activation", "torch_threads"}
 
@@ -513,6 +516,11 @@ def _check(cfg: TrainConfig) -> None:
     e = cfg.env
     need(e.candidates >= 1, "env.candidates", "must be >= 1")
     need(e.width >= 1, "env.width", "must be >= 1")
+    need(
+        not e.afterstates or (e.interface == "turn" and e.players == 1 and not rllib),
+        "env.afterstates",
+        "needs env.interface 'turn', env.players 1 and backend 'sb3'",
+    )
     need(e.shaping >= 0, "env.shaping", "must be >= 0")
     need(cfg.init_from is None or Path(cfg.init_from).is_file(), "init_from", "must name an existing model .zip")
     if lucky:

@@ -80,7 +80,7 @@ def make_env(env_cfg: EnvConfig, game: str = "numberdrop") -> Any:
             info_keywords=("win",),
         )
     if e.interface == "turn":
-        return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width))
+        return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width, afterstates=e.afterstates))
     return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
 
 
@@ -90,7 +90,8 @@ def build_vec_env(cfg: TrainConfig, seed: int) -> Any:
     that a checkpoint can read and Ctrl-C leaves alone), ``dummy`` one after the other. Env ``i``
     draws its games from ``seed + i``, then continues its own stream."""
     if cfg.vec_env == "native":
-        venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=cfg.env.candidates, width=cfg.env.width)
+        e = cfg.env
+        venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=e.candidates, width=e.width, afterstates=e.afterstates)
     else:
         fns = [partial(make_env, cfg.env, cfg.game) for _ in range(cfg.n_envs)]
         venv = SubprocVecEnv([partial(worker_env, fn) for fn in fns]) if cfg.vec_env == "subproc" else DummyVecEnv(fns)

@@ -50,14 +50,15 @@ class SearchSettings:
 
 def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.ndarray]:
     """One self-play game: a row per turn (:data:`FIELDS`) and its final score."""
-    planner, slots = turn_setup(model)
+    setup = turn_setup(model)
+    slots = setup.slots
     look = SearchPolicy(width=settings.lookahead, samples=settings.samples, critic=LearnedValue(model=model))
     look.reset(seed)
     noise = np.random.default_rng([seed, 1])
     game = SoloGame(seed=seed)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     while not game.is_over:
-        (offered,), batch, masks = offer_turns(planner, slots, [game])
+        (offered,), batch, masks = offer_turns(setup, [game])
         logits, value = logits_and_value(model, batch, masks)
         gumbel = noise.gumbel(size=slots) if settings.noise else np.zeros(slots)
         found = sequential_halving(

@@ -91,6 +91,7 @@ class NativeTurnVecEnv(VecEnv):
         block_width: int = 3,
         rules: Rules = DEFAULT_RULES,
         render_mode: str | None = None,
+        afterstates: bool = False,
         venv: NumberDropTurnVectorEnv | None = None,
     ) -> None:
         if venv is None:
@@ -101,6 +102,7 @@ class NativeTurnVecEnv(VecEnv):
                 candidates=candidates,
                 width=width,
                 block_width=block_width,
+                afterstates=afterstates,
             )
         self.venv = venv
         self._views = [_GameView(venv, i) for i in range(venv.num_envs)]

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine.actions import Phase
-from ..engine.rules import DEFAULT_RULES, Rules
+from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame, as_action
 from ..planner import turn_engine
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
@@ -51,6 +51,9 @@ CANDIDATE_FEATURES = (
     *(f"notch_{x}" for x in "ABCDE"),
 )
 """Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
+AFTERSTATE_PLANES = ("number", "value", "cross", "used")
+"""Planes of ``observation["afterstates"]`` (``afterstates=True``), one stack per candidate over
+the grid it leaves: a number is written, that number / max_number, an X, a used number."""
 PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
 PLANNER_TERMS = tuple(
     CANDIDATE_FEATURES.index(t) for t in ("points", "geometry", "potential", "turns", "letter", "letter_half")
@@ -99,7 +102,10 @@ class NumberDropTurnEnv(SoloEnvBase):
     ``score_breakdown`` (int64, 7, as on ``NumberDrop-v0``), ``turn``, ``candidates`` (how
     many slots are in use), ``boxes`` (boxes scored so far), all int64, and
     ``illegal_action`` (bool). ``mask_in_obs=True`` moves the mask into
-    ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``.
+    ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``. ``afterstates=True``
+    adds ``observation["afterstates"]``: the grid each candidate leaves, as
+    (candidates, 4, rows, cols) float32 planes (:data:`AFTERSTATE_PLANES`), for networks that
+    look at the shapes the feature rows summarise.
 
     **Positions** — ``get_state()`` / ``set_state(state)`` as on ``NumberDrop-v0``; a
     position must be at a turn's first decision.
@@ -119,6 +125,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         max_illegal: int = 10,
         replay: bool = False,
         mask_in_obs: bool = False,
+        afterstates: bool = False,
     ) -> None:
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
@@ -130,17 +137,11 @@ class NumberDropTurnEnv(SoloEnvBase):
         warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
         self.game = SoloGame(rules, seed=0)
         self.replay = bool(replay)
+        self.afterstates = bool(afterstates)
         self.offered = _NONE
         self._mask = np.zeros(self.slots, bool)
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
-        self.observation_space = self._mask_space(
-            spaces.Dict(
-                {
-                    "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
-                    "candidates": spaces.Box(-np.inf, np.inf, (self.slots, len(CANDIDATE_FEATURES)), np.float32),
-                }
-            )
-        )
+        self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -209,7 +210,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         }
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"])
+        return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
 
 
 # ---------------------------------------------------------------------------- observation
@@ -220,12 +221,42 @@ def state_size(rules: Rules) -> int:
     return dice + track + n * (len(rules.shape_names) + rules.last_notch + 1) + rules.cols + 4
 
 
+def turn_spaces(rules: Rules, slots: int, afterstates: bool) -> dict[str, spaces.Box]:
+    """The spaces of one game's ``NumberDropTurn-v0`` observation."""
+    out = {
+        "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
+        "candidates": spaces.Box(-np.inf, np.inf, (slots, len(CANDIDATE_FEATURES)), np.float32),
+    }
+    if afterstates:
+        out["afterstates"] = spaces.Box(0, 1, (slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols), np.float32)
+    return out
+
+
 def observe_turn(
-    game: SoloGame, offered: TurnCandidates, slots: int, score: int | None = None
+    game: SoloGame, offered: TurnCandidates, slots: int, score: int | None = None, afterstates: bool = False
 ) -> dict[str, np.ndarray]:
     """The ``NumberDropTurn-v0`` observation of a game and its offered candidates (``score``: the
-    game's, when the caller knows it)."""
-    return {"state": _state(game, len(offered) / slots, score), "candidates": candidate_features(game, offered, slots)}
+    game's, when the caller knows it; ``afterstates``: with the grids the candidates leave)."""
+    out = {"state": _state(game, len(offered) / slots, score), "candidates": candidate_features(game, offered, slots)}
+    if afterstates:
+        out["afterstates"] = afterstate_planes(offered, slots, game.rules)
+    return out
+
+
+def afterstate_planes(offered: TurnCandidates, slots: int, rules: Rules) -> np.ndarray:
+    """(slots, AFTERSTATE_PLANES, rows, cols) float32: the grid each candidate leaves (zeros in
+    the slots not offered)."""
+    v, used = offered.arrays.values, offered.arrays.used
+    k = len(v)
+    out = np.zeros((slots, len(AFTERSTATE_PLANES), rules.rows * rules.cols), np.float32)
+    if k == 0:  # a finished game
+        return out.reshape(slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols)
+    number = (v >= 0) & (v <= rules.max_number)
+    out[:k, 0] = number
+    out[:k, 1] = np.where(number, v, 0) / rules.max_number
+    out[:k, 2] = v == X
+    out[:k, 3] = used
+    return out.reshape(slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols)
 
 
 def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray:

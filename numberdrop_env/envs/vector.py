@@ -28,7 +28,15 @@ from ..render.text import render_text
 from ..warmup import warn_if_not_compiled
 from .base import BREAKDOWN_KEYS, UnsupportedRenderMode
 from .decision import game_from_options
-from .turn import CANDIDATE_FEATURES, _state, candidate_features, packed_states, state_size
+from .turn import (
+    CANDIDATE_FEATURES,
+    _state,
+    afterstate_planes,
+    candidate_features,
+    packed_states,
+    state_size,
+    turn_spaces,
+)
 
 __all__ = ["NumberDropTurnVectorEnv"]
 
@@ -82,6 +90,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         candidates: int = 32,
         width: int = 12,
         block_width: int = 3,
+        afterstates: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
@@ -103,12 +112,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
         warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
         self.single_action_space = spaces.Discrete(self.slots)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = spaces.Dict(
-            {
-                "state": spaces.Box(0, 1, (state_size(rules),), np.float32),
-                "candidates": spaces.Box(-np.inf, np.inf, (self.slots, N_FEATURES), np.float32),
-            }
-        )
+        self.afterstates = bool(afterstates)
+        self.single_observation_space = spaces.Dict(turn_spaces(rules, self.slots, self.afterstates))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
         n = self.num_envs
@@ -121,6 +126,9 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._count = np.zeros(n, np.int64)
         self._obs_state = np.zeros((n, state_size(rules)), np.float32)
         self._obs_cands = np.zeros((n, self.slots, N_FEATURES), np.float32)
+        self._obs_after = (
+            np.zeros((n, *self.single_observation_space["afterstates"].shape), np.float32) if self.afterstates else None
+        )
         self._breakdown = np.zeros((n, len(BREAKDOWN_KEYS)), np.int64)
         self._turn = np.zeros(n, np.int64)
         self._boxes = np.zeros(n, np.int64)
@@ -260,6 +268,9 @@ class NumberDropTurnVectorEnv(VectorEnv):
             )
         for i in set(indices).difference(plan):
             self._obs_state[i] = _state(self.games[i], self._count[i] / self.slots, int(self._score[i]))
+        if self._obs_after is not None:
+            for i in indices:
+                self._obs_after[i] = afterstate_planes(self.offered[i], self.slots, self.rules)
 
     @property
     def _score(self) -> np.ndarray:
@@ -268,7 +279,10 @@ class NumberDropTurnVectorEnv(VectorEnv):
         return self._breakdown[:, BREAKDOWN_KEYS.index("total")]
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
+        out = {"state": self._obs_state.copy(), "candidates": self._obs_cands.copy()}
+        if self._obs_after is not None:
+            out["afterstates"] = self._obs_after.copy()
+        return out
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
         info: dict[str, Any] = {

@@ -21,14 +21,14 @@ from numberdrop_env.envs.turn import NumberDropTurnEnv  # noqa: E402
 from tests.support.helpers import finish_legally, mid_turn_game  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def model():
+@pytest.fixture(scope="module", params=[False, True], ids=["features", "afterstates"])
+def model(request):
     from sb3_contrib import MaskablePPO
 
     from agents.networks.candidate import CandidateScorerPolicy
 
     torch.manual_seed(0)
-    env = NumberDropTurnEnv(candidates=16, width=8)
+    env = NumberDropTurnEnv(candidates=16, width=8, afterstates=request.param)
     m = MaskablePPO(CandidateScorerPolicy, env, n_steps=32, batch_size=32, device="cpu", seed=0)
     with torch.no_grad():  # a trained-looking residual, so the tests do not pass by the zero init
         for p in m.policy.scorer.parameters():
@@ -36,8 +36,8 @@ def model():
     return m
 
 
-def observation(seed: int, turns: int = 2) -> tuple[dict, np.ndarray]:
-    env = NumberDropTurnEnv(candidates=16, width=8)
+def observation(seed: int, turns: int = 2, afterstates: bool = False) -> tuple[dict, np.ndarray]:
+    env = NumberDropTurnEnv(candidates=16, width=8, afterstates=afterstates)
     obs, info = env.reset(seed=seed)
     for _ in range(turns):
         obs, _, _, _, info = env.step(0)
@@ -50,9 +50,9 @@ def tensors(obs: dict) -> dict:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_shuffling_candidates_shuffles_logits_and_keeps_the_value(model, seed):
-    obs, _ = observation(seed)
+    obs, _ = observation(seed, afterstates="afterstates" in model.observation_space.spaces)
     perm = np.random.default_rng(seed).permutation(16)
-    shuffled = {"state": obs["state"], "candidates": obs["candidates"][perm]}
+    shuffled = {k: v if k == "state" else v[perm] for k, v in obs.items()}
     with torch.no_grad():
         logits, value = model.policy._heads(tensors(obs))
         logits2, value2 = model.policy._heads(tensors(shuffled))
@@ -61,7 +61,7 @@ def test_shuffling_candidates_shuffles_logits_and_keeps_the_value(model, seed):
 
 
 def test_masked_candidates_never_get_probability(model):
-    obs, mask = observation(1)
+    obs, mask = observation(1, afterstates="afterstates" in model.observation_space.spaces)
     mask = mask.copy()
     mask[np.flatnonzero(mask)[::2]] = False  # hide some offered candidates too
     with torch.no_grad():
@@ -89,6 +89,23 @@ def test_untrained_policy_is_the_planner():
         obs, mask = observation(seed, turns=1 + seed)
         action, _ = m.predict(obs, action_masks=mask, deterministic=True)
         assert int(action) == 0
+
+
+def test_the_afterstate_network_trains_and_plays_as_the_ppo_agent(tmp_path):
+    data = yaml.safe_load((ROOT / "configs" / "ppo_turn_smoke.yaml").read_text())
+    data.update(output_dir=str(tmp_path / "run"), progress_bar=False)
+    data["env"]["afterstates"] = True
+    data["eval"]["greedy_baseline"] = False
+    data["final_eval"]["games"] = 0
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump(data))
+    run = Path(train.main(["--config", str(cfg), "--no-progress"])["run_dir"])
+    policy = PPOPolicy(path=str(run / "best_model.zip"))
+    assert policy.setup.afterstates and policy.model.policy.features_extractor.grid_net is not None
+    first = play_game(policy, 3)
+    from agents.numberdrop.ppo import load_model
+
+    assert play_games(load_model(run / "best_model.zip"), [3])[0]["score"] == first.score
 
 
 def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
@@ -131,7 +148,7 @@ def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypat
     policy = PPOPolicy(lookahead=3, samples=2)
     policy.reset(0)
     game = SoloGame(seed=11)
-    (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
+    (offered,), batch, masks = offer_turns(policy.setup, [game])
     with torch.no_grad():
         obs, _ = policy.model.policy.obs_to_tensor(batch)
         logits = policy.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].numpy()
@@ -155,7 +172,7 @@ def test_halving_values_the_better_half_again_on_new_rolls(monkeypatch):
     policy = PPOPolicy(lookahead=4, samples=2, halving=True)
     policy.reset(0)
     game = SoloGame(seed=11)
-    (offered,), batch, masks = offer_turns(policy.planner, policy.slots, [game])
+    (offered,), batch, masks = offer_turns(policy.setup, [game])
     top4 = policy.most_likely(batch, masks, 4).tolist()
     _, v = logits_and_value(policy.model, batch, masks)  # look-ahead values are near the critic's
     rounds, seen = iter([[v + 1, v + 3, v + 2, v], [v, v + 5]]), []

@@ -229,3 +229,23 @@ def test_pruning_benchmark_regret_shrinks_with_more_slots(capsys):
     regrets = [float(r[1]) for r in rows]
     assert ks == [1, 4, 8]
     assert regrets == sorted(regrets, reverse=True) and regrets[-1] == 0.0
+
+
+def test_afterstate_planes_are_the_grids_the_candidates_leave():
+    env = NumberDropTurnEnv(candidates=16, afterstates=True)
+    obs, _ = env.reset(seed=5)
+    obs, *_ = env.step(0)
+    assert env.observation_space.contains(obs) and "afterstates" not in NumberDropTurnEnv().observation_space.spaces
+    planes = obs["afterstates"]
+    rules = env.unwrapped.game.rules
+    for i, candidate in enumerate(env.unwrapped.offered):
+        grid = np.array(candidate.values).reshape(rules.rows, rules.cols)
+        used = np.array(candidate.used).reshape(rules.rows, rules.cols)
+        number = (grid >= 0) & (grid <= rules.max_number)
+        assert np.array_equal(planes[i, 0], number) and np.array_equal(planes[i, 2], grid == 10)
+        assert np.allclose(planes[i, 1] * rules.max_number, np.where(number, grid, 0))
+        assert np.array_equal(planes[i, 3], used)
+        clone = env.unwrapped.game.clone()
+        candidate.play(clone)
+        assert np.array_equal(clone.sheet.values, grid)  # the grid playing the candidate leaves
+    assert not planes[len(env.unwrapped.offered) :].any()

@@ -21,8 +21,9 @@ def random_actions(rng: np.random.Generator, masks: np.ndarray, junk: int = -7) 
 
 
 def assert_same(obs, info, i, single_obs, single_info, where):
-    assert np.array_equal(obs["state"][i], single_obs["state"]), where
-    assert np.array_equal(obs["candidates"][i], single_obs["candidates"]), where
+    assert obs.keys() == single_obs.keys(), where
+    for key in obs:
+        assert np.array_equal(obs[key][i], single_obs[key]), (where, key)
     assert np.array_equal(info["action_mask"][i], single_info["action_mask"]), where
     for key in ("score", "turn", "candidate_count", "boxes", "illegal_action"):
         assert info[key][i] == single_info[key] and info["_" + key][i], (where, key)
@@ -30,10 +31,10 @@ def assert_same(obs, info, i, single_obs, single_info, where):
     assert info["_score_breakdown"][i], where
 
 
-@pytest.mark.parametrize("n, slots, seed", [(4, 32, 3), (3, 5, 40)])
-def test_the_same_games_as_single_envs_across_autoresets(n, slots, seed):
-    venv = NumberDropTurnVectorEnv(num_envs=n, candidates=slots)
-    singles = [NumberDropTurnEnv(candidates=slots) for _ in range(n)]
+@pytest.mark.parametrize("n, slots, seed, afterstates", [(4, 32, 3, False), (3, 5, 40, False), (2, 8, 9, True)])
+def test_the_same_games_as_single_envs_across_autoresets(n, slots, seed, afterstates):
+    venv = NumberDropTurnVectorEnv(num_envs=n, candidates=slots, afterstates=afterstates)
+    singles = [NumberDropTurnEnv(candidates=slots, afterstates=afterstates) for _ in range(n)]
     obs, info = venv.reset(seed=seed)
     state = [env.reset(seed=seed + i) for i, env in enumerate(singles)]
     rng = np.random.default_rng(seed)
