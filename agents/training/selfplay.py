@@ -44,8 +44,6 @@ class SearchSettings:
     """Sampled next rolls per candidate and round."""
     c_visit: float = 50.0
     c_scale: float = 0.1
-    noise: bool = True
-    """Gumbel noise on the logits (exploration); off, the search is deterministic."""
 
 
 def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.ndarray]:
@@ -54,13 +52,13 @@ def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.n
     slots = setup.slots
     look = SearchPolicy(width=settings.lookahead, samples=settings.samples, critic=LearnedValue(model=model))
     look.reset(seed)
-    noise = np.random.default_rng([seed, 1])
+    noise = np.random.default_rng([seed, 1])  # the Gumbel noise on the logits: exploration
     game = SoloGame(seed=seed)
     rows: dict[str, list[Any]] = {k: [] for k in FIELDS}
     while not game.is_over:
         (offered,), batch, masks = offer_turns(setup, [game])
         logits, value = logits_and_value(model, batch, masks)
-        gumbel = noise.gumbel(size=slots) if settings.noise else np.zeros(slots)
+        gumbel = noise.gumbel(size=slots)
         found = sequential_halving(
             logits,
             masks[0],
