@@ -565,9 +565,10 @@ def _check(cfg: TrainConfig) -> None:
     need(f.samples >= 1, "final_eval.samples", "must be >= 1")
     need(f.refine == 0 or f.refine >= 2, "final_eval.refine", "must be 0 (off) or >= 2")
     need(
-        f.lookahead == 0 or cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration",
+        f.lookahead == 0
+        or ((cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration") and cfg.env.players == 1),
         "final_eval.lookahead",
-        "needs a turn-level model (env.interface 'turn')",
+        "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
     )
     need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
     model = "rllib" if rllib else "ppo"

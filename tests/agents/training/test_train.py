@@ -69,6 +69,9 @@ def test_shipped_configs_validate(path):
         (lambda d: d["network"].update(cnn_channels=[16, "x"]), TypeError, ["network.cnn_channels[1]"]),
         (lambda d: d.update(vec_env="threads"), ValueError, ["vec_env", "subproc"]),
         (lambda d: d.update(vec_env="native"), ValueError, ["vec_env", "turn"]),  # the smoke config is decision-level
+        (lambda d: d["final_eval"].update(lookahead=4), ValueError, ["final_eval.lookahead", "turn"]),
+        (lambda d: d["final_eval"].update(lookahead=1), ValueError, ["final_eval.lookahead", ">= 2"]),
+        (lambda d: d["env"].update(afterstates=True), ValueError, ["env.afterstates", "turn"]),
         (lambda d: d.update(eval=[1, 2]), TypeError, ["eval", "mapping"]),
         (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
         (lambda d: d["ppo"].update(gamma=1.5), ValueError, ["ppo.gamma"]),
