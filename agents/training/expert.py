@@ -27,12 +27,15 @@ turns), TensorBoard events (``game/*``: self-play, ``eval/*``: the gate, ``train
 ``search/*``: how far the search moved from the network), and ``expert_state.json``, written
 last in each generation: a generation only adds files until the state takes them in, so
 ``--resume`` continues from the last finished generation, and a run resumed ends with the
-same weights as one never stopped.
+same weights as one never stopped. A resume must keep the run's settings (only
+``expert.generations`` and ``expert.workers`` may change); a new run in the same directory
+starts afresh.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -57,6 +60,8 @@ from .resume import save_model
 from .sb3 import close_out
 from .selfplay import FIELDS, SearchSettings, concatenate, self_play
 
+_FREE = ("generations", "workers")
+"""The ``expert`` settings a resumed run may change (the others decide its data and weights)."""
 STATE = "expert_state.json"
 """The run's progress, written last in a generation: what ``--resume`` continues from."""
 
@@ -172,8 +177,15 @@ def _model_file(run_dir: Path, gen: int) -> Path:
 def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, Any]:
     """The run's state: read back on ``--resume`` (what a stopped generation left after the
     state is dropped), else a new run from ``init_from``."""
+    settings = {"seed": cfg.seed, **{k: v for k, v in dataclasses.asdict(cfg.expert).items() if k not in _FREE}}
     if resume is not None:
         state = read_json(run_dir / STATE)
+        changed = sorted(k for k in settings if state.get("settings", {}).get(k) != settings[k])
+        if changed:
+            raise ValueError(
+                f"{run_dir} was trained with other settings of {', '.join(changed)}: "
+                "a resumed run must keep them (only expert.generations and expert.workers may change)"
+            )
         entries = read_jsonl(run_dir / "evals.jsonl")
         write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e["generation"] <= state["generation"]])
         _publish_best(run_dir, state)
@@ -182,11 +194,13 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
     model = load_model(cfg.init_from)
     if not is_turn_model(model):
         raise ValueError(f"init_from {cfg.init_from!r}: expert iteration needs a turn-level model (NumberDropTurn-v0)")
+    for stale in ("selfplay", "generations"):  # a new run never reads an earlier run's generations
+        shutil.rmtree(run_dir / stale, ignore_errors=True)
     save_model(model, _model_file(run_dir, 0))
     scores = gate_scores(_model_file(run_dir, 0), cfg.expert)
     entry = {"step": 0, "generation": 0, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), "kept": True}
     write_jsonl(run_dir / "evals.jsonl", [entry])
-    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist()}
+    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist(), "settings": settings}
     write_json(run_dir / STATE, state)
     _publish_best(run_dir, state)
     print(f"generation 0 ({cfg.init_from}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
@@ -243,7 +257,7 @@ def run_generation(
     _log(logger, entry, turns)
     append_jsonl(run_dir / "evals.jsonl", entry)
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
-    new_state = {"generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
+    new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
     write_json(run_dir / STATE, new_state)
     if gate["kept"]:
         _publish_best(run_dir, new_state)
@@ -282,10 +296,10 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     workers = cfg.expert.workers or os.cpu_count() or 1
     start = time.perf_counter()
-    state = _start(cfg, run_dir, resume)
+    state = _start(cfg, run_dir, resume)  # a refused resume changes nothing
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     logger = configure(str(run_dir), ["tensorboard"])
     try:
         while state["generation"] < cfg.expert.generations:

@@ -241,6 +241,22 @@ def test_a_generation_stopped_before_its_state_is_played_again_the_same(tmp_path
     assert evals_without_time(run) == evals_without_time(straight)
 
 
+def test_a_new_run_forgets_an_old_one_and_a_resume_keeps_the_settings(tmp_path, straight):
+    other = yaml.safe_load(tiny(tmp_path, "reused", 1).read_text())
+    other["expert"]["games"] = 3
+    other_path = tmp_path / "other.yaml"
+    other_path.write_text(yaml.safe_dump(other))
+    train.main(["--config", str(other_path), "--no-progress"])
+    # a new run in the same directory plays its own generations, not the files left there
+    train.main(["--config", str(tiny(tmp_path, "reused", 2)), "--no-progress"])
+    run = tmp_path / "reused"
+    assert evals_without_time(run) == evals_without_time(straight)
+    before = (run / "expert_state.json").read_text(), (run / "config.yaml").read_text()
+    with pytest.raises(ValueError, match="games"):
+        train.main(["--config", str(other_path), "--resume", str(run), "--no-progress"])
+    assert ((run / "expert_state.json").read_text(), (run / "config.yaml").read_text()) == before
+
+
 def test_damaged_self_play_data_is_named(tmp_path):
     bad = tmp_path / "gen_000.npz"
     bad.write_bytes(b"not a zip")
