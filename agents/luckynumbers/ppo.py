@@ -1,4 +1,5 @@
-"""The learned Lucky Numbers agent: a MaskablePPO model trained on ``LuckyNumbers-v0``.
+"""The learned Lucky Numbers agent: a MaskablePPO network for ``LuckyNumbers-v0`` (the shipped
+one is trained on the search agent's choices, ``configs/lucky_search_clone.yaml``).
 
 ``make_policy("ppo", {"path": "runs/lucky_ppo/best_model.zip"})``; without a path it loads
 the shipped model ``agents/models/lucky_ppo.zip``. It sees what the environment shows the
@@ -28,7 +29,8 @@ class PPOPolicy:
         torch.set_num_threads(1)  # evaluate runs one process per core
         self.deterministic = bool(deterministic)
         self.path = str(path) if path is not None else str(DEFAULT_MODEL)
-        self.model = load_model(self.path, hint=" (train one with `python train.py --config configs/lucky_ppo.yaml`)")
+        hint = " (train one with `python train.py --config configs/lucky_search_clone.yaml`)"
+        self.model = load_model(self.path, hint=hint)
 
     def reset(self, seed: int) -> None:
         if not self.deterministic:
