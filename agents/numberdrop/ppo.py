@@ -165,25 +165,27 @@ class PPOPolicy:
     def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
         """The slots of the network's ``k`` most likely legal candidates (one game's batch),
         most likely first, ties by slot: the candidates its look-ahead weighs."""
-        import torch
-
-        with torch.no_grad():
-            obs, _ = self.model.policy.obs_to_tensor(batch)
-            logits = self.model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+        logits = masked_logits(self.model, batch, masks)
         legal = np.flatnonzero(masks[0])
         return legal[np.argsort(-logits[legal], kind="stable")][:k]
 
 
-def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> tuple[np.ndarray, float]:
-    """A turn-level model's masked log-probabilities over the slots and its critic's value of
-    the position (one game's batch)."""
+def masked_logits(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:
+    """A turn-level model's masked log-probabilities over the slots (one game's batch)."""
     import torch
 
     with torch.no_grad():
         obs, _ = model.policy.obs_to_tensor(batch)
-        logits = model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
-        value = float(model.policy.predict_values(obs).reshape(-1)[0])
-    return logits.astype(np.float64), value
+        return model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+
+
+def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`masked_logits` and the critic's value of the position (one game's batch)."""
+    import torch
+
+    with torch.no_grad():
+        value = float(model.policy.predict_values(model.policy.obs_to_tensor(batch)[0]).reshape(-1)[0])
+    return masked_logits(model, batch, masks).astype(np.float64), value
 
 
 def look_ahead(search: SearchPolicy, game: SoloGame, offered: Sequence[Candidate], slots: Sequence[int]) -> list[float]:

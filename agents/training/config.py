@@ -248,7 +248,7 @@ class TrainConfig:
     @property
     def trainer(self) -> str:
         """What trains: ``sb3``, ``rllib`` or ``expert`` (the keys of :data:`KEYS`)."""
-        return "expert" if self.algorithm == "expert_iteration" else self.backend
+        return trainer_of(self.backend, self.algorithm)
 
     @property
     def run_dir(self) -> Path:
@@ -437,6 +437,11 @@ def _merge(defaults: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def trainer_of(backend: str, algorithm: str) -> str:
+    """What trains a config: ``expert`` for expert iteration, else the backend (``sb3``, ``rllib``)."""
+    return "expert" if algorithm == "expert_iteration" else backend
+
+
 def _check_keys(data: dict[str, Any], game: str, backend: str, algorithm: str) -> None:
     """Refuse a key that the game, backend and algorithm do not read (it would be silently ignored)."""
     if algorithm == "expert_iteration" and (game, backend) != ("numberdrop", "sb3"):
@@ -444,7 +449,7 @@ def _check_keys(data: dict[str, Any], game: str, backend: str, algorithm: str) -
             "config key 'algorithm': 'expert_iteration' trains Number Drop with backend 'sb3', "
             f"got game {game!r} and backend {backend!r}"
         )
-    keys = KEYS.get((game, "expert" if algorithm == "expert_iteration" else backend))
+    keys = KEYS.get((game, trainer_of(backend, algorithm)))
     if keys is None:
         raise ValueError(f"config key 'backend' must be 'sb3' with game {game!r}, got {backend!r}")
     which = f"game {game!r} with backend {backend!r}" + (
@@ -642,7 +647,7 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
     if algorithm not in ("ppo", "expert_iteration"):
         raise ValueError(f"config key 'algorithm' must be one of 'ppo' | 'expert_iteration', got {algorithm!r}")
     _check_keys(data, game, backend, algorithm)
-    cfg = _build(TrainConfig, _merge(DEFAULTS[game, "expert" if algorithm == "expert_iteration" else backend], data))
+    cfg = _build(TrainConfig, _merge(DEFAULTS[game, trainer_of(backend, algorithm)], data))
     _check(cfg)
     return cfg
 

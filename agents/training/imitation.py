@@ -181,16 +181,19 @@ def pretrain(
 
 
 def _fit_terms(
-    policy: Any, obs: Any, targets: torch.Tensor, masks: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    policy: Any, obs: Any, targets: torch.Tensor, masks: torch.Tensor, most_likely: bool = False
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """The values, the cross-entropy of each decision and the policy's most likely actions;
-    ``targets`` are actions (int) or distributions over the actions (float)."""
+    ``targets`` are actions (int) or distributions over the actions (float). With action
+    targets the most likely actions cost a second forward pass: only with ``most_likely``."""
     if targets.dtype.is_floating_point:
         log_probs = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.logits
         cross_entropy = -(targets * log_probs).sum(dim=1)
         return policy.predict_values(obs), cross_entropy, log_probs.argmax(dim=1)
     values, log_prob, _ = policy.evaluate_actions(obs, targets, action_masks=masks)
-    chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
+    chosen = None
+    if most_likely:
+        chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
     return values, -log_prob, chosen
 
 
@@ -200,7 +203,7 @@ def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
     with torch.no_grad():
         for start in range(0, len(held), 1024):
             obs, targets, masks, returns = batch(held[start : start + 1024])
-            values, cross_entropy, chosen = _fit_terms(policy, obs, targets, masks)
+            values, cross_entropy, chosen = _fit_terms(policy, obs, targets, masks, most_likely=True)
             best = targets.argmax(dim=1) if targets.dtype.is_floating_point else targets
             correct += float((chosen == best).sum())
             value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))

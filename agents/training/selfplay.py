@@ -31,9 +31,18 @@ from ..numberdrop.gumbel import sequential_halving
 from ..numberdrop.ppo import LearnedValue, load_model, logits_and_value, look_ahead, offer_turns, turn_setup
 from ..numberdrop.search import SearchPolicy
 
-FIELDS = ("state", "candidates", "mask", "policy", "q", "reward", "value", "changed", "game")
-"""The arrays of self-play data, one row per turn (``q``: the completed values, 0 on illegal
-slots; ``game``: the row's game, for the returns)."""
+FIELDS = {
+    "state": np.float32,
+    "candidates": np.float32,
+    "mask": np.bool_,
+    "policy": np.float32,
+    "reward": np.float32,
+    "value": np.float32,
+    "changed": np.bool_,
+    "game": np.int64,
+}
+"""The arrays of self-play data and their types, one row per turn (``game``: the row's game,
+for the returns)."""
 
 
 @dataclass(frozen=True)
@@ -70,30 +79,19 @@ def play_game(model: Any, seed: int, settings: SearchSettings) -> dict[str, np.n
             settings.c_scale,
         )
         reward = offered.play(found.choice, game)
-        for key, item in (
-            ("state", batch["state"][0]),
-            ("candidates", batch["candidates"][0]),
-            ("mask", masks[0]),
-            ("policy", found.policy.astype(np.float32)),
-            ("q", np.nan_to_num(found.q).astype(np.float32)),
-            ("reward", reward),
-            ("value", value),
-            ("changed", found.choice != found.prior_choice),
-            ("game", seed),
-        ):
+        row = {
+            "state": batch["state"][0],
+            "candidates": batch["candidates"][0],
+            "mask": masks[0],
+            "policy": found.policy,
+            "reward": reward,
+            "value": value,
+            "changed": found.choice != found.prior_choice,
+            "game": seed,
+        }
+        for key, item in row.items():
             rows[key].append(item)
-    return {
-        "state": np.array(rows["state"], np.float32),
-        "candidates": np.array(rows["candidates"], np.float32),
-        "mask": np.array(rows["mask"], bool),
-        "policy": np.array(rows["policy"], np.float32),
-        "q": np.array(rows["q"], np.float32),
-        "reward": np.array(rows["reward"], np.float32),
-        "value": np.array(rows["value"], np.float32),
-        "changed": np.array(rows["changed"], bool),
-        "game": np.array(rows["game"], np.int64),
-        "score": np.array([game.score()], np.int64),
-    }
+    return {**{k: np.array(rows[k], dtype) for k, dtype in FIELDS.items()}, "score": np.array([game.score()], np.int64)}
 
 
 _MODELS: dict[str, Any] = {}

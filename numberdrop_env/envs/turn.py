@@ -246,11 +246,10 @@ def observe_turn(
 def afterstate_planes(offered: TurnCandidates, slots: int, rules: Rules) -> np.ndarray:
     """(slots, AFTERSTATE_PLANES, rows, cols) float32: the grid each candidate leaves (zeros in
     the slots not offered)."""
-    v, used = offered.arrays.values, offered.arrays.used
-    k = len(v)
-    out = np.zeros((slots, len(AFTERSTATE_PLANES), rules.rows * rules.cols), np.float32)
-    if k == 0:  # a finished game
-        return out.reshape(slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols)
+    cells = rules.rows * rules.cols
+    k = len(offered.arrays.values)  # a finished game's arrays are (0, 0): the reshapes give them cells
+    v, used = offered.arrays.values.reshape(k, cells), offered.arrays.used.reshape(k, cells)
+    out = np.zeros((slots, len(AFTERSTATE_PLANES), cells), np.float32)
     number = (v >= 0) & (v <= rules.max_number)
     out[:k, 0] = number
     out[:k, 1] = np.where(number, v, 0) / rules.max_number
