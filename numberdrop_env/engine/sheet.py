@@ -18,6 +18,8 @@ from .shapes import Cell
 
 IDENTICAL = "identical"
 CONSECUTIVE = "consecutive"
+SCORE_PARTS = (IDENTICAL, CONSECUTIVE, "bonus", "column_bonuses", "lines", "penalties", "total")
+"""The parts of a score, in the order of ``Sheet.score_breakdown``; the total comes last."""
 
 
 class Sheet:
@@ -83,6 +85,7 @@ class Sheet:
         return sizes + ([] if self.bonus else [self.rules.bonus_size])
 
     def score_breakdown(self) -> dict[str, int]:
+        """The score by its parts (keys in ``SCORE_PARTS`` order, the last one the total)."""
         r = self.rules
         identical, consecutive = self.identical.tolist(), self.consecutive.tolist()
         parts = {

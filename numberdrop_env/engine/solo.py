@@ -24,7 +24,24 @@ from .rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
 from .shapes import Cell
 from .sheet import CONSECUTIVE, IDENTICAL, Sheet
 
-__all__ = ["STATE_VERSION", "SoloGame", "as_action", "make_rng"]
+__all__ = ["STATE_VERSION", "SoloGame", "as_action", "make_rng", "owes_star_slide", "roll_dice", "sort_dice"]
+
+
+def roll_dice(rng: np.random.Generator, rules: Rules) -> tuple[tuple[int, ...], str]:
+    """One roll: the number dice (in die order) and the shape die's face. Every roll of a game
+    is this one draw from its generator, so a simulator that rolls for a game keeps its stream."""
+    *faces, shape = rng.integers(0, _die_sizes(rules)).tolist()
+    return tuple(int(d[f]) for d, f in zip(rules.number_dice, faces)), rules.shape_die[shape]
+
+
+def owes_star_slide(dice: tuple[int, ...], shape_face: str) -> bool:
+    """Whether a roll owes a slide for its star (a wild number die or the shape die's star)."""
+    return WILD in dice or shape_face == "*"
+
+
+def sort_dice(dice: tuple[int, ...]) -> list[int]:
+    """Number dice ordered by value, stars last: the order arrangements refer to."""
+    return sorted(dice, key=lambda v: (v == WILD, v))
 
 
 class SoloGame:
@@ -70,9 +87,7 @@ class SoloGame:
 
     def sorted_dice(self) -> list[int]:
         """Number dice ordered by value, stars last: the order arrangements refer to."""
-        if self.dice is None:
-            return []
-        return sorted(self.dice, key=lambda v: (v == WILD, v))
+        return [] if self.dice is None else sort_dice(self.dice)
 
     def allowed_shapes(self) -> tuple[str, ...]:
         """Tetrominoes the shape die lets the player drop this turn."""
@@ -211,12 +226,11 @@ class SoloGame:
         return self._score_memo[1]
 
     def _start_turn(self) -> None:
-        r = self.rules
-        *faces, shape = self.rng.integers(0, _die_sizes(r)).tolist()
-        self.dice = tuple(int(d[f]) for d, f in zip(r.number_dice, faces))
-        self.shape_face = r.shape_die[shape]
-        self.star_pending = WILD in self.dice or self.shape_face == "*"
-        self.turn += 1
+        self._enter_turn(*roll_dice(self.rng, self.rules), self.turn + 1)
+
+    def _enter_turn(self, dice: tuple[int, ...], shape_face: str, turn: int) -> None:
+        self.dice, self.shape_face, self.turn = dice, shape_face, turn
+        self.star_pending = owes_star_slide(dice, shape_face)
         self.phase = Phase.SLIDE
 
     def _slide(self, tile: int) -> None:
@@ -402,6 +416,23 @@ class SoloGame:
         self.pending_cells, self.pending_values = [], []
         self._mask = None
         self._end_turn(piece_lost=piece_lost)
+
+    def resume(self, dice: tuple[int, ...], shape_face: str, turn: int, over: bool) -> None:
+        """Take up a game whose sheet and notches were advanced elsewhere, at a turn's end.
+
+        A simulator that keeps games as packed arrays (the native vector environment) plays
+        whole turns without this object, rolling with this game's generator (:func:`roll_dice`).
+        When the game is read it writes the sheet and notches back, then calls this with the
+        roll of the turn reached (the last roll, when ``over``): the game then stands where
+        :meth:`play_afterstate` would have left it.
+        """
+        self.selection, self.pending_cells, self.pending_values = [], [], []
+        self._combos, self._mask, self.block_tile = None, None, None
+        if over:
+            self.dice, self.shape_face, self.turn = dice, shape_face, turn
+            self.star_pending, self.phase = False, Phase.OVER
+        else:
+            self._enter_turn(dice, shape_face, turn)
 
 
 @lru_cache(maxsize=8)

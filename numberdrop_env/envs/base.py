@@ -28,6 +28,7 @@ from gamekit.env import (
 )
 
 from ..engine.rules import Rules
+from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from ..render.draw import game_array
 from ..render.text import render_text
@@ -45,7 +46,7 @@ __all__ = [
     "mask_space",
 ]
 
-BREAKDOWN_KEYS = ("identical", "consecutive", "bonus", "column_bonuses", "lines", "penalties", "total")
+BREAKDOWN_KEYS = SCORE_PARTS
 """Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
 
 

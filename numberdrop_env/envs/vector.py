@@ -21,8 +21,8 @@ from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules
-from ..engine.solo import SoloGame
-from ..planner.turns import TurnCandidates, TurnPlanner
+from ..engine.solo import SoloGame, roll_dice
+from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import game_array
 from ..render.text import render_text
 from ..warmup import warn_if_not_compiled
@@ -117,11 +117,17 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
         n = self.num_envs
-        self.games: list[SoloGame | None] = [None] * n
-        """The games, one per environment (``None`` before the first reset)."""
-        self.offered: list[TurnCandidates] = [_NONE] * n
-        """The candidates each game's current turn offers (its actions)."""
+        self._games: list[SoloGame | None] = [None] * n
         self._rngs: list[np.random.Generator | None] = [None] * n
+        # A game inside a turn lives in its packed row (TurnPlanner's packed games): a step plays
+        # it, rolls its next turn and enumerates it without its SoloGame, which is brought up to
+        # date only when read (`games`). A game at its starting number or over is its SoloGame.
+        self._states = np.zeros((n, self.planner.state_width(rules)), np.int64)
+        self._packed = np.zeros(n, bool)
+        self._stale = np.zeros(n, bool)  # the SoloGame is behind its packed row
+        self._rolls: list[tuple[tuple[int, ...], str] | None] = [None] * n  # each packed game's roll
+        self._batch = batch_arrays(n, self.slots, rules)  # each packed game's candidates
+        self._loose: list[TurnCandidates] = [_NONE] * n  # the candidates of the games not packed
         self._mask = np.zeros((n, self.slots), bool)
         self._count = np.zeros(n, np.int64)
         self._obs_state = np.zeros((n, state_size(rules)), np.float32)
@@ -134,6 +140,18 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._boxes = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, bool)
         self._slot_index = np.arange(self.slots)
+
+    @property
+    def games(self) -> list[SoloGame | None]:
+        """The games, one per environment (``None`` before the first reset), as they stand now."""
+        for i in np.flatnonzero(self._stale).tolist():
+            self._sync(i, over=False)
+        return list(self._games)
+
+    @property
+    def offered(self) -> list[TurnCandidates]:
+        """The candidates each game's current turn offers (its actions)."""
+        return [self._offered(i) for i in range(self.num_envs)]
 
     # ------------------------------------------------------------------ API
     def reset(
@@ -176,25 +194,31 @@ class NumberDropTurnVectorEnv(VectorEnv):
                     f"a turn-level game starts at a turn's first decision, not in phase {games[i].phase.value!r}"
                 )
         for i in indices:
-            self._rngs[i], self.games[i] = rngs[i], games[i]
+            self._rngs[i] = rngs[i]
+            self._take(i, games[i])
             self._autoreset[i] = games[i].is_over  # a finished game is replaced at the next step
         self._offer(indices)
         return self._observation(), self._info(which)
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if self.games[0] is None:
+        if self._games[0] is None:
             raise ValueError("call reset() before step()")
         chosen = self._check(actions)
         n = self.num_envs
         rewards = np.zeros(n, np.float64)
         terminated = np.zeros(n, bool)
-        for i in range(n):
-            game = self.games[i]
+        packed = np.flatnonzero(self._packed)  # all inside a turn: none is finished or replaced
+        for i in np.flatnonzero(~self._packed).tolist():
             if self._autoreset[i]:  # NEXT_STEP: the game ended at the last step, its action is ignored
-                self.games[i] = SoloGame(self.rules, seed=self._rngs[i])
+                self._take(i, SoloGame(self.rules, seed=self._rngs[i]))
                 continue
-            rewards[i] = self.offered[i].play(chosen[i], game)  # as NumberDropTurnEnv plays a candidate
+            game = self._games[i]
+            rewards[i] = self._loose[i].play(chosen[i], game)  # the starting number, as NumberDropTurnEnv plays it
             terminated[i] = game.is_over
+            self._take(i, game)
+        if len(packed):
+            terminated[packed] = self._finish_turns(packed, chosen[packed])
+            rewards[packed] = self._batch.points[packed, chosen[packed]]
         self._autoreset = terminated.copy()
         self._offer(range(n))
         return self._observation(), rewards, terminated, np.zeros(n, bool), self._info(np.ones(n, bool))
@@ -213,7 +237,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         return None
 
     # ------------------------------------------------------------- internals
-    def _check(self, actions: Any) -> list[int]:
+    def _check(self, actions: Any) -> np.ndarray:
         """The actions as ints, every live game's checked (nothing changes when one is refused)."""
         a = np.asarray(actions)
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
@@ -229,48 +253,70 @@ class NumberDropTurnVectorEnv(VectorEnv):
         if illegal.any():
             i = int(np.flatnonzero(illegal)[0])
             raise ValueError(f"env {i}: action {int(a[i])} is not legal: this turn has {self._count[i]} candidates")
-        return a.tolist()
+        return np.where(live, a, 0).astype(np.int64)
+
+    def _take(self, i: int, game: SoloGame) -> None:
+        """Make ``game`` environment ``i``'s game: packed when inside a turn, else as it is."""
+        self._games[i], self._stale[i] = game, False
+        self._packed[i] = game.phase not in (Phase.START, Phase.OVER)
+        if self._packed[i]:
+            self._states[i] = self.planner.pack_batch([game], self.slots)[0]
+            self._rolls[i], self._turn[i] = (game.dice, game.shape_face), game.turn
+
+    def _finish_turns(self, games: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """Play the chosen candidates of packed games and roll the next turn of those going on
+        (with each game's own generator, as its SoloGame would); returns which games ended."""
+        over = self.planner.finish_turns(self._states, self.rules, games, chosen, self._batch)
+        going = games[~over]
+        rolls = [roll_dice(self._rngs[i], self.rules) for i in going.tolist()]
+        self.planner.start_turns(self._states, self.rules, going, rolls)
+        for i, roll in zip(going.tolist(), rolls):
+            self._rolls[i] = roll
+        self._turn[going] += 1
+        self._stale[games] = True
+        for i in games[over].tolist():  # a finished game leaves its row
+            self._sync(i, over=True)
+            self._packed[i] = False
+        return over
+
+    def _sync(self, i: int, over: bool) -> None:
+        """Bring game ``i``'s SoloGame up to its packed row."""
+        self.planner.unpack(self._states[i], self._games[i], self._rolls[i], int(self._turn[i]), over)
+        self._stale[i] = False
+
+    def _offered(self, i: int) -> TurnCandidates:
+        if self._packed[i]:
+            return TurnCandidates.of_batch(self._batch, i, int(self._count[i]))
+        return self._loose[i]
 
     def _offer(self, indices: Sequence[int]) -> None:
-        """Enumerate the turns of games ``indices`` (one batch for all those inside a turn) and
+        """Enumerate the turns of games ``indices`` (one batch for all those packed) and
         write their rows of the observation, the mask and the info."""
-        plan = []
-        for i in indices:
-            game = self.games[i]
-            if game.is_over:
-                self.offered[i] = _NONE
-                self._obs_cands[i] = 0.0
-            elif game.phase is Phase.START:
-                self.offered[i] = self.planner.candidates(game, limit=self.slots)
-                self._obs_cands[i] = candidate_features(game, self.offered[i], self.slots)
-            else:
-                plan.append(i)
-        states = None
-        if plan:
-            states = self.planner.pack_batch([self.games[i] for i in plan], self.slots)
-            offered, features = self.planner.candidates_packed(states, self.rules, self.slots, features=True)
-            for i, o in zip(plan, offered):
-                self.offered[i] = o
-            self._obs_cands[plan] = features
-        # the rest of each row: scores per game, counts and turns per array, then the state rows
-        indices = list(indices)
-        for i in indices:
-            s = self.games[i].sheet
-            breakdown = s.score_breakdown()
+        indices = np.asarray(list(indices), np.int64)
+        plan, loose = indices[self._packed[indices]], indices[~self._packed[indices]]
+        for i in loose.tolist():
+            game = self._games[i]
+            self._loose[i] = _NONE if game.is_over else self.planner.candidates(game, limit=self.slots)
+            self._obs_cands[i] = 0.0 if game.is_over else candidate_features(game, self._loose[i], self.slots)
+            breakdown, s = game.sheet.score_breakdown(), game.sheet
             self._breakdown[i] = [breakdown[key] for key in BREAKDOWN_KEYS]
             self._boxes[i] = sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus
-        self._count[indices] = [len(self.offered[i]) for i in indices]
-        self._turn[indices] = [self.games[i].turn for i in indices]
-        self._mask[indices] = self._slot_index < self._count[indices, None]
-        if states is not None:
+            self._count[i], self._turn[i] = len(self._loose[i]), game.turn
+            self._obs_state[i] = _state(game, self._count[i] / self.slots, int(self._score[i]))
+        if len(plan):
+            states = self._states[plan]
+            count, batch, features = self.planner.candidate_arrays(states, self.rules, self.slots, features=True)
+            for kept, new in zip(self._batch, batch):
+                kept[plan] = new
+            self._obs_cands[plan], self._count[plan] = features, count
+            self._breakdown[plan], self._boxes[plan] = self.planner.packed_scores(states, self.rules)
             self._obs_state[plan] = packed_states(
-                states, self.rules, self._turn[plan], self._score[plan], self._count[plan] / self.slots
+                states, self.rules, self._turn[plan], self._score[plan], count / self.slots
             )
-        for i in set(indices).difference(plan):
-            self._obs_state[i] = _state(self.games[i], self._count[i] / self.slots, int(self._score[i]))
+        self._mask[indices] = self._slot_index < self._count[indices, None]
         if self._obs_after is not None:
-            for i in indices:
-                self._obs_after[i] = afterstate_planes(self.offered[i], self.slots, self.rules)
+            for i in indices.tolist():
+                self._obs_after[i] = afterstate_planes(self._offered(i), self.slots, self.rules)
 
     @property
     def _score(self) -> np.ndarray:

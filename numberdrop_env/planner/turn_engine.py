@@ -1653,6 +1653,7 @@ def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shap
 @njit(cache=True, nogil=True)
 def enumerate_many(
     states,
+    order,
     lo,
     hi,
     table,
@@ -1679,7 +1680,7 @@ def enumerate_many(
     features,
 ):
     """:func:`enumerate_packed` (and, ``with_features``, :func:`candidate_features`) of the packed
-    games ``lo..hi-1``, written into rows ``lo..hi-1`` of the output arrays (padded to the
+    games ``order[lo:hi]``, written into their rows of the output arrays (padded to the
     slots of ``features``; ``count[g]`` says how many rows of game g are candidates).
 
     It holds no GIL, so a few Python threads each given a share of the games run on every
@@ -1690,7 +1691,7 @@ def enumerate_many(
     box = ints[N_INTS:]
     slots = features.shape[1]
     no_rivals = np.zeros((0, 0))
-    for g in range(lo, hi):
+    for g in order[lo:hi]:
         state = states[g]
         r = enumerate_packed(state, no_rivals, table, nbrs, kweights, ints, floats)
         k = len(r.value)
@@ -1731,3 +1732,89 @@ def enumerate_many(
                 slots,
                 features.shape[2],
             )
+
+
+@njit(cache=True)
+def finish_turns(states, games, chosen, values, used, heights, notches, combo_kind, combo_size, has_terms, ints, over):
+    """``SoloGame.play_afterstate`` on packed games, up to the next roll: game ``g = games[j]``
+    (row g of ``states``) jumps to the afterstate of its candidate ``chosen[j]`` (row g of the
+    candidate arrays), ticks the box its combination scores (circling a letter both boxes
+    complete), ticks completed lines and occupied penalty rows, and ``over[j]`` says whether
+    the game ended (a penalty row reached, the tetromino lost, every letter at its last notch)."""
+    o = state_offsets(ints)
+    box = ints[N_INTS:]
+    rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
+    for j in range(len(games)):
+        g, c = games[j], chosen[j]
+        s = states[g]
+        for i in range(rows * cols):
+            s[o[0] + i] = values[g, c, i]
+            s[o[1] + i] = used[g, c, i]
+        s[o[2] : o[3]] = heights[g, c]
+        s[o[3] : o[4]] = notches[g, c]
+        size = combo_size[g, c]
+        if combo_kind[g, c] >= 0 and size == ints[I_BONUS]:
+            s[o[11]] = 1
+        elif combo_kind[g, c] >= 0:
+            for b in range(len(box)):
+                if box[b] == size:
+                    s[(o[6] if combo_kind[g, c] == 0 else o[7]) + b] = 1
+                    if s[o[6] + b] != 0 and s[o[7] + b] != 0 and s[o[8] + b] == 0:
+                        s[o[5] + b] = 1
+        for r in range(rows):
+            filled = 0
+            for i in range(cols):
+                filled += s[o[0] + r * cols + i] != EMPTY
+            if r < reg and filled == cols:
+                s[o[9] + r] = 1
+            elif r >= reg and filled > 0:
+                s[o[10] + r - reg] = 1
+        over[j] = (s[o[10] : o[11]] != 0).any() or not has_terms[g, c] or s[o[3] : o[4]].min() >= ints[I_LAST]
+
+
+@njit(cache=True)
+def start_turns(states, games, dice, shape, ints):
+    """Start the next turn of packed games: game ``games[j]`` rolled number dice ``dice[j]`` (in
+    die order) and shape face ``shape[j]`` (a shape index, -1 for the star); its row becomes
+    the turn's first decision (phase slide, its star slide owed when a die shows a star)."""
+    o = state_offsets(ints)
+    for j in range(len(games)):
+        s = states[games[j]]
+        ordered = np.sort(np.where(dice[j] == WILD, 1 << 30, dice[j]))  # stars last
+        star = shape[j] < 0
+        for k in range(len(ordered)):
+            s[o[12] + k] = WILD if ordered[k] == 1 << 30 else ordered[k]
+            star = star or ordered[k] == 1 << 30
+        s[o[13]], s[o[14]], s[o[15]] = shape[j], star, SLIDE
+        s[o[16] : o[18]] = -1  # no block dropping, no cells fixed
+
+
+@njit(cache=True)
+def score_rows(states, ints, parts, boxes):
+    """``Sheet.score_breakdown`` of packed games, one row of ``parts`` each (identical,
+    consecutive, bonus, column bonuses, lines, penalties, total), and their ticked boxes."""
+    o = state_offsets(ints)
+    box = ints[N_INTS:]
+    for g in range(states.shape[0]):
+        s = states[g]
+        identical = consecutive = full_identical = full_consecutive = 0
+        for b in range(len(box)):
+            identical += box[b] * (s[o[6] + b] != 0)
+            consecutive += box[b] * (s[o[7] + b] != 0)
+        for b in range(len(box)):
+            full_identical += s[o[6] + b] != 0
+            full_consecutive += s[o[7] + b] != 0
+        bonus = s[o[11]] != 0
+        lines = penalties = 0
+        for r in range(o[9], o[10]):
+            lines += s[r] != 0
+        for r in range(o[10], o[11]):
+            penalties += s[r] != 0
+        parts[g, 0] = identical
+        parts[g, 1] = consecutive
+        parts[g, 2] = ints[I_BONUS] * bonus
+        parts[g, 3] = ints[I_FULL_COL] * ((full_identical == len(box)) + (full_consecutive == len(box)))
+        parts[g, 4] = ints[I_LINE_PTS] * lines
+        parts[g, 5] = -ints[I_PEN_PTS] * penalties
+        parts[g, 6] = parts[g, 0] + parts[g, 1] + parts[g, 2] + parts[g, 3] + parts[g, 4] + parts[g, 5]
+        boxes[g] = full_identical + full_consecutive + bonus

@@ -44,7 +44,8 @@ import numpy as np
 
 from ..engine.actions import Phase, layout_for, tetromino_table
 from ..engine.combos import neighbour_table
-from ..engine.rules import Rules
+from ..engine.rules import WILD, Rules
+from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from . import turn_engine
 from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
@@ -58,6 +59,7 @@ __all__ = [
     "Candidate",
     "TurnCandidates",
     "TurnPlanner",
+    "batch_arrays",
     "letter_values",
     "remaining_turns",
     "start_candidates",
@@ -132,6 +134,11 @@ class TurnCandidates(Sequence):
         return int(a.points[i])
 
     @classmethod
+    def of_batch(cls, arrays: TurnArrays, g: int, k: int) -> TurnCandidates:
+        """The ``k`` candidates of game ``g`` of :meth:`TurnPlanner.candidate_arrays`' output."""
+        return cls(TurnArrays(*(field[g, :k] for field in arrays)))
+
+    @classmethod
     def from_candidates(cls, candidates: list[Candidate]) -> TurnCandidates:
         """Arrays of candidates built elsewhere (the starting number, the reference planner)."""
         k = len(candidates)
@@ -180,6 +187,7 @@ class TurnPlanner:
         self.reference = bool(reference)
         self._reference = ReferencePlanner(weights, self.width, self.block_width)
         self._fixed: _Static | None = None
+        self._starts: dict[tuple, TurnCandidates] = {}
 
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
         """Distinct candidates of the rest of the turn, best planner value first."""
@@ -191,7 +199,7 @@ class TurnPlanner:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
             raise ValueError(f"limit must be None or a positive int, got {limit!r}")
         if game.phase is Phase.START:
-            return TurnCandidates.from_candidates(start_candidates(game)[:limit])
+            return self._start(game, limit)
         if self.reference or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
         fixed = self._static(game.rules)
@@ -221,6 +229,18 @@ class TurnPlanner:
             return [], np.zeros((0, limit, 0), np.float32)
         return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
 
+    def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
+        """The starting number's candidates, shared (read-only) by every game with the same sheet:
+        almost every game starts from the empty one."""
+        s = game.sheet
+        key = (game.rules, limit, s.values.tobytes(), s.used.tobytes(), game.notches.tobytes())
+        if key not in self._starts:
+            offered = TurnCandidates.from_candidates(start_candidates(game)[:limit])
+            for field in offered.arrays:
+                field.flags.writeable = False
+            self._starts = {**self._starts, key: offered} if len(self._starts) < 64 else {key: offered}
+        return self._starts[key]
+
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
         """The games as packed rows (``turn_engine.STATE_FIELDS``), checked for
         :meth:`candidates_packed`: solo games of one rule set, each inside a turn."""
@@ -242,6 +262,15 @@ class TurnPlanner:
     ) -> tuple[list[TurnCandidates], np.ndarray]:
         """:meth:`candidates_batch` of games packed by :meth:`pack_batch` (whose rows a caller
         may read too, e.g. for observations)."""
+        count, arrays, rows = self.candidate_arrays(states, rules, limit, features)
+        return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
+
+    def candidate_arrays(
+        self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
+    ) -> tuple[np.ndarray, TurnArrays, np.ndarray]:
+        """:meth:`candidates_packed` as arrays: each game's count of candidates, the candidates of
+        all games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the
+        feature rows. For callers that keep their games packed and build no per-game objects."""
         _check_limit(limit)
         fixed = self._static(rules)
         width = fixed.state_width
@@ -249,11 +278,13 @@ class TurnPlanner:
             raise ValueError(f"states must be an int64 array of packed games, shape (games, {width}) (pack_batch)")
         n_games = len(states)
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
-        # turns differ a lot in cost (a star on the shape die multiplies it): small shares balance the threads
-        shares = np.unique(np.linspace(0, n_games, min(n_games, 4 * _workers()) + 1).astype(int))
+        # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
+        order = np.argsort(-fixed.expected_cost(states), kind="stable")
+        shares = np.unique(np.linspace(0, n_games, min(n_games, 8 * _workers()) + 1).astype(int))
         run = partial(
             turn_engine.enumerate_many,
             states,
+            order,
             table=fixed.table,
             nbrs=fixed.nbrs,
             kweights=fixed.kernel_weights,
@@ -265,7 +296,59 @@ class TurnPlanner:
             features=rows,
         )
         _run_shares(run, list(zip(shares[:-1].tolist(), shares[1:].tolist())))
-        return [TurnCandidates(TurnArrays(*(field[g, :k] for field in a))) for g, k in enumerate(count.tolist())], rows
+        return count, a, rows
+
+    # A simulator can keep its games packed between turns and leave SoloGame objects aside:
+    # pack once, then candidate_arrays, finish_turns and start_turns each turn (every game's
+    # rolls drawn by engine.solo.roll_dice from its own generator), and unpack to read a game.
+    def finish_turns(
+        self, states: np.ndarray, rules: Rules, games: np.ndarray, chosen: np.ndarray, arrays: TurnArrays
+    ) -> np.ndarray:
+        """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (a row of ``states`` and of
+        ``arrays``, the output of :meth:`candidate_arrays`), in place, up to the next roll:
+        ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
+        over = np.zeros(len(games), bool)
+        a = self._static(rules)
+        t = arrays
+        turn_engine.finish_turns(
+            states,
+            games,
+            chosen,
+            t.values,
+            t.used,
+            t.heights,
+            t.notches,
+            t.combo_kind,
+            t.combo_size,
+            t.has_terms,
+            a.ints,
+            over,
+        )
+        return over
+
+    def start_turns(
+        self, states: np.ndarray, rules: Rules, games: np.ndarray, rolls: list[tuple[tuple[int, ...], str]]
+    ) -> None:
+        """Start the next turn of each packed game ``games[j]`` with roll ``rolls[j]``
+        (``engine.solo.roll_dice``), in place."""
+        self._static(rules).start_turns(states, games, rolls)
+
+    def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
+        """Bring ``game`` (the game packed in ``row``, at the turn it was packed) to the position of
+        the row: a turn's first decision with ``roll``, or the end of the game."""
+        self._static(game.rules).unpack(row, game, roll, turn, over)
+
+    def state_width(self, rules: Rules) -> int:
+        """The length of a packed game of these rules."""
+        return self._static(rules).state_width
+
+    def packed_scores(self, states: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+        """The score of each packed game by its parts (``Sheet.score_breakdown``, one row each,
+        columns in ``engine.sheet.SCORE_PARTS`` order) and its count of ticked boxes."""
+        parts = np.empty((len(states), len(SCORE_PARTS)), np.int64)
+        boxes = np.empty(len(states), np.int64)
+        turn_engine.score_rows(states, self._static(rules).ints, parts, boxes)
+        return parts, boxes
 
     def _static(self, rules: Rules) -> _Static:
         if self._fixed is None or self._fixed.rules is not rules:
@@ -280,9 +363,17 @@ def _check_limit(limit: object) -> None:
 
 def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
     """Zeroed (padded) outputs of :func:`turn_engine.enumerate_many` for ``n_games`` games."""
-    n, cols, letters = fixed.rules.rows * fixed.rules.cols, fixed.rules.cols, len(fixed.rules.letters)
+    n_features = turn_engine.feature_count(fixed.ints) if features else 0
+    arrays = batch_arrays(n_games, slots, fixed.rules)
+    return np.zeros(n_games, np.int64), arrays, np.zeros((n_games, slots, n_features), np.float32)
+
+
+def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
+    """Candidate arrays of ``n_games`` games with a leading game axis, ``slots`` rows each, all
+    padding (what :meth:`TurnPlanner.candidate_arrays` fills)."""
+    n, cols, letters = rules.rows * rules.cols, rules.cols, len(rules.letters)
     shape = (n_games, slots)
-    arrays = TurnArrays(
+    return TurnArrays(
         np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
         np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
         np.zeros(shape, np.int64),
@@ -298,8 +389,6 @@ def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
         np.zeros((*shape, 5)),
         np.zeros(shape, bool),
     )
-    n_features = turn_engine.feature_count(fixed.ints) if features else 0
-    return np.zeros(n_games, np.int64), arrays, np.zeros((*shape, n_features), np.float32)
 
 
 def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None:
@@ -333,7 +422,6 @@ def _pool() -> ThreadPoolExecutor:
     return _POOLS[pid]
 
 
-@lru_cache(maxsize=256)
 @lru_cache(maxsize=1024)
 def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
     """The shape index of each letter's tile (read-only: the array is shared, one per game's tiles)."""
@@ -401,7 +489,8 @@ class _Static:
         ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
         ints[turn_engine.I_BLOCK_WIDTH] = block_width
         self.ints = ints
-        self.state_width = int(turn_engine.state_offsets(ints)[-1])  # the length of a packed game
+        self.offsets = turn_engine.state_offsets(ints)  # where each field of a packed game starts
+        self.state_width = int(self.offsets[-1])
         self.floats = np.array(
             [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
         )
@@ -440,6 +529,37 @@ class _Static:
             ),
             dtype=np.int64,
         )
+
+    def expected_cost(self, states: np.ndarray) -> np.ndarray:
+        """A rough relative cost of enumerating each packed game's turn (measured on random
+        play): a star on the shape die multiplies it by about 2.3, each letter one notch from
+        its block by about 1.8 (a block may drop), each wild die by about 1.15."""
+        o = self.offsets
+        star_face = states[:, o[13]] < 0
+        near_block = np.count_nonzero(states[:, o[3] : o[4]] == self.rules.last_notch - 1, axis=1)
+        wild = np.count_nonzero(states[:, o[12] : o[13]] == WILD, axis=1)
+        return 2.3**star_face * 1.8**near_block * 1.15**wild
+
+    def start_turns(self, states: np.ndarray, games: np.ndarray, rolls: list[tuple[tuple[int, ...], str]]) -> None:
+        """Write each roll into its packed game's row, as the game's first decision of the next
+        turn (phase slide): :meth:`pack` of the game after ``SoloGame.play_afterstate``."""
+        if rolls:
+            dice = np.array([d for d, _ in rolls], np.int64)
+            shape = np.array([-1 if face == "*" else self.names.index(face) for _, face in rolls], np.int64)
+            turn_engine.start_turns(states, games, dice, shape, self.ints)
+
+    def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
+        """Write a packed game's sheet and notches back into ``game`` and take it up at that turn
+        (``SoloGame.resume``): the inverse of :meth:`pack` at a turn's first decision or the end."""
+        o, s = self.offsets, game.sheet
+        s.values[:] = row[o[0] : o[1]].reshape(s.values.shape)
+        s.used[:] = row[o[1] : o[2]].reshape(s.used.shape) != 0
+        s.heights[:] = row[o[2] : o[3]]
+        game.notches[:] = row[o[3] : o[4]]
+        for k, name in enumerate(("circled", "identical", "consecutive", "crossed", "lines", "penalties"), start=5):
+            getattr(s, name)[:] = row[o[k] : o[k + 1]] != 0
+        s.bonus = bool(row[o[11]])
+        game.resume(*roll, turn, over)
 
     @staticmethod
     @lru_cache(maxsize=32)

@@ -43,6 +43,10 @@ def test_the_same_games_as_single_envs_across_autoresets(n, slots, seed, afterst
     for t in range(320):
         for i in range(n):
             assert_same(obs, info, i, *state[i], (t, i))
+        if t % 3 == 0:  # the games, kept packed between turns, read back as the single envs' games
+            assert [g.to_dict() for g in venv.games] == [env.game.to_dict() for env in singles], t
+            for mine, theirs in zip(venv.offered, (env.offered for env in singles)):
+                assert all(np.array_equal(x, y) for x, y in zip(mine.arrays, theirs.arrays)), t
         assert np.array_equal(venv.action_masks(), info["action_mask"])
         assert all(info["action_mask"][i].any() != ended[i] for i in range(n))  # exact: empty only when finished
         actions = random_actions(rng, info["action_mask"])

@@ -20,7 +20,8 @@ from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.rules import DEFAULT_RULES, WILD, Rules
-from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.engine.sheet import SCORE_PARTS
+from numberdrop_env.engine.solo import SoloGame, roll_dice
 from numberdrop_env.engine.table import Table
 from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants, candidate_features
 from numberdrop_env.planner import turn_engine
@@ -237,3 +238,60 @@ def test_packed_batches_equal_game_batches_and_refuse_what_is_not_packed():
     for bad in (states[:, :-1], states.astype(float), states[0]):
         with pytest.raises(ValueError, match="packed games"):
             planner.candidates_packed(bad, games[0].rules, 8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_packed_games_play_their_turns_as_solo_games_do(seed):
+    """``finish_turns`` + ``start_turns`` (with ``roll_dice`` on the game's generator) advance a
+    packed row exactly as ``TurnCandidates.play`` advances the game, game over included;
+    ``unpack`` writes the row back into a game equal to the one played; ``packed_scores``
+    equals ``Sheet.score_breakdown`` and the ticked boxes at every turn."""
+    planner, rules = TurnPlanner(), DEFAULT_RULES
+    rng = np.random.default_rng(seed)
+    played = 0
+    for game_seed in range(seed * 10, seed * 10 + 10):
+        game = SoloGame(seed=game_seed)
+        game.step(game.layout.start + int(rng.integers(rules.cols)))
+        state = planner.pack_batch([game], 32)
+        copy = game.clone()  # packed alongside: rolls from a copy of the game's generator
+        while not game.is_over:
+            count, arrays, _ = planner.candidate_arrays(state, rules, 32)
+            pick = int(rng.integers(count[0]))
+            points = TurnCandidates.of_batch(arrays, 0, int(count[0])).play(pick, game)
+            over = planner.finish_turns(state, rules, np.array([0]), np.array([pick]), arrays)
+            assert points == arrays.points[0, pick] and over[0] == game.is_over
+            roll = (game.dice, game.shape_face)
+            if not over[0]:
+                assert roll_dice(copy.rng, rules) == roll
+                planner.start_turns(state, rules, np.array([0]), [roll])
+                assert np.array_equal(state, planner.pack_batch([game], 32))
+            parts, boxes = planner.packed_scores(state, rules)
+            s = game.sheet
+            assert parts[0].tolist() == [s.score_breakdown()[k] for k in SCORE_PARTS]
+            assert boxes[0] == s.identical.sum() + s.consecutive.sum() + s.bonus
+            unpacked = copy.clone()
+            planner.unpack(state[0], unpacked, roll, game.turn, bool(over[0]))
+            assert unpacked.to_dict() == game.to_dict()
+            played += 1
+    assert played > 100
+
+
+def test_packed_scores_count_full_columns_and_every_part():
+    """Column bonuses, the bonus box, lines and penalty rows, which random games rarely reach."""
+    planner, game = TurnPlanner(), SoloGame(seed=0)
+    game.step(game.layout.start)
+    s = game.sheet
+    s.identical[:], s.consecutive[1:3], s.bonus = True, True, True
+    s.lines[[0, 3]], s.penalties[0] = True, True
+    parts, boxes = planner.packed_scores(planner.pack_batch([game], 4), game.rules)
+    assert parts[0].tolist() == [s.score_breakdown()[k] for k in SCORE_PARTS]
+    assert parts[0, SCORE_PARTS.index("column_bonuses")] > 0 and boxes[0] == 5 + 2 + 1
+
+
+def test_the_starting_number_candidates_are_shared_and_read_only():
+    planner = TurnPlanner()
+    a, b = SoloGame(seed=1), SoloGame(seed=2)
+    first, second = planner.candidates(a, limit=32), planner.candidates(b, limit=32)
+    assert first is second and not first.arrays.values.flags.writeable
+    assert [c.actions for c in first] == [c.actions for c in TurnPlanner(reference=True).candidates(a, limit=32)]
+    assert len(planner.candidates(a, limit=3)) == 3
