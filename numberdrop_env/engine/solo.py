@@ -24,14 +24,35 @@ from .rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
 from .shapes import Cell
 from .sheet import CONSECUTIVE, IDENTICAL, Sheet
 
-__all__ = ["STATE_VERSION", "SoloGame", "as_action", "make_rng", "owes_star_slide", "roll_dice", "sort_dice"]
+__all__ = [
+    "STATE_VERSION",
+    "SoloGame",
+    "as_action",
+    "make_rng",
+    "owes_star_slide",
+    "roll_dice",
+    "roll_faces",
+    "roll_of",
+    "sort_dice",
+]
 
 
 def roll_dice(rng: np.random.Generator, rules: Rules) -> tuple[tuple[int, ...], str]:
     """One roll: the number dice (in die order) and the shape die's face. Every roll of a game
     is this one draw from its generator, so a simulator that rolls for a game keeps its stream."""
-    *faces, shape = rng.integers(0, _die_sizes(rules)).tolist()
-    return tuple(int(d[f]) for d, f in zip(rules.number_dice, faces)), rules.shape_die[shape]
+    return roll_of(rng.integers(0, _die_sizes(rules)).tolist(), rules)
+
+
+def roll_faces(rng: np.random.Generator, rules: Rules, rolls: int) -> np.ndarray:
+    """The faces of the next ``rolls`` rolls, one row each (each number die's face, then the
+    shape die's, as indices): the same draws as ``rolls`` calls of :func:`roll_dice`, at once."""
+    return rng.integers(0, _die_sizes(rules), size=(rolls, len(rules.number_dice) + 1))
+
+
+def roll_of(faces: list[int], rules: Rules) -> tuple[tuple[int, ...], str]:
+    """The roll that a row of :func:`roll_faces` stands for, as :func:`roll_dice` gives it."""
+    *numbers, shape = faces
+    return tuple(int(d[f]) for d, f in zip(rules.number_dice, numbers)), rules.shape_die[shape]
 
 
 def owes_star_slide(dice: tuple[int, ...], shape_face: str) -> bool:

@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules
-from ..engine.solo import SoloGame, roll_dice
+from ..engine.solo import SoloGame, roll_faces, roll_of
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import game_array
 from ..render.text import render_text
@@ -43,6 +43,8 @@ __all__ = ["NumberDropTurnVectorEnv"]
 N_FEATURES = len(CANDIDATE_FEATURES)
 INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidate_count", "boxes", "illegal_action")
 _NONE = TurnCandidates.from_candidates([])
+ROLLS_AHEAD = 32
+"""Rolls each packed game draws from its generator at once."""
 
 
 class NumberDropTurnVectorEnv(VectorEnv):
@@ -125,7 +127,15 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._states = np.zeros((n, self.planner.state_width(rules)), np.int64)
         self._packed = np.zeros(n, bool)
         self._stale = np.zeros(n, bool)  # the SoloGame is behind its packed row
-        self._rolls: list[tuple[tuple[int, ...], str] | None] = [None] * n  # each packed game's roll
+        # each packed game's roll: as its SoloGame had it when packed, or the faces it rolled since
+        self._rolls: list[tuple[tuple[int, ...], str] | None] = [None] * n
+        self._faces = np.zeros((n, len(rules.number_dice) + 1), np.int64)
+        self._rolled = np.zeros(n, bool)
+        # rolls are drawn ahead, ROLLS_AHEAD at a time (one call instead of one per turn); the
+        # generator's state before them lets a game read back stand exactly after its last roll
+        self._ahead = np.zeros((n, ROLLS_AHEAD, len(rules.number_dice) + 1), np.int64)
+        self._next = np.full(n, ROLLS_AHEAD)
+        self._before: list[dict[str, Any] | None] = [None] * n
         self._batch = batch_arrays(n, self.slots, rules)  # each packed game's candidates
         self._loose: list[TurnCandidates] = [_NONE] * n  # the candidates of the games not packed
         self._mask = np.zeros((n, self.slots), bool)
@@ -181,6 +191,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
         else:
             raise ValueError(f"seed must be None, an int or a list of {n} seeds, got {seed!r}")
         indices = np.flatnonzero(which).tolist()
+        for i in indices:  # a game continuing its generator continues after its last roll
+            self._settle(i)
         # every new game is built (and checked) before any environment changes
         rngs = {
             i: seeding.np_random(seeds[i])[0] if seeds[i] is not None or self._rngs[i] is None else self._rngs[i]
@@ -261,17 +273,20 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self._packed[i] = game.phase not in (Phase.START, Phase.OVER)
         if self._packed[i]:
             self._states[i] = self.planner.pack_batch([game], self.slots)[0]
-            self._rolls[i], self._turn[i] = (game.dice, game.shape_face), game.turn
+            self._rolls[i], self._rolled[i], self._turn[i] = (game.dice, game.shape_face), False, game.turn
 
     def _finish_turns(self, games: np.ndarray, chosen: np.ndarray) -> np.ndarray:
         """Play the chosen candidates of packed games and roll the next turn of those going on
         (with each game's own generator, as its SoloGame would); returns which games ended."""
         over = self.planner.finish_turns(self._states, self.rules, games, chosen, self._batch)
         going = games[~over]
-        rolls = [roll_dice(self._rngs[i], self.rules) for i in going.tolist()]
-        self.planner.start_turns(self._states, self.rules, going, rolls)
-        for i, roll in zip(going.tolist(), rolls):
-            self._rolls[i] = roll
+        for i in going[self._next[going] == ROLLS_AHEAD].tolist():
+            self._before[i] = self._rngs[i].bit_generator.state
+            self._ahead[i], self._next[i] = roll_faces(self._rngs[i], self.rules, ROLLS_AHEAD), 0
+        self._faces[going] = self._ahead[going, self._next[going]]
+        self._next[going] += 1
+        self._rolled[going] = True
+        self.planner.start_turns(self._states, self.rules, going, self._faces[going])
         self._turn[going] += 1
         self._stale[games] = True
         for i in games[over].tolist():  # a finished game leaves its row
@@ -279,9 +294,19 @@ class NumberDropTurnVectorEnv(VectorEnv):
             self._packed[i] = False
         return over
 
+    def _settle(self, i: int) -> None:
+        """Leave game ``i``'s generator just after its last roll (not after the rolls drawn ahead)."""
+        if self._before[i] is not None:
+            rng = self._rngs[i]
+            rng.bit_generator.state = self._before[i]
+            roll_faces(rng, self.rules, int(self._next[i]))
+            self._before[i], self._next[i] = None, ROLLS_AHEAD
+
     def _sync(self, i: int, over: bool) -> None:
-        """Bring game ``i``'s SoloGame up to its packed row."""
-        self.planner.unpack(self._states[i], self._games[i], self._rolls[i], int(self._turn[i]), over)
+        """Bring game ``i``'s SoloGame up to its packed row, its generator included."""
+        self._settle(i)
+        roll = roll_of(self._faces[i].tolist(), self.rules) if self._rolled[i] else self._rolls[i]
+        self.planner.unpack(self._states[i], self._games[i], roll, int(self._turn[i]), over)
         self._stale[i] = False
 
     def _offered(self, i: int) -> TurnCandidates:

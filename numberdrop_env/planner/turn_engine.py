@@ -1650,6 +1650,24 @@ def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shap
 
 
 # ---------------------------------------------------------------------------- many games at once
+@njit(cache=True)
+def turn_costs(states, ints):
+    """A rough relative cost of enumerating each packed game's turn, to hand the dearest out
+    first (fitted on random play): a star on the shape die multiplies it by about 2.3, each
+    letter one notch from its block by about 1.8 (a block may drop), each wild die by 1.15."""
+    o = state_offsets(ints)
+    out = np.empty(states.shape[0])
+    for g in range(states.shape[0]):
+        s = states[g]
+        cost = 2.3 if s[o[13]] < 0 else 1.0
+        for t in range(o[3], o[4]):
+            cost *= 1.8 if s[t] == ints[I_LAST] - 1 else 1.0
+        for d in range(o[12], o[13]):
+            cost *= 1.15 if s[d] == WILD else 1.0
+        out[g] = cost
+    return out
+
+
 @njit(cache=True, nogil=True)
 def enumerate_many(
     states,
@@ -1692,7 +1710,7 @@ def enumerate_many(
     slots = features.shape[1]
     no_rivals = np.zeros((0, 0))
     for g in order[lo:hi]:
-        state = states[g]
+        state = states[g].copy()  # this thread's own: views of the shared rows would share their count
         r = enumerate_packed(state, no_rivals, table, nbrs, kweights, ints, floats)
         k = len(r.value)
         count[g] = k

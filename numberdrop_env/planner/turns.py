@@ -44,7 +44,7 @@ import numpy as np
 
 from ..engine.actions import Phase, layout_for, tetromino_table
 from ..engine.combos import neighbour_table
-from ..engine.rules import WILD, Rules
+from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from . import turn_engine
@@ -279,8 +279,9 @@ class TurnPlanner:
         n_games = len(states)
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
-        order = np.argsort(-fixed.expected_cost(states), kind="stable")
-        shares = np.unique(np.linspace(0, n_games, min(n_games, 8 * _workers()) + 1).astype(int))
+        order = np.argsort(-turn_engine.turn_costs(states, fixed.ints), kind="stable")
+        k = min(n_games, 8 * _workers())
+        bounds = [round(i * n_games / k) for i in range(k + 1)]
         run = partial(
             turn_engine.enumerate_many,
             states,
@@ -295,7 +296,7 @@ class TurnPlanner:
             **a._asdict(),
             features=rows,
         )
-        _run_shares(run, list(zip(shares[:-1].tolist(), shares[1:].tolist())))
+        _run_shares(run, list(zip(bounds[:-1], bounds[1:])))
         return count, a, rows
 
     # A simulator can keep its games packed between turns and leave SoloGame objects aside:
@@ -326,12 +327,11 @@ class TurnPlanner:
         )
         return over
 
-    def start_turns(
-        self, states: np.ndarray, rules: Rules, games: np.ndarray, rolls: list[tuple[tuple[int, ...], str]]
-    ) -> None:
-        """Start the next turn of each packed game ``games[j]`` with roll ``rolls[j]``
-        (``engine.solo.roll_dice``), in place."""
-        self._static(rules).start_turns(states, games, rolls)
+    def start_turns(self, states: np.ndarray, rules: Rules, games: np.ndarray, faces: np.ndarray) -> None:
+        """Start the next turn of each packed game ``games[j]`` with the roll of faces ``faces[j]``
+        (a row of ``engine.solo.roll_faces``), in place."""
+        if len(games):
+            self._static(rules).start_turns(states, games, faces)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
         """Bring ``game`` (the game packed in ``row``, at the turn it was packed) to the position of
@@ -406,8 +406,9 @@ def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None
         helper.result()
 
 
+@lru_cache(maxsize=1)
 def _workers() -> int:
-    """Threads that share a batch of games: the cores this process may use."""
+    """Threads that share a batch of games: the cores this process may use (when it started)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
@@ -489,6 +490,10 @@ class _Static:
         ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
         ints[turn_engine.I_BLOCK_WIDTH] = block_width
         self.ints = ints
+        # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)
+        faces = max(len(d) for d in rules.number_dice)
+        self.die_values = np.array([d + (d[-1],) * (faces - len(d)) for d in rules.number_dice], np.int64)
+        self.face_shapes = np.array([-1 if f == "*" else self.names.index(f) for f in rules.shape_die], np.int64)
         self.offsets = turn_engine.state_offsets(ints)  # where each field of a packed game starts
         self.state_width = int(self.offsets[-1])
         self.floats = np.array(
@@ -530,23 +535,11 @@ class _Static:
             dtype=np.int64,
         )
 
-    def expected_cost(self, states: np.ndarray) -> np.ndarray:
-        """A rough relative cost of enumerating each packed game's turn (measured on random
-        play): a star on the shape die multiplies it by about 2.3, each letter one notch from
-        its block by about 1.8 (a block may drop), each wild die by about 1.15."""
-        o = self.offsets
-        star_face = states[:, o[13]] < 0
-        near_block = np.count_nonzero(states[:, o[3] : o[4]] == self.rules.last_notch - 1, axis=1)
-        wild = np.count_nonzero(states[:, o[12] : o[13]] == WILD, axis=1)
-        return 2.3**star_face * 1.8**near_block * 1.15**wild
-
-    def start_turns(self, states: np.ndarray, games: np.ndarray, rolls: list[tuple[tuple[int, ...], str]]) -> None:
-        """Write each roll into its packed game's row, as the game's first decision of the next
-        turn (phase slide): :meth:`pack` of the game after ``SoloGame.play_afterstate``."""
-        if rolls:
-            dice = np.array([d for d, _ in rolls], np.int64)
-            shape = np.array([-1 if face == "*" else self.names.index(face) for _, face in rolls], np.int64)
-            turn_engine.start_turns(states, games, dice, shape, self.ints)
+    def start_turns(self, states: np.ndarray, games: np.ndarray, faces: np.ndarray) -> None:
+        """Write each roll (a row of ``engine.solo.roll_faces``) into its packed game's row, as
+        the game's first decision of the next turn: :meth:`pack` after ``play_afterstate``."""
+        dice = self.die_values[np.arange(self.die_values.shape[0]), faces[:, :-1]]
+        turn_engine.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.ints)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
         """Write a packed game's sheet and notches back into ``game`` and take it up at that turn

@@ -21,7 +21,7 @@ from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.rules import DEFAULT_RULES, WILD, Rules
 from numberdrop_env.engine.sheet import SCORE_PARTS
-from numberdrop_env.engine.solo import SoloGame, roll_dice
+from numberdrop_env.engine.solo import SoloGame, roll_dice, roll_faces, roll_of
 from numberdrop_env.engine.table import Table
 from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants, candidate_features
 from numberdrop_env.planner import turn_engine
@@ -242,7 +242,7 @@ def test_packed_batches_equal_game_batches_and_refuse_what_is_not_packed():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_packed_games_play_their_turns_as_solo_games_do(seed):
-    """``finish_turns`` + ``start_turns`` (with ``roll_dice`` on the game's generator) advance a
+    """``finish_turns`` + ``start_turns`` (with ``roll_faces`` on the game's generator) advance a
     packed row exactly as ``TurnCandidates.play`` advances the game, game over included;
     ``unpack`` writes the row back into a game equal to the one played; ``packed_scores``
     equals ``Sheet.score_breakdown`` and the ticked boxes at every turn."""
@@ -262,8 +262,9 @@ def test_packed_games_play_their_turns_as_solo_games_do(seed):
             assert points == arrays.points[0, pick] and over[0] == game.is_over
             roll = (game.dice, game.shape_face)
             if not over[0]:
-                assert roll_dice(copy.rng, rules) == roll
-                planner.start_turns(state, rules, np.array([0]), [roll])
+                faces = roll_faces(copy.rng, rules, 1)
+                assert roll_of(faces[0].tolist(), rules) == roll
+                planner.start_turns(state, rules, np.array([0]), faces)
                 assert np.array_equal(state, planner.pack_batch([game], 32))
             parts, boxes = planner.packed_scores(state, rules)
             s = game.sheet
@@ -295,3 +296,11 @@ def test_the_starting_number_candidates_are_shared_and_read_only():
     assert first is second and not first.arrays.values.flags.writeable
     assert [c.actions for c in first] == [c.actions for c in TurnPlanner(reference=True).candidates(a, limit=32)]
     assert len(planner.candidates(a, limit=3)) == 3
+
+
+def test_rolls_drawn_at_once_are_the_rolls_drawn_one_by_one():
+    rules = Rules(number_dice=((1, 2, 3), (WILD, 4, 5, 6, 7, 8, 9)) * 2)  # dice of different sizes
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    faces = roll_faces(a, rules, 40)
+    assert [roll_of(row, rules) for row in faces.tolist()] == [roll_dice(b, rules) for _ in range(40)]
+    assert a.bit_generator.state == b.bit_generator.state
