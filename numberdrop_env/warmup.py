@@ -84,6 +84,14 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
         "planner.turn_engine.turn_state",
         "planner.turn_engine.state_offsets",
     ),
+    "NumberDropTurn-v0 vector": (
+        "planner.turn_engine.enumerate_many",
+        "planner.turn_engine.finish_turns",
+        "planner.turn_engine.start_turns",
+        "planner.turn_engine.score_rows",
+        "planner.turn_engine.turn_costs",
+        "planner.turn_engine.turn_states_packed",
+    ),
     "NumberDrop-v0": (
         "envs.observe.write_observation",
         "engine.placements.write_placements",
@@ -97,7 +105,11 @@ every game reaches within its first turn belong here: one that ordinary use neve
 would stay out of the cache and the hint would be logged by every process. Names that do
 not exist (code being reorganised) are skipped."""
 
-FIRST_USE = {"NumberDropTurn-v0": "about a minute", "NumberDrop-v0": "5 to 10 seconds"}
+FIRST_USE = {
+    "NumberDropTurn-v0": "about a minute",
+    "NumberDropTurn-v0 vector": "about a minute",
+    "NumberDrop-v0": "5 to 10 seconds",
+}
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
 COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
@@ -223,7 +235,7 @@ def _batch_entry_point() -> str:
     for _ in range(3):
         envs.step(np.zeros(3, np.int64))  # candidate 0 of every game
     envs.close()
-    return "turn_engine.enumerate_many and turn_states_packed through the native vector env, 3 games"
+    return "the turn engine's batch functions (enumerate_many, finish_turns, ...) in the vector env, 3 games"
 
 
 _STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (

@@ -111,7 +111,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         self.rules = rules
         self.slots = int(candidates)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
+        warn_if_not_compiled("NumberDropTurn-v0 vector")  # one log line if the first steps will compile (numba)
         self.single_action_space = spaces.Discrete(self.slots)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.afterstates = bool(afterstates)
