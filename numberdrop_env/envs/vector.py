@@ -3,9 +3,10 @@
 ``gym.make_vec("NumberDropTurn-v0", num_envs=8, vectorization_mode="vector_entry_point")``
 builds :class:`NumberDropTurnVectorEnv`. It plays the same games as N
 :class:`~numberdrop_env.envs.turn.NumberDropTurnEnv` (same seeds, same observations, rewards,
-masks), but enumerates the turns of all its games in one compiled call on every core
-(:meth:`TurnPlanner.candidates_batch`) instead of one game at a time, and without a process
-per environment.
+masks), but keeps each game inside a turn as a packed row and steps all of them in
+compiled code: playing the chosen candidates, rolling, scoring, and enumerating the next
+turns on every core (:meth:`TurnPlanner.candidate_arrays`), without a process per
+environment.
 """
 
 from __future__ import annotations
@@ -61,10 +62,15 @@ class NumberDropTurnVectorEnv(VectorEnv):
     shape ``(num_envs,)``). Every action is checked before any game moves: a masked or
     out-of-range action raises ``ValueError`` naming the environment index, a non-integer
     one ``TypeError``, and no game advances. The chosen candidates are then played as the
-    single environment plays them (``TurnCandidates.play``: the first step of a game writes
-    the starting number through ``SoloGame.step``, later ones jump to the candidate's
-    afterstate with ``SoloGame.play_afterstate``), and the turns of all games still playing
-    are enumerated in one call of :meth:`TurnPlanner.candidates_batch`, on every core.
+    single environment plays them: the starting number through ``SoloGame.step``, a turn
+    by jumping to its afterstate, in the game's packed row (:meth:`TurnPlanner.finish_turns`,
+    the same sheet as ``SoloGame.play_afterstate``), with the next roll drawn from the
+    game's own generator. The turns of all games still playing are then enumerated in one
+    call of :meth:`TurnPlanner.candidate_arrays`, on every core.
+
+    **Games** — ``games`` gives each game as a ``SoloGame``, brought up to its packed row
+    when read: read it to inspect, render or save a game, and change nothing in it (inside
+    a turn the row, not the object, is the game). ``offered`` gives each game's candidates.
 
     **Autoreset** — ``AutoresetMode.NEXT_STEP`` (Gymnasium's default, in
     ``metadata["autoreset_mode"]``): the step that ends a game returns its final
