@@ -29,11 +29,9 @@ __all__ = [
     "SoloGame",
     "as_action",
     "make_rng",
-    "owes_star_slide",
     "roll_dice",
     "roll_faces",
     "roll_of",
-    "sort_dice",
 ]
 
 
@@ -53,16 +51,6 @@ def roll_of(faces: list[int], rules: Rules) -> tuple[tuple[int, ...], str]:
     """The roll that a row of :func:`roll_faces` stands for, as :func:`roll_dice` gives it."""
     *numbers, shape = faces
     return tuple(int(d[f]) for d, f in zip(rules.number_dice, numbers)), rules.shape_die[shape]
-
-
-def owes_star_slide(dice: tuple[int, ...], shape_face: str) -> bool:
-    """Whether a roll owes a slide for its star (a wild number die or the shape die's star)."""
-    return WILD in dice or shape_face == "*"
-
-
-def sort_dice(dice: tuple[int, ...]) -> list[int]:
-    """Number dice ordered by value, stars last: the order arrangements refer to."""
-    return sorted(dice, key=lambda v: (v == WILD, v))
 
 
 class SoloGame:
@@ -108,7 +96,7 @@ class SoloGame:
 
     def sorted_dice(self) -> list[int]:
         """Number dice ordered by value, stars last: the order arrangements refer to."""
-        return [] if self.dice is None else sort_dice(self.dice)
+        return [] if self.dice is None else sorted(self.dice, key=lambda v: (v == WILD, v))
 
     def allowed_shapes(self) -> tuple[str, ...]:
         """Tetrominoes the shape die lets the player drop this turn."""
@@ -251,7 +239,7 @@ class SoloGame:
 
     def _enter_turn(self, dice: tuple[int, ...], shape_face: str, turn: int) -> None:
         self.dice, self.shape_face, self.turn = dice, shape_face, turn
-        self.star_pending = owes_star_slide(dice, shape_face)
+        self.star_pending = WILD in dice or shape_face == "*"
         self.phase = Phase.SLIDE
 
     def _slide(self, tile: int) -> None:
@@ -442,7 +430,7 @@ class SoloGame:
         """Take up a game whose sheet and notches were advanced elsewhere, at a turn's end.
 
         A simulator that keeps games as packed arrays (the native vector environment) plays
-        whole turns without this object, rolling with this game's generator (:func:`roll_dice`).
+        whole turns without this object, rolling with this game's generator (:func:`roll_faces`).
         When the game is read it writes the sheet and notches back, then calls this with the
         roll of the turn reached (the last roll, when ``over``): the game then stands where
         :meth:`play_afterstate` would have left it.

@@ -301,7 +301,7 @@ class TurnPlanner:
 
     # A simulator can keep its games packed between turns and leave SoloGame objects aside:
     # pack once, then candidate_arrays, finish_turns and start_turns each turn (every game's
-    # rolls drawn by engine.solo.roll_dice from its own generator), and unpack to read a game.
+    # rolls drawn by engine.solo.roll_faces from its own generator), and unpack to read a game.
     def finish_turns(
         self, states: np.ndarray, rules: Rules, games: np.ndarray, chosen: np.ndarray, arrays: TurnArrays
     ) -> np.ndarray:
@@ -406,10 +406,16 @@ def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None
         helper.result()
 
 
-@lru_cache(maxsize=1)
 def _workers() -> int:
-    """Threads that share a batch of games: the cores this process may use (when it started)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    """Threads that share a batch of games: the cores this process may use (asked once per
+    process: a forked worker may be given fewer cores than its parent)."""
+    pid = os.getpid()
+    if pid not in _WORKERS:
+        _WORKERS[pid] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return _WORKERS[pid]
+
+
+_WORKERS: dict[int, int] = {}
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}

@@ -3,6 +3,8 @@ NEXT_STEP autoreset, seeding, spaces and ``gym.make_vec``."""
 
 from __future__ import annotations
 
+import pickle
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -176,3 +178,21 @@ def test_arguments_are_checked_and_games_render():
     venv.reset(seed=0)
     pictures = venv.render()
     assert len(pictures) == 2 and all(p.startswith("Number Drop") for p in pictures)
+
+
+def test_a_pickled_copy_plays_on_exactly_as_the_original():
+    """Mid-game, with rolls drawn ahead and games not yet read back: the copy (as a training
+    checkpoint pickles it) continues with the same observations, rewards and games."""
+    venv = NumberDropTurnVectorEnv(num_envs=3)
+    obs, info = venv.reset(seed=21)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        obs, _, _, _, info = venv.step(random_actions(rng, info["action_mask"]))
+    copy = pickle.loads(pickle.dumps(venv))
+    for _ in range(40):
+        actions = random_actions(rng, info["action_mask"])
+        obs, rewards, terminated, _, info = venv.step(actions)
+        obs_c, rewards_c, terminated_c, _, info_c = copy.step(actions)
+        assert all(np.array_equal(obs[k], obs_c[k]) for k in obs)
+        assert np.array_equal(rewards, rewards_c) and np.array_equal(terminated, terminated_c)
+    assert [g.to_dict() for g in venv.games] == [g.to_dict() for g in copy.games]
