@@ -190,7 +190,8 @@ class TurnPlanner:
         self._starts: dict[tuple, TurnCandidates] = {}
 
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
-        """Distinct candidates of the rest of the turn, best planner value first."""
+        """Distinct candidates of the rest of the turn, best planner value first (those of the
+        starting number are shared by the games that start alike: their arrays are read-only)."""
         if game.phase not in TURN_PHASES:
             raise ValueError(
                 f"cannot enumerate a turn from phase {game.phase.value!r}; "
