@@ -1815,13 +1815,12 @@ def score_rows(states, ints, parts, boxes):
     box = ints[N_INTS:]
     for g in range(states.shape[0]):
         s = states[g]
-        identical = consecutive = full_identical = full_consecutive = 0
+        identical = consecutive = ticked_identical = ticked_consecutive = 0
         for b in range(len(box)):
             identical += box[b] * (s[o[6] + b] != 0)
             consecutive += box[b] * (s[o[7] + b] != 0)
-        for b in range(len(box)):
-            full_identical += s[o[6] + b] != 0
-            full_consecutive += s[o[7] + b] != 0
+            ticked_identical += s[o[6] + b] != 0
+            ticked_consecutive += s[o[7] + b] != 0
         bonus = s[o[11]] != 0
         lines = penalties = 0
         for r in range(o[9], o[10]):
@@ -1831,8 +1830,8 @@ def score_rows(states, ints, parts, boxes):
         parts[g, 0] = identical
         parts[g, 1] = consecutive
         parts[g, 2] = ints[I_BONUS] * bonus
-        parts[g, 3] = ints[I_FULL_COL] * ((full_identical == len(box)) + (full_consecutive == len(box)))
+        parts[g, 3] = ints[I_FULL_COL] * ((ticked_identical == len(box)) + (ticked_consecutive == len(box)))
         parts[g, 4] = ints[I_LINE_PTS] * lines
         parts[g, 5] = -ints[I_PEN_PTS] * penalties
         parts[g, 6] = parts[g, 0] + parts[g, 1] + parts[g, 2] + parts[g, 3] + parts[g, 4] + parts[g, 5]
-        boxes[g] = full_identical + full_consecutive + bonus
+        boxes[g] = ticked_identical + ticked_consecutive + bonus
