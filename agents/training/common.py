@@ -160,8 +160,8 @@ def final_evaluation(
                 results[LOOKAHEAD_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
-        if "greedy" in out["agents"]:
-            print(over_greedy(out))
+        if line := over_greedy(out):
+            print(line)
     write_json(run_dir / "final_eval.json", out, indent=1)
     return out
 

@@ -75,7 +75,7 @@ class Sheet:
 
     def end_of_turn(self) -> bool:
         """Tick completed lines and occupied penalty rows; True when Game Over was crossed."""
-        return _end_of_turn(self.values, self.rules.regular_rows, self.lines, self.penalties)
+        return tick_lines_and_penalties(self.values, self.rules.regular_rows, self.lines, self.penalties)
 
     # ----------------------------------------------------------------- reading
     def open_sizes(self, kind: str) -> list[int]:
@@ -165,7 +165,7 @@ _ARRAYS = ("values", "used", "heights", "identical", "consecutive", "circled", "
 
 
 @njit(cache=True)
-def _end_of_turn(values: np.ndarray, regular_rows: int, lines: np.ndarray, penalties: np.ndarray) -> bool:
+def tick_lines_and_penalties(values: np.ndarray, regular_rows: int, lines: np.ndarray, penalties: np.ndarray) -> bool:
     """:meth:`Sheet.end_of_turn` on the arrays (compiled: NumPy's reductions over a 7 x 14 grid
     cost more than the loop, and every turn of every game ends here)."""
     rows, cols = values.shape

@@ -26,6 +26,7 @@ from numba import njit
 from ..engine.actions import PERMUTATIONS
 from ..engine.placements import landing_row
 from ..engine.rules import EMPTY, WILD, X
+from ..engine.sheet import tick_lines_and_penalties
 from .kernels import potential_into, potential_work, sheet_work, structures, written_sheet_into
 
 MAX_ACTIONS = 20
@@ -1761,7 +1762,7 @@ def finish_turns(states, games, chosen, values, used, heights, notches, combo_ki
     the game ended (a penalty row reached, the tetromino lost, every letter at its last notch)."""
     o = state_offsets(ints)
     box = ints[N_INTS:]
-    rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
+    rows, cols = ints[I_ROWS], ints[I_COLS]
     for j in range(len(games)):
         g, c = games[j], chosen[j]
         s = states[g]
@@ -1779,15 +1780,9 @@ def finish_turns(states, games, chosen, values, used, heights, notches, combo_ki
                     s[(o[6] if combo_kind[g, c] == 0 else o[7]) + b] = 1
                     if s[o[6] + b] != 0 and s[o[7] + b] != 0 and s[o[8] + b] == 0:
                         s[o[5] + b] = 1
-        for r in range(rows):
-            filled = 0
-            for i in range(cols):
-                filled += s[o[0] + r * cols + i] != EMPTY
-            if r < reg and filled == cols:
-                s[o[9] + r] = 1
-            elif r >= reg and filled > 0:
-                s[o[10] + r - reg] = 1
-        over[j] = (s[o[10] : o[11]] != 0).any() or not has_terms[g, c] or s[o[3] : o[4]].min() >= ints[I_LAST]
+        grid = s[o[0] : o[1]].reshape((rows, cols))
+        crossed = tick_lines_and_penalties(grid, ints[I_REG], s[o[9] : o[10]], s[o[10] : o[11]])
+        over[j] = crossed or not has_terms[g, c] or s[o[3] : o[4]].min() >= ints[I_LAST]
 
 
 @njit(cache=True)
