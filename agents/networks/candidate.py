@@ -195,8 +195,10 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     # ------------------------------------------------------------------ the network
-    def _heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits (B, K), values (B, 1))."""
+    def heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits (B, K), values (B, 1)) of preprocessed observations: the raw scores, before
+        masking. Afterstate Q-iteration reads a logit over ``planner_scale`` as the candidate's
+        value in points."""
         encoded = self.features_extractor(preprocess_obs(obs, self.observation_space))
         logits, value_input = score_candidates(*encoded, self.term_weights, self.scorer)
         if self.freeze_actor:
@@ -210,18 +212,18 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         return dist
 
     def forward(self, obs: Any, deterministic: bool = False, action_masks: np.ndarray | None = None):
-        logits, values = self._heads(obs)
+        logits, values = self.heads(obs)
         dist = self._distribution(logits, action_masks)
         actions = dist.get_actions(deterministic=deterministic)
         return actions, values, dist.log_prob(actions)
 
     def evaluate_actions(self, obs: Any, actions: torch.Tensor, action_masks: Any = None):
-        logits, values = self._heads(obs)
+        logits, values = self.heads(obs)
         dist = self._distribution(logits, action_masks)
         return values, dist.log_prob(actions), dist.entropy()
 
     def get_distribution(self, obs: Any, action_masks: np.ndarray | None = None) -> MaskableCategoricalDistribution:
-        return self._distribution(self._heads(obs)[0], action_masks)
+        return self._distribution(self.heads(obs)[0], action_masks)
 
     def predict_values(self, obs: Any) -> torch.Tensor:
-        return self._heads(obs)[1]
+        return self.heads(obs)[1]

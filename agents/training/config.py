@@ -160,10 +160,18 @@ class PretrainConfig:
 
 @dataclass
 class ExpertConfig:
+    targets: Literal["search", "q"] = "search"
+    """``search``: the best network plays with Gumbel search at every turn and the newest learns
+    the search's improved policy (expert iteration). ``q``: afterstate Q-iteration: the newest
+    network plays alone (``epsilon``-greedy over its logits, ``envs`` games at once in the native
+    vector env) and the newest fits each played candidate's logit over ``network.planner_scale``
+    (its value in points) to the λ-return: the turn's points, then ``1 - td_lambda`` of the
+    network's best value of the next turn and ``td_lambda`` of the next λ-return. The value head
+    fits the same targets, so the look-ahead's critic learns with it."""
     generations: int = 10
     """Generations of self-play, training and the paired gate."""
     games: int = 400
-    """Self-play games per generation, by the best network with Gumbel search at every turn."""
+    """Self-play games per generation, by the best network."""
     seed: int = 4_000_000
     """Self-play game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
     lookahead: int = 8
@@ -188,7 +196,13 @@ class ExpertConfig:
     """Paired games of the gate: the new network alone against the best on the same seeds."""
     gate_seed: int = 3_000_000
     workers: int = 0
-    """Self-play processes; 0 means one per CPU."""
+    """(search) Self-play processes; 0 means one per CPU."""
+    epsilon: float = 0.05
+    """(q) Share of self-play turns that play a uniformly drawn candidate instead of the best."""
+    td_lambda: float = 0.7
+    """(q) How far the targets look along the game's own turns before trusting the network's values."""
+    envs: int = 32
+    """(q) Self-play games at once in the native vector env (it plans their turns on every core)."""
 
 
 @dataclass
@@ -321,7 +335,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
     ),
     ("numberdrop", "expert"): _keys(
         {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
-        network={"torch_threads"},
+        network=_ND_NET,
         expert=_ALL["expert"],
         final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
@@ -590,7 +604,11 @@ def _check(cfg: TrainConfig) -> None:
 
 def _check_expert(cfg: TrainConfig, need: Any) -> None:
     x = cfg.expert
-    need(cfg.init_from is not None, "init_from", "must name the turn-level model (.zip) that expert iteration improves")
+    need(
+        cfg.init_from is not None or x.targets == "q",
+        "init_from",
+        "must name the turn-level model (.zip) that expert iteration improves (null: a new network, with targets 'q')",
+    )
     for key in (
         "generations",
         "games",
@@ -608,6 +626,9 @@ def _check_expert(cfg: TrainConfig, need: Any) -> None:
     for key in ("c_visit", "c_scale", "value_coef"):
         need(getattr(x, key) >= 0, f"expert.{key}", "must be >= 0")
     need(x.learning_rate > 0, "expert.learning_rate", "must be > 0")
+    need(0 <= x.epsilon <= 1, "expert.epsilon", "must lie in [0, 1]")
+    need(0 <= x.td_lambda <= 1, "expert.td_lambda", "must lie in [0, 1]")
+    need(x.envs >= 1, "expert.envs", "must be >= 1")
 
 
 def _check_rllib(cfg: TrainConfig, need: Any) -> None:

@@ -15,6 +15,12 @@ does not learn that from PPO. Each generation:
 3. **Training**: the newest network fits the targets of the last ``expert.window``
    generations (the behaviour-cloning fit of :mod:`agents.training.imitation`, on
    distributions instead of actions).
+
+With ``expert.targets: q`` (afterstate Q-iteration, ``configs/q_iteration.yaml``) the same
+loop learns values instead: the newest network plays alone, exploring, in the native vector
+env; each played candidate's logit over ``planner_scale`` is fitted to its lambda-return
+(:func:`lambda_returns`), and so is the value head. ``init_from: null`` starts from a new
+network whose logits are the planner's values. Steps 4 and after are the same:
 4. **The paired gate**: the new network alone and the best one play the same
    ``expert.gate_games`` seeds; the new one becomes the best only when its mean paired
    difference is above 0. The difference and its 95 % interval are logged either way.
@@ -57,8 +63,9 @@ from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, rea
 from .config import ExpertConfig, TrainConfig
 from .imitation import pretrain
 from .resume import save_model
-from .sb3 import close_out
-from .selfplay import FIELDS, SearchSettings, concatenate, self_play
+from .sb3 import build_model, close_out
+from .selfplay import FIELDS, SearchSettings, concatenate, q_self_play, self_play
+from .vec_env import NativeTurnVecEnv
 
 _FREE = ("generations", "workers")
 """The ``expert`` settings a resumed run may change (the others decide its data and weights)."""
@@ -95,9 +102,33 @@ def value_targets(data: dict[str, np.ndarray], how: str, n: int) -> np.ndarray:
     return out.astype(np.float32)
 
 
+def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
+    """Afterstate Q-iteration's target of each row: its points, plus ``1 - lam`` times the
+    recorded value of the next row and ``lam`` times the next row's target (nothing after a
+    game's last turn). ``lam`` 1 gives the points the game still scored, 0 a one-turn
+    bootstrap. Rows of a game are consecutive and in turn order."""
+    reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
+    out = np.zeros(len(reward))
+    after = 0.0
+    for t in range(len(reward) - 1, -1, -1):
+        last = t == len(reward) - 1 or game[t + 1] != game[t]
+        after = 0.0 if last else (1 - lam) * value[t + 1] + lam * after
+        out[t] = after = reward[t] + after
+    return out.astype(np.float32)
+
+
 def fit_data(parts: list[dict[str, np.ndarray]], x: ExpertConfig) -> dict[str, np.ndarray]:
     """The fit's inputs (:func:`imitation.pretrain`'s names) from self-play generations."""
     data = concatenate(parts)
+    if x.targets == "q":
+        targets = np.concatenate([lambda_returns(p, x.td_lambda) for p in parts])
+        return {
+            "obs/state": data["state"],
+            "obs/candidates": data["candidates"],
+            "actions": data["policy"].argmax(axis=1),
+            "q_targets": targets,
+            "returns": targets,
+        }
     return {
         "obs/state": data["state"],
         "obs/candidates": data["candidates"],
@@ -158,7 +189,12 @@ def generate(
     seeds = [x.seed + gen * x.games + i for i in range(x.games)]
     parts = []
     bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
-    for part in self_play(best, seeds, _settings(x), workers):
+    games = (
+        q_self_play(best, seeds, x.epsilon, x.envs, seed=x.seed + gen)
+        if x.targets == "q"
+        else self_play(best, seeds, _settings(x), workers)
+    )
+    for part in games:
         parts.append(part)
         bar.update(len(part["score"]))
     bar.close()
@@ -191,7 +227,7 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
         _publish_best(run_dir, state)
         print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
         return state
-    model = load_model(cfg.init_from)
+    model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
     if not is_turn_model(model):
         raise ValueError(f"init_from {cfg.init_from!r}: expert iteration needs a turn-level model (NumberDropTurn-v0)")
     for stale in ("selfplay", "generations"):  # a new run never reads an earlier run's generations
@@ -203,8 +239,15 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
     state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist(), "settings": settings}
     write_json(run_dir / STATE, state)
     _publish_best(run_dir, state)
-    print(f"generation 0 ({cfg.init_from}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
+    start = cfg.init_from or "a new network"
+    print(f"generation 0 ({start}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
     return state
+
+
+def _new_network(cfg: TrainConfig) -> Any:
+    """A turn-level network of the config's ``network`` section, started from the planner."""
+    turn = dataclasses.replace(cfg, env=dataclasses.replace(cfg.env, interface="turn"))
+    return build_model(turn, NativeTurnVecEnv(1))
 
 
 def _publish_best(run_dir: Path, state: dict[str, Any]) -> None:
@@ -220,7 +263,10 @@ def run_generation(
     self-play and network) until the state, written last, takes them in."""
     x, gen = cfg.expert, state["generation"]
     start = time.perf_counter()
-    data = generate(run_dir, gen, x, _model_file(run_dir, state["best_generation"]), workers, progress)
+    # Q-iteration learns the values of the policy it plays: the newest network plays (the gate
+    # still decides which generation is the best); the search plays with the best network
+    player = gen if x.targets == "q" else state["best_generation"]
+    data = generate(run_dir, gen, x, _model_file(run_dir, player), workers, progress)
     window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in range(max(0, gen - x.window + 1), gen)]
     model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
@@ -239,8 +285,6 @@ def run_generation(
     scores = gate_scores(candidate, x)
     gate = paired_gate(scores, np.array(state["best_scores"]))
     turns = state["turns"] + len(data["reward"])
-    policy = data["policy"].astype(np.float64)
-    entropy = float(-(policy * np.log(np.where(policy > 0, policy, 1.0))).sum(axis=1).mean())
     entry = {
         "step": turns,
         "generation": gen + 1,
@@ -249,9 +293,7 @@ def run_generation(
         **gate,
         "selfplay_mean": float(data["score"].mean()),
         "search_changed": float(data["changed"].mean()),
-        "target_entropy": entropy,
-        "policy_loss": fitted["nll"],
-        "value_mae": fitted["value_mae"],
+        **_fit_entry(data, fitted, x),
         "seconds": time.perf_counter() - start,
     }
     _log(logger, entry, turns)
@@ -262,14 +304,24 @@ def run_generation(
     if gate["kept"]:
         _publish_best(run_dir, new_state)
     lo, hi = gate["paired_ci95"]
+    changed = "drawn moves" if x.targets == "q" else "search changed"
     print(
         f"generation {gen + 1}: self-play {entry['selfplay_mean']:.2f}, alone {entry['score_mean']:.2f}, "
         f"paired {gate['paired_diff']:+.2f} [{lo:+.2f}, {hi:+.2f}] -> "
-        f"{'kept' if gate['kept'] else 'not kept'}; search changed {entry['search_changed']:.0%} of turns "
+        f"{'kept' if gate['kept'] else 'not kept'}; {changed} {entry['search_changed']:.0%} of turns "
         f"({entry['seconds']:.0f} s)",
         file=sys.stderr,
     )
     return new_state
+
+
+def _fit_entry(data: dict[str, np.ndarray], fitted: dict[str, float], x: ExpertConfig) -> dict[str, float]:
+    """What the fit logs: the held-out errors, and for search targets their entropy."""
+    if x.targets == "q":
+        return {"q_mae": fitted["q_mae"], "value_mae": fitted["value_mae"]}
+    policy = data["policy"].astype(np.float64)
+    entropy = float(-(policy * np.log(np.where(policy > 0, policy, 1.0))).sum(axis=1).mean())
+    return {"target_entropy": entropy, "policy_loss": fitted["nll"], "value_mae": fitted["value_mae"]}
 
 
 def _log(logger: Logger, entry: dict[str, Any], turns: int) -> None:
@@ -279,11 +331,13 @@ def _log(logger: Logger, entry: dict[str, Any], turns: int) -> None:
         ("paired_diff", "eval/paired_diff"),
         ("kept", "eval/kept"),
         ("policy_loss", "train/policy_loss"),
+        ("q_mae", "train/q_mae"),
         ("value_mae", "train/value_mae"),
         ("target_entropy", "search/target_entropy"),
         ("search_changed", "search/changed_share"),
     ):
-        logger.record(name, float(entry[key]))
+        if key in entry:
+            logger.record(name, float(entry[key]))
     logger.record("train/generation", entry["generation"])
     logger.dump(turns)
 

@@ -133,33 +133,21 @@ def pretrain(
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
     """Fit the policy to the demonstrated actions (or to target distributions, ``demos["policy"]``,
-    as expert iteration's search gives) and the value head to their returns.
+    as expert iteration's search gives; or, with ``demos["q_targets"]``, each played action's
+    logit over ``planner_scale`` to its target value in points, as afterstate Q-iteration
+    does) and the value head to their returns.
 
     Returns one record per epoch: the loss, and on a held-out tenth of the decisions the
-    accuracy (masked argmax equals the demonstrated action, or the target's most likely),
-    the value head's mean absolute error and the policy's cross-entropy.
+    accuracy (masked argmax equals the demonstrated action, or the target's most likely) and
+    the policy's cross-entropy, or for value targets their mean absolute error (``q_mae``),
+    and the value head's mean absolute error.
     """
     policy = model.policy
     n = len(demos["returns"])
     order = np.random.default_rng(seed).permutation(n)
     held, train = order[: max(1, n // 10)], order[max(1, n // 10) :]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's is "obs"
-    target = "policy" if "policy" in demos else "actions"
-
-    def batch(idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
-        obs: Any = (
-            {k: torch.as_tensor(demos[f"obs/{k}"][idx], dtype=torch.float32) for k in keys}
-            if keys
-            else torch.as_tensor(demos["obs"][idx])
-        )
-        return (
-            obs,
-            torch.as_tensor(demos[target][idx]),
-            torch.as_tensor(demos["masks"][idx]),
-            torch.as_tensor(demos["returns"][idx]),
-        )
-
+    fit = _ValueFit(policy, demos, value_coef) if "q_targets" in demos else _PolicyFit(policy, demos, value_coef)
     history = []
     rng = np.random.default_rng(seed + 1)
     for epoch in tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress):
@@ -167,17 +155,74 @@ def pretrain(
         losses = []
         shuffled = train[rng.permutation(len(train))]
         for start in range(0, len(shuffled), batch_size):
-            obs, targets, masks, returns = batch(shuffled[start : start + batch_size])
-            values, cross_entropy, _ = _fit_terms(policy, obs, targets, masks)
-            loss = cross_entropy.mean() + value_coef * F.smooth_l1_loss(values.flatten(), returns)
+            loss = fit.loss(shuffled[start : start + batch_size])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             losses.append(loss.item())
-        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **_held_out(policy, batch, held)})
-    policy.set_training_mode(False)
+        policy.set_training_mode(False)
+        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **fit.held_out(held)})
     return history
+
+
+class _PolicyFit:
+    """Cross-entropy to demonstrated actions or target distributions, and the value head's
+    Huber loss to the returns."""
+
+    def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
+        self.policy, self.demos, self.value_coef = policy, demos, value_coef
+        self.keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's "obs"
+        self.target = "policy" if "policy" in demos else "actions"
+
+    def batch(self, idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
+        d = self.demos
+        obs: Any = (
+            {k: torch.as_tensor(d[f"obs/{k}"][idx], dtype=torch.float32) for k in self.keys}
+            if self.keys
+            else torch.as_tensor(d["obs"][idx])
+        )
+        return (
+            obs,
+            torch.as_tensor(d[self.target][idx]),
+            torch.as_tensor(d["masks"][idx]),
+            torch.as_tensor(d["returns"][idx]),
+        )
+
+    def loss(self, idx: np.ndarray) -> torch.Tensor:
+        obs, targets, masks, returns = self.batch(idx)
+        values, cross_entropy, _ = _fit_terms(self.policy, obs, targets, masks)
+        return cross_entropy.mean() + self.value_coef * F.smooth_l1_loss(values.flatten(), returns)
+
+    def held_out(self, held: np.ndarray) -> dict[str, float]:
+        return _held_out(self.policy, self.batch, held)
+
+
+class _ValueFit:
+    """Afterstate Q-iteration's fit: the played action's logit over ``planner_scale`` (its value
+    in points) and the value head, both to ``q_targets``, by a Huber loss quadratic within 5
+    points."""
+
+    def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
+        self.policy, self.demos, self.value_coef = policy, demos, value_coef
+        self.scale = float(policy.planner_scale)
+
+    def errors(self, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        d = self.demos
+        logits, values = self.policy.heads({k: torch.as_tensor(d[f"obs/{k}"][idx]) for k in ("state", "candidates")})
+        targets = torch.as_tensor(d["q_targets"][idx])
+        played = logits.gather(1, torch.as_tensor(d["actions"][idx])[:, None]).squeeze(1)
+        return played / self.scale - targets, values.flatten() - targets
+
+    def loss(self, idx: np.ndarray) -> torch.Tensor:
+        q_err, v_err = self.errors(idx)
+        zero = torch.zeros_like(q_err)
+        return F.smooth_l1_loss(q_err, zero, beta=5.0) + self.value_coef * F.smooth_l1_loss(v_err, zero, beta=5.0)
+
+    def held_out(self, held: np.ndarray) -> dict[str, float]:
+        with torch.no_grad():
+            q_err, v_err = self.errors(held)
+        return {"q_mae": float(q_err.abs().mean()), "value_mae": float(v_err.abs().mean())}
 
 
 def _fit_terms(

@@ -1,4 +1,5 @@
-"""Self-play games of expert iteration: the network with Gumbel search at every turn's root.
+"""Self-play games of expert iteration: the network with Gumbel search at every turn's root
+(:func:`self_play`), or alone, exploring, for afterstate Q-iteration (:func:`q_self_play`).
 
 Each turn of a solo game is offered as ``NumberDropTurn-v0`` offers it; the network gives its
 logits over the candidates and the critic's value of the position; the search
@@ -26,6 +27,7 @@ import numpy as np
 import torch
 
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
 from ..numberdrop.gumbel import sequential_halving
 from ..numberdrop.ppo import LearnedValue, load_model, logits_and_value, look_ahead, offer_turns, turn_setup
@@ -128,3 +130,63 @@ def self_play(
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         yield from pool.map(_play_chunk, [str(path)] * len(chunks), chunks, [settings] * len(chunks))
+
+
+def q_self_play(
+    path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int
+) -> Iterator[dict[str, np.ndarray]]:
+    """The games of ``seeds`` (game i from ``seeding.np_random(seeds[i])``, as the native vector
+    env's ``reset(seed=...)``) by the network at ``path`` alone, ``envs`` at a time in one
+    native vector env: each turn it plays its highest logit, or with probability ``epsilon`` a
+    uniformly drawn candidate (the draws from ``seed``). Yields each game as it ends, rows in
+    turn order (:data:`FIELDS`: ``policy`` is the played candidate one-hot, ``value`` the best
+    logit over ``planner_scale`` (the network's value of the turn in points), ``changed``
+    whether the move was drawn). The same data for the same arguments."""
+    model = _model(str(path))
+    setup = turn_setup(model)
+    scale = float(model.policy.planner_scale)
+    rng = np.random.default_rng(seed)
+    queue = list(seeds)
+    venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
+    n = venv.num_envs
+    owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
+    rows: list[dict[str, list[Any]]] = [{k: [] for k in FIELDS} for _ in range(n)]
+    obs, _ = venv.reset(seed=list(owner))
+    while any(o is not None for o in owner):
+        masks = venv.action_masks()
+        with torch.no_grad():
+            logits = model.policy.heads(model.policy.obs_to_tensor(obs)[0])[0].numpy()
+        scores = np.where(masks, logits, -np.inf)
+        best = scores.argmax(axis=1)
+        drawn = rng.random(n) < epsilon
+        actions = best.copy()
+        for i in np.flatnonzero(drawn & masks.any(axis=1)):
+            actions[i] = rng.choice(np.flatnonzero(masks[i]))
+        values = scores.max(axis=1) / scale
+        obs_before = obs
+        obs, reward, over, _, info = venv.step(actions)
+        for i in range(n):
+            if owner[i] is None:
+                continue
+            row = rows[i]
+            row["state"].append(obs_before["state"][i])
+            row["candidates"].append(obs_before["candidates"][i])
+            row["mask"].append(masks[i])
+            row["policy"].append(np.eye(setup.slots, dtype=np.float32)[actions[i]])
+            row["reward"].append(reward[i])
+            row["value"].append(values[i])
+            row["changed"].append(bool(drawn[i]) and actions[i] != best[i])
+            row["game"].append(owner[i])
+        ended = [i for i in range(n) if owner[i] is not None and over[i]]
+        for i in ended:
+            part = {k: np.array(rows[i][k], dtype) for k, dtype in FIELDS.items()}
+            yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
+            rows[i] = {k: [] for k in FIELDS}
+            owner[i] = int(queue.pop(0)) if queue else None
+        if ended:
+            restart = np.zeros(n, bool)
+            restart[[i for i in ended if owner[i] is not None]] = True
+            if restart.any():
+                obs, _ = venv.reset(
+                    seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
+                )

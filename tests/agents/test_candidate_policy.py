@@ -54,8 +54,8 @@ def test_shuffling_candidates_shuffles_logits_and_keeps_the_value(model, seed):
     perm = np.random.default_rng(seed).permutation(16)
     shuffled = {k: v if k == "state" else v[perm] for k, v in obs.items()}
     with torch.no_grad():
-        logits, value = model.policy._heads(tensors(obs))
-        logits2, value2 = model.policy._heads(tensors(shuffled))
+        logits, value = model.policy.heads(tensors(obs))
+        logits2, value2 = model.policy.heads(tensors(shuffled))
     assert torch.allclose(logits[:, perm], logits2, atol=1e-5)
     assert torch.allclose(value, value2, atol=1e-5)
 

@@ -1,0 +1,147 @@
+"""Afterstate Q-iteration (``expert.targets: q``): the lambda-returns, the self-play of the
+network alone in the native vector env, the fit of the played logits to values, and the
+generation loop from a new network with its resume, on small deterministic cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("tensorboard")
+
+import torch  # noqa: E402
+
+from agents.cli import train  # noqa: E402
+from agents.numberdrop.ppo import load_model  # noqa: E402
+from agents.training import expert  # noqa: E402
+from agents.training.config import config_from_dict, load_config  # noqa: E402
+from agents.training.imitation import pretrain  # noqa: E402
+from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+SMOKE = ROOT / "configs" / "q_smoke.yaml"
+MODEL = ROOT / "agents" / "models" / "ppo_turn.zip"
+
+
+def test_lambda_returns_mix_the_next_value_and_the_next_return():
+    data = {
+        "reward": np.array([1, 2, 3, 10, 20], np.float32),
+        "value": np.array([100, 20, 30, 400, 50], np.float32),
+        "game": np.array([5, 5, 5, 9, 9]),
+    }
+    # a game's last turn: its points; before it: points + (1 - lam) next value + lam next target
+    assert expert.lambda_returns(data, 0.5).tolist() == [1 + 10 + 9.25, 2 + 15 + 1.5, 3, 10 + 25 + 10, 20]
+    assert expert.lambda_returns(data, 1.0).tolist() == [6, 5, 3, 30, 20]  # the points still scored
+    assert expert.lambda_returns(data, 0.0).tolist() == [21, 32, 3, 60, 20]  # one-turn bootstraps
+
+
+def test_self_play_is_the_same_for_the_same_seeds_and_its_rows_add_up_to_the_games():
+    one = list(q_self_play(MODEL, [11, 12, 13, 14, 15], 0.2, envs=2, seed=4))
+    two = list(q_self_play(MODEL, [11, 12, 13, 14, 15], 0.2, envs=2, seed=4))
+    for a, b in zip(one, two, strict=True):
+        assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert sorted(int(g["game"][0]) for g in one) == [11, 12, 13, 14, 15]
+    for g in one:
+        assert (g["game"] == g["game"][0]).all() and g["reward"].sum() == g["score"][0]
+        played = g["policy"].argmax(axis=1)
+        assert (g["policy"].sum(axis=1) == 1).all() and g["mask"][np.arange(len(played)), played].all()
+    data = concatenate(one)
+    assert 0 < data["changed"].mean() < 0.3  # about a fifth of the moves drawn, some equal to the best
+    greedy = concatenate(list(q_self_play(MODEL, [11, 12], 0.0, envs=2, seed=4)))
+    assert not greedy["changed"].any()
+
+
+def test_the_greedy_self_play_plays_the_highest_logit_and_records_it_in_points():
+    model = load_model(MODEL)
+    game = next(iter(q_self_play(MODEL, [21], 0.0, envs=1, seed=0)))
+    obs = {"state": torch.as_tensor(game["state"]), "candidates": torch.as_tensor(game["candidates"])}
+    with torch.no_grad():
+        logits = model.policy.heads(obs)[0].numpy()
+    masked = np.where(game["mask"], logits, -np.inf)
+    assert (game["policy"].argmax(axis=1) == masked.argmax(axis=1)).all()
+    assert game["value"] == pytest.approx(masked.max(axis=1) / model.policy.planner_scale, rel=1e-5)
+
+
+def test_the_fit_moves_the_played_logits_to_their_values():
+    model = load_model(MODEL)
+    data = concatenate(list(q_self_play(MODEL, [31, 32, 33, 34], 0.1, envs=4, seed=1)))
+    targets = expert.lambda_returns(data, 1.0)  # the points still scored: far from the logits' scale
+    demos = {
+        "obs/state": data["state"],
+        "obs/candidates": data["candidates"],
+        "actions": data["policy"].argmax(axis=1),
+        "q_targets": targets,
+        "returns": targets,
+    }
+    history = pretrain(model, demos, 30, 32, 3e-3, 0.5, seed=0, progress=False)
+    assert history[-1]["q_mae"] < history[0]["q_mae"] / 2
+    assert history[-1]["value_mae"] < history[0]["value_mae"]
+
+
+def test_q_configs_validate():
+    cfg = load_config(ROOT / "configs" / "q_iteration.yaml")
+    assert cfg.expert.targets == "q" and cfg.init_from is None
+    assert load_config(SMOKE).expert.targets == "q"
+    base = {"algorithm": "expert_iteration", "init_from": None}
+    for data, words in (
+        ({**base, "expert": {"targets": "q", "epsilon": 1.5}}, ["expert.epsilon"]),
+        ({**base, "expert": {"targets": "q", "td_lambda": -0.1}}, ["expert.td_lambda"]),
+        ({**base, "expert": {"targets": "q", "envs": 0}}, ["expert.envs"]),
+        ({**base, "expert": {"targets": "values"}}, ["expert.targets"]),
+        (base, ["init_from", "targets 'q'"]),  # search targets need a network to search with
+    ):
+        with pytest.raises((ValueError, TypeError)) as err:
+            config_from_dict(data)
+        assert all(w in str(err.value) for w in words), (data, err.value)
+
+
+def tiny(tmp: Path, name: str, generations: int) -> Path:
+    data = yaml.safe_load(SMOKE.read_text())
+    data.update(output_dir=str(tmp / name), progress_bar=False)
+    data["expert"].update(generations=generations, games=6, envs=3, gate_games=4)
+    data["final_eval"]["games"] = 0
+    path = tmp / f"{name}_{generations}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def evals_without_time(run: Path) -> list[dict]:
+    lines = (run / "evals.jsonl").read_text().splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
+
+
+def test_generations_from_a_new_network_log_q_errors_and_resume_to_the_same_weights(tmp_path):
+    straight = Path(train.main(["--config", str(tiny(tmp_path, "straight", 2)), "--no-progress"])["run_dir"])
+    evals = evals_without_time(straight)
+    assert [e["generation"] for e in evals] == [0, 1, 2]
+    for e in evals[1:]:
+        assert e["q_mae"] > 0 and e["value_mae"] > 0 and "target_entropy" not in e
+    train.main(["--config", str(tiny(tmp_path, "stopped", 1)), "--no-progress"])
+    resumed = tmp_path / "stopped"
+    train.main(["--config", str(tiny(tmp_path, "stopped", 2)), "--resume", str(resumed), "--no-progress"])
+    a = load_model(straight / "generations" / "gen_002.zip").policy.state_dict()
+    b = load_model(resumed / "generations" / "gen_002.zip").policy.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert evals_without_time(resumed) == evals
+
+
+def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
+    played = []
+    real = expert.generate
+
+    def record(run_dir, gen, x, best, workers, progress):
+        played.append(Path(best).name)
+        return real(run_dir, gen, x, best, workers, progress)
+
+    monkeypatch.setattr(expert, "generate", record)
+    monkeypatch.setattr(
+        expert, "paired_gate", lambda new, best: {"paired_diff": -1.0, "paired_ci95": [-2.0, 0.0], "kept": False}
+    )
+    run = Path(train.main(["--config", str(tiny(tmp_path, "newest", 3)), "--no-progress"])["run_dir"])
+    assert played == ["gen_000.zip", "gen_001.zip", "gen_002.zip"]  # though the gate kept none of them
+    assert json.loads((run / "expert_state.json").read_text())["best_generation"] == 0
