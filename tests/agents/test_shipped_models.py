@@ -11,7 +11,12 @@ from agents.evaluation.solo import play_game  # noqa: E402
 from agents.evaluation.tables import play_lucky_table, play_table  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
 
-SOLO = {"ppo_turn": [48, 41, 39, 45, 46], "ppo_solo": [10, 5, 15, 13, 10], "ppo_table": [47, 44, 46, 35, 42]}
+SOLO = {
+    "ppo_turn": [48, 41, 39, 45, 46],
+    "ppo_solo": [10, 5, 15, 13, 10],
+    "ppo_table": [47, 44, 46, 35, 42],
+    "q_turn": [40, 31, 49, 42, 50],
+}
 
 
 @pytest.mark.parametrize("name", sorted(SOLO))
