@@ -171,7 +171,7 @@ class ExpertConfig:
     generations: int = 10
     """Generations of self-play, training and the paired gate."""
     games: int = 400
-    """Self-play games per generation, by the best network."""
+    """Self-play games per generation."""
     seed: int = 4_000_000
     """Self-play game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
     lookahead: int = 8

@@ -156,13 +156,8 @@ def q_self_play(
         masks = venv.action_masks()
         with torch.no_grad():
             logits = model.policy.heads(model.policy.obs_to_tensor(obs)[0])[0].numpy()
-        scores = np.where(masks, logits, -np.inf)
-        best = scores.argmax(axis=1)
-        drawn = rng.random(n) < epsilon
-        actions = best.copy()
-        for i in np.flatnonzero(drawn & masks.any(axis=1)):
-            actions[i] = rng.choice(np.flatnonzero(masks[i]))
-        values = scores.max(axis=1) / scale
+        actions, best = _explore(np.where(masks, logits, -np.inf), epsilon, rng)
+        values = np.where(masks, logits, -np.inf).max(axis=1) / scale
         obs_before = obs
         obs, reward, over, _, info = venv.step(actions)
         for i in range(n):
@@ -175,7 +170,7 @@ def q_self_play(
             row["policy"].append(np.eye(setup.slots, dtype=np.float32)[actions[i]])
             row["reward"].append(reward[i])
             row["value"].append(values[i])
-            row["changed"].append(bool(drawn[i]) and actions[i] != best[i])
+            row["changed"].append(actions[i] != best[i])
             row["game"].append(owner[i])
         ended = [i for i in range(n) if owner[i] is not None and over[i]]
         for i in ended:
@@ -190,3 +185,14 @@ def q_self_play(
                 obs, _ = venv.reset(
                     seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
                 )
+
+
+def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(the moves played, the best moves): each game's highest score, or with probability
+    ``epsilon`` a uniformly drawn legal move (games with none legal: move 0)."""
+    best = scores.argmax(axis=1)
+    actions = best.copy()
+    drawn = rng.random(len(scores)) < epsilon
+    for i in np.flatnonzero(drawn & np.isfinite(scores).any(axis=1)):
+        actions[i] = rng.choice(np.flatnonzero(np.isfinite(scores[i])))
+    return actions, best
