@@ -122,10 +122,10 @@ def run(
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
-    def __init__(self, total: int, enabled: bool, desc: str = "games") -> None:
+    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game") -> None:
         self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
         self.plain = enabled and not sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc=desc, unit="game", disable=not enabled or self.plain)
+        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=not enabled or self.plain)
 
     def update(self, n: int) -> None:
         self.bar.update(n)

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm import tqdm
 
 from luckynumbers_env import Game, Rules
 from luckynumbers_env.envs.observe import observe as observe_lucky
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 
+from ..evaluation.solo import Progress
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json
 from .config import TrainConfig
@@ -105,7 +105,7 @@ def collect_demonstrations(
     seeds = list(range(seed, seed + games))
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
     parts: list[dict[str, np.ndarray]] = []
-    bar = tqdm(total=games, desc=f"{agent} demonstrations", unit="game", disable=not progress)
+    bar = Progress(games, progress, f"{agent} demonstrations")
     if workers <= 1:
         for chunk in chunks:
             parts.append(_record_games(agent, chunk, gamma))
@@ -150,7 +150,8 @@ def pretrain(
     fit = _ValueFit(policy, demos, value_coef) if "q_targets" in demos else _PolicyFit(policy, demos, value_coef)
     history = []
     rng = np.random.default_rng(seed + 1)
-    for epoch in tqdm(range(epochs), desc=desc, unit="epoch", disable=not progress):
+    bar = Progress(epochs, progress, desc, unit="epoch")
+    for epoch in range(epochs):
         policy.set_training_mode(True)
         losses = []
         shuffled = train[rng.permutation(len(train))]
@@ -163,6 +164,8 @@ def pretrain(
             losses.append(loss.item())
         policy.set_training_mode(False)
         history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), **fit.held_out(held)})
+        bar.update(1)
+    bar.close()
     return history
 
 
