@@ -27,7 +27,8 @@ network whose logits are the planner's values. Steps 4 and after are the same:
 
 The run directory holds ``generations/gen_<g>.zip`` (the network after generation ``g``;
 ``gen_000.zip`` is ``init_from``'s), ``best_model.zip`` (a copy of the best generation's: what
-the closing table plays and ``ship_to`` ships), ``selfplay/gen_<g>.npz``,
+the closing table plays and ``ship_to`` ships), ``selfplay/gen_<g>.npz`` (the last ``expert.window``
+generations': older ones are deleted),
 ``evals.jsonl`` and ``learning_curve.png`` (the gate's mean per generation, against self-play
 turns), TensorBoard events (``game/*``: self-play, ``eval/*``: the gate, ``train/*``: the fit,
 ``search/*``: how far the search moved from the network), and ``expert_state.json``, written
@@ -301,6 +302,7 @@ def run_generation(
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
     new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
     write_json(run_dir / STATE, new_state)
+    _drop_old_selfplay(run_dir, gen + 1, x.window)
     if gate["kept"]:
         _publish_best(run_dir, new_state)
     lo, hi = gate["paired_ci95"]
@@ -313,6 +315,14 @@ def run_generation(
         file=sys.stderr,
     )
     return new_state
+
+
+def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
+    """Delete the self-play data that no later generation reads (it is the bulk of a run: a
+    Q-iteration generation's is about 270 MB). Done after the state is written, so a resume
+    finds every file it reads."""
+    for g in range(generation - window + 1):
+        _selfplay_file(run_dir, g).unlink(missing_ok=True)
 
 
 def _fit_entry(data: dict[str, np.ndarray], fitted: dict[str, float], x: ExpertConfig) -> dict[str, float]:

@@ -121,6 +121,8 @@ def test_generations_from_a_new_network_log_q_errors_and_resume_to_the_same_weig
     assert [e["generation"] for e in evals] == [0, 1, 2]
     for e in evals[1:]:
         assert e["q_mae"] > 0 and e["value_mae"] > 0 and "target_entropy" not in e
+    # only the self-play a next generation would read is kept (window 2: the last one)
+    assert sorted(p.name for p in (straight / "selfplay").iterdir()) == ["gen_001.npz"]
     train.main(["--config", str(tiny(tmp_path, "stopped", 1)), "--no-progress"])
     resumed = tmp_path / "stopped"
     train.main(["--config", str(tiny(tmp_path, "stopped", 2)), "--resume", str(resumed), "--no-progress"])
