@@ -159,6 +159,7 @@ def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monke
     make = sb3.make_env
     monkeypatch.setattr(sb3, "make_env", lambda env_cfg, game: CtrlCAt(make(env_cfg, game), at=150 // 2))
     cfg = config(tmp_path, checkpoint={"every_steps": 0})  # no periodic checkpoints: Ctrl-C's own
+    before = signal.getsignal(signal.SIGINT)  # Python's default, or SIG_IGN under nohup
     result = run(cfg, tmp_path / "c")
     assert result["interrupted"] and result["steps"] == 256  # the update of the rollout under way finished
     checkpoint = tmp_path / "c" / "checkpoints" / "ppo_256_steps.zip"
@@ -166,7 +167,7 @@ def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monke
     err = capsys.readouterr().err
     assert f"python train.py --config {cfg} --resume {checkpoint}" in err
     assert not (tmp_path / "c" / "final_model.zip").exists()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before  # the run's own handler is gone
     monkeypatch.setattr(sb3, "make_env", make)
     run(config(base), tmp_path / "c", "--resume", str(checkpoint))
     assert_same_training_state(done / "final_model.zip", tmp_path / "c" / "final_model.zip")
