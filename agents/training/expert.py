@@ -177,10 +177,10 @@ def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
 
 
 def generate(
-    run_dir: Path, gen: int, x: ExpertConfig, best: Path, workers: int, progress: bool
+    run_dir: Path, gen: int, x: ExpertConfig, player: Path, workers: int, progress: bool
 ) -> dict[str, np.ndarray]:
-    """Generation ``gen``'s self-play by the ``best`` network (read back when a stopped run had
-    finished it; a damaged file is played again)."""
+    """Generation ``gen``'s self-play by the network at ``player`` (read back when a stopped run
+    had finished it; a damaged file is played again)."""
     path = _selfplay_file(run_dir, gen)
     if path.is_file():
         try:
@@ -191,9 +191,9 @@ def generate(
     parts = []
     bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
     games = (
-        q_self_play(best, seeds, x.epsilon, x.envs, seed=x.seed + gen)
+        q_self_play(player, seeds, x.epsilon, x.envs, seed=x.seed + gen)
         if x.targets == "q"
-        else self_play(best, seeds, _settings(x), workers)
+        else self_play(player, seeds, _settings(x), workers)
     )
     for part in games:
         parts.append(part)

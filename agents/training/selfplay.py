@@ -149,6 +149,7 @@ def q_self_play(
     queue = list(seeds)
     venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
     n = venv.num_envs
+    one_hot = np.eye(setup.slots, dtype=np.float32)
     owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
     rows: list[dict[str, list[Any]]] = [{k: [] for k in FIELDS} for _ in range(n)]
     obs, _ = venv.reset(seed=list(owner))
@@ -167,7 +168,7 @@ def q_self_play(
             row["state"].append(obs_before["state"][i])
             row["candidates"].append(obs_before["candidates"][i])
             row["mask"].append(masks[i])
-            row["policy"].append(np.eye(setup.slots, dtype=np.float32)[actions[i]])
+            row["policy"].append(one_hot[actions[i]])
             row["reward"].append(reward[i])
             row["value"].append(values[i])
             row["changed"].append(actions[i] != best[i])

@@ -136,9 +136,9 @@ def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
     played = []
     real = expert.generate
 
-    def record(run_dir, gen, x, best, workers, progress):
-        played.append(Path(best).name)
-        return real(run_dir, gen, x, best, workers, progress)
+    def record(run_dir, gen, x, player, workers, progress):
+        played.append(Path(player).name)
+        return real(run_dir, gen, x, player, workers, progress)
 
     monkeypatch.setattr(expert, "generate", record)
     monkeypatch.setattr(
