@@ -61,6 +61,9 @@ class PPOPolicy:
     are valued on ``samples`` rolls, the better half on ``samples`` new ones, and so on
     down to one, ranked by the mean values (``c_scale`` weighs them against the logits;
     at 1 the values decide); about 2k x samples valuations a turn.
+    ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
+    number it was trained with: a candidate network scores each candidate on its own, and a
+    value-trained one (Q-iteration's ``q_turn.zip``) gains from seeing more (README).
     """
 
     name = "ppo"
@@ -74,6 +77,7 @@ class PPOPolicy:
         refine: int = 0,
         halving: bool = False,
         c_scale: float = 1.0,
+        slots: int | None = None,
     ) -> None:
         import torch
 
@@ -91,8 +95,10 @@ class PPOPolicy:
         self.model = load_model(self.path)
         self.turn_level = is_turn_model(self.model)
         self.search = None
+        if slots is not None:
+            self._check_slots(slots)
         if self.turn_level:
-            self.setup = turn_setup(self.model)
+            self.setup = turn_setup(self.model, slots)
         if self.lookahead > 1:
             if not self.turn_level:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
@@ -102,6 +108,16 @@ class PPOPolicy:
                 width=self.lookahead, samples=self.samples, refine=refine, critic=LearnedValue(model=self.model)
             )  # this model, not a second copy
         self._follow = PlanFollower()
+
+    def _check_slots(self, slots: int) -> None:
+        """Offering other than the trained number of candidates needs a network that scores each
+        candidate on its own (``heads``) and plays its best (no sampling, no halving's priors)."""
+        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+            raise ValueError(f"slots must be an int >= 1, got {slots!r}")
+        if not self.turn_level or not hasattr(self.model.policy, "heads"):
+            raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
+        if not self.deterministic or self.halving:
+            raise ValueError("slots plays the network's best candidates: it needs deterministic=True and no halving")
 
     def reset(self, seed: int) -> None:
         self._follow = PlanFollower()
@@ -136,6 +152,8 @@ class PPOPolicy:
     ) -> int:
         if self.search is not None:
             return self._look_ahead(game, offered, batch, masks)
+        if masks.shape[1] != self.model.action_space.n:  # offered more (or fewer) than it trained on
+            return int(np.argmax(masked_logits(self.model, batch, masks)))
         choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
         return int(np.asarray(choice).reshape(-1)[0])
 
@@ -171,12 +189,18 @@ class PPOPolicy:
 
 
 def masked_logits(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:
-    """A turn-level model's masked log-probabilities over the slots (one game's batch)."""
+    """A turn-level model's masked log-probabilities over the slots (one game's batch). SB3's
+    distribution takes only the trained number of slots; for any other number the candidate
+    network's own scores are masked as SB3 masks them."""
     import torch
 
     with torch.no_grad():
-        obs, _ = model.policy.obs_to_tensor(batch)
-        return model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+        if masks.shape[1] == model.action_space.n:
+            obs, _ = model.policy.obs_to_tensor(batch)
+            return model.policy.get_distribution(obs, action_masks=masks).distribution.logits[0].cpu().numpy()
+        logits = model.policy.heads({k: torch.as_tensor(v) for k, v in batch.items()})[0][0]
+        masked = torch.where(torch.as_tensor(masks[0]), logits, torch.tensor(-1e8))
+        return torch.log_softmax(masked, dim=0).numpy()
 
 
 def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> tuple[np.ndarray, float]:
@@ -244,11 +268,13 @@ class TurnSetup(NamedTuple):
     afterstates: bool = False
 
 
-def turn_setup(model: Any) -> TurnSetup:
-    """The :class:`TurnSetup` a turn-level model was trained with."""
+def turn_setup(model: Any, slots: int | None = None) -> TurnSetup:
+    """The :class:`TurnSetup` a turn-level model was trained with (``slots``: offer that many
+    candidates instead)."""
     width = getattr(model, "turn_width", None)
     planner = TurnPlanner(width=int(width)) if width else TurnPlanner()
-    return TurnSetup(planner, int(model.action_space.n), "afterstates" in model.observation_space.spaces)
+    offered = int(model.action_space.n) if slots is None else int(slots)
+    return TurnSetup(planner, offered, "afterstates" in model.observation_space.spaces)
 
 
 def offer_turns(

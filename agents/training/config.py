@@ -139,6 +139,9 @@ class FinalEvalConfig:
     """(lookahead) Sampled next rolls per candidate."""
     refine: int = 3
     """(lookahead) The best candidates valued again on new rolls (0: not)."""
+    slots: int | None = None
+    """(Number Drop, solo) Candidates offered to the trained network each turn in the closing
+    table (the ``ppo`` agent's ``slots``; null: as many as it trained with)."""
 
 
 @dataclass
@@ -203,6 +206,10 @@ class ExpertConfig:
     """(q) How far the targets look along the game's own turns before trusting the network's values."""
     envs: int = 32
     """(q) Self-play games at once in the native vector env (it plans their turns on every core)."""
+    slots: int | None = None
+    """(q) Candidates the network chooses among in self-play and the gate (null: its own number
+    of slots). It learns on its own slots and the candidate it played; play it with as many
+    (the ``ppo`` agent's ``slots``, ``final_eval.slots``)."""
 
 
 @dataclass
@@ -321,7 +328,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         network=_ND_NET,
         eval=_ALL["eval"],
         checkpoint=_ALL["checkpoint"],
-        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine", "slots"},
     ),
     ("numberdrop", "rllib"): _keys(
         _TOP,
@@ -337,7 +344,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
         network=_ND_NET,
         expert=_ALL["expert"],
-        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine", "slots"},
     ),
     ("luckynumbers", "sb3"): _keys(
         _TOP | {"vec_env", "ship_to"},
@@ -583,12 +590,14 @@ def _check(cfg: TrainConfig) -> None:
     need(f.lookahead == 0 or f.lookahead >= 2, "final_eval.lookahead", "must be 0 (off) or >= 2")
     need(f.samples >= 1, "final_eval.samples", "must be >= 1")
     need(f.refine == 0 or f.refine >= 2, "final_eval.refine", "must be 0 (off) or >= 2")
-    need(
-        f.lookahead == 0
-        or ((cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration") and cfg.env.players == 1),
-        "final_eval.lookahead",
-        "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
-    )
+    need(f.slots is None or f.slots >= 1, "final_eval.slots", "must be null or >= 1")
+    solo_turns = (cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration") and cfg.env.players == 1
+    for key, used in (("lookahead", f.lookahead != 0), ("slots", f.slots is not None)):
+        need(
+            not used or solo_turns,
+            f"final_eval.{key}",
+            "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
+        )
     need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
     model = "rllib" if rllib else "ppo"
     need(
@@ -629,6 +638,9 @@ def _check_expert(cfg: TrainConfig, need: Any) -> None:
     need(0 <= x.epsilon <= 1, "expert.epsilon", "must lie in [0, 1]")
     need(0 <= x.td_lambda <= 1, "expert.td_lambda", "must lie in [0, 1]")
     need(x.envs >= 1, "expert.envs", "must be >= 1")
+    need(
+        x.slots is None or (x.slots >= 1 and x.targets == "q"), "expert.slots", "must be null or >= 1, with targets 'q'"
+    )
 
 
 def _check_rllib(cfg: TrainConfig, need: Any) -> None:

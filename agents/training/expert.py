@@ -59,13 +59,13 @@ from stable_baselines3.common.logger import Logger, configure
 from ..base import load_model
 from ..evaluation.solo import Progress
 from ..evaluation.stats import ci95
-from ..numberdrop.ppo import is_turn_model, play_games
+from ..numberdrop.ppo import is_turn_model
 from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, read_jsonl, write_json, write_jsonl
 from .config import ExpertConfig, TrainConfig
 from .imitation import pretrain
 from .resume import save_model
 from .sb3 import build_model, close_out
-from .selfplay import FIELDS, SearchSettings, concatenate, q_self_play, self_play
+from .selfplay import FIELDS, Q_FIELDS, SearchSettings, concatenate, q_self_play, self_play
 from .vec_env import NativeTurnVecEnv
 
 _FREE = ("generations", "workers")
@@ -107,13 +107,18 @@ def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
     """Afterstate Q-iteration's target of each row: its points, plus ``1 - lam`` times the
     recorded value of the next row and ``lam`` times the next row's target (nothing after a
     game's last turn). ``lam`` 1 gives the points the game still scored, 0 a one-turn
-    bootstrap. Rows of a game are consecutive and in turn order."""
+    bootstrap. Where the next move was drawn at random (``changed``) the target takes the
+    next row's value alone (Watkins's Q(lambda)): the targets are the greedy policy's, not
+    lowered by exploring moves. Rows of a game are consecutive and in turn order."""
     reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
+    drawn = data["changed"]
     out = np.zeros(len(reward))
     after = 0.0
     for t in range(len(reward) - 1, -1, -1):
-        last = t == len(reward) - 1 or game[t + 1] != game[t]
-        after = 0.0 if last else (1 - lam) * value[t + 1] + lam * after
+        if t == len(reward) - 1 or game[t + 1] != game[t]:
+            after = 0.0
+        else:
+            after = value[t + 1] if drawn[t + 1] else (1 - lam) * value[t + 1] + lam * after
         out[t] = after = reward[t] + after
     return out.astype(np.float32)
 
@@ -126,7 +131,7 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: ExpertConfig) -> dict[str, n
         return {
             "obs/state": data["state"],
             "obs/candidates": data["candidates"],
-            "actions": data["policy"].argmax(axis=1),
+            "played": data["played"],
             "q_targets": targets,
             "returns": targets,
         }
@@ -151,9 +156,12 @@ def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
 
 
 def gate_scores(path: str | Path, x: ExpertConfig) -> np.ndarray:
-    """The network alone (deterministic) on the gate's seeds."""
-    seeds = range(x.gate_seed, x.gate_seed + x.gate_games)
-    return np.array([r["score"] for r in play_games(load_model(path), list(seeds))], float)
+    """The network alone (its highest logit, as ``play_games`` plays it) on the gate's seeds, in
+    seed order: ``expert.envs`` games at once in the native vector env."""
+    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
+    games = q_self_play(path, seeds, 0.0, x.envs, seed=0, slots=x.slots)
+    score = {int(g["game"][0]): float(g["score"][0]) for g in games}
+    return np.array([score[s] for s in seeds])
 
 
 def _settings(x: ExpertConfig) -> SearchSettings:
@@ -164,15 +172,16 @@ def _selfplay_file(run_dir: Path, gen: int) -> Path:
     return run_dir / "selfplay" / f"gen_{gen:03d}.npz"
 
 
-def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
+def _read_selfplay(path: Path, x: ExpertConfig) -> dict[str, np.ndarray]:
     """A generation's self-play data (``ValueError`` naming the file when it is damaged)."""
+    fields = {*(Q_FIELDS if x.targets == "q" else FIELDS), "score"}
     try:
         with np.load(path) as f:
             data = dict(f)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{path}: damaged self-play data ({type(err).__name__}: {err})") from None
-    if set(data) != {*FIELDS, "score"}:
-        raise ValueError(f"{path}: self-play data without the fields {sorted({*FIELDS, 'score'} - set(data))}")
+    if set(data) != fields:
+        raise ValueError(f"{path}: self-play data without the fields {sorted(fields - set(data))}")
     return data
 
 
@@ -184,14 +193,14 @@ def generate(
     path = _selfplay_file(run_dir, gen)
     if path.is_file():
         try:
-            return _read_selfplay(path)
+            return _read_selfplay(path, x)
         except ValueError as err:
             print(f"note: {err}; playing generation {gen + 1} again", file=sys.stderr)
     seeds = [x.seed + gen * x.games + i for i in range(x.games)]
     parts = []
     bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
     games = (
-        q_self_play(player, seeds, x.epsilon, x.envs, seed=x.seed + gen)
+        q_self_play(player, seeds, x.epsilon, x.envs, seed=x.seed + gen, slots=x.slots)
         if x.targets == "q"
         else self_play(player, seeds, _settings(x), workers)
     )
@@ -268,7 +277,7 @@ def run_generation(
     # still decides which generation is the best); the search plays with the best network
     player = gen if x.targets == "q" else state["best_generation"]
     data = generate(run_dir, gen, x, _model_file(run_dir, player), workers, progress)
-    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in range(max(0, gen - x.window + 1), gen)]
+    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g), x) for g in range(max(0, gen - x.window + 1), gen)]
     model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
     fitted = pretrain(

@@ -133,9 +133,9 @@ def pretrain(
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
     """Fit the policy to the demonstrated actions (or to target distributions, ``demos["policy"]``,
-    as expert iteration's search gives; or, with ``demos["q_targets"]``, each played action's
-    logit over ``planner_scale`` to its target value in points, as afterstate Q-iteration
-    does) and the value head to their returns.
+    as expert iteration's search gives; or, with ``demos["q_targets"]``, the logit of each
+    played candidate (``demos["played"]``, its features) over ``planner_scale`` to its target
+    value in points, as afterstate Q-iteration does) and the value head to their returns.
 
     Returns one record per epoch: the loss, and on a held-out tenth of the decisions the
     accuracy (masked argmax equals the demonstrated action, or the target's most likely) and
@@ -202,9 +202,9 @@ class _PolicyFit:
 
 
 class _ValueFit:
-    """Afterstate Q-iteration's fit: the played action's logit over ``planner_scale`` (its value
-    in points) and the value head, both to ``q_targets``, by a Huber loss quadratic within 5
-    points."""
+    """Afterstate Q-iteration's fit: the played candidate's logit over ``planner_scale`` (its
+    value in points; ``played`` holds its features, as it may lie beyond the slots) and the
+    value head, both to ``q_targets``, by a Huber loss quadratic within 5 points."""
 
     def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
         self.policy, self.demos, self.value_coef = policy, demos, value_coef
@@ -212,10 +212,12 @@ class _ValueFit:
 
     def errors(self, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         d = self.demos
-        logits, values = self.policy.heads({k: torch.as_tensor(d[f"obs/{k}"][idx]) for k in ("state", "candidates")})
+        state = torch.as_tensor(d["obs/state"][idx])
+        values = self.policy.heads({"state": state, "candidates": torch.as_tensor(d["obs/candidates"][idx])})[1]
+        # a candidate's logit depends on it and the state alone: score the played one by itself
+        played = self.policy.heads({"state": state, "candidates": torch.as_tensor(d["played"][idx])[:, None]})[0]
         targets = torch.as_tensor(d["q_targets"][idx])
-        played = logits.gather(1, torch.as_tensor(d["actions"][idx])[:, None]).squeeze(1)
-        return played / self.scale - targets, values.flatten() - targets
+        return played[:, 0] / self.scale - targets, values.flatten() - targets
 
     def loss(self, idx: np.ndarray) -> torch.Tensor:
         q_err, v_err = self.errors(idx)

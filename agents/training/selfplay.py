@@ -45,6 +45,9 @@ FIELDS = {
 }
 """The arrays of self-play data and their types, one row per turn (``game``: the row's game,
 for the returns)."""
+Q_FIELDS = {**{k: v for k, v in FIELDS.items() if k != "policy"}, "played": np.float32}
+"""The arrays of Q-iteration's self-play: ``played`` is the feature row of the candidate played,
+which may lie beyond the slots the network is trained on (``candidates``)."""
 
 
 @dataclass(frozen=True)
@@ -133,30 +136,32 @@ def self_play(
 
 
 def q_self_play(
-    path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int
+    path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int, slots: int | None = None
 ) -> Iterator[dict[str, np.ndarray]]:
     """The games of ``seeds`` (game i from ``seeding.np_random(seeds[i])``, as the native vector
     env's ``reset(seed=...)``) by the network at ``path`` alone, ``envs`` at a time in one
-    native vector env: each turn it plays its highest logit, or with probability ``epsilon`` a
-    uniformly drawn candidate (the draws from ``seed``). Yields each game as it ends, rows in
-    turn order (:data:`FIELDS`: ``policy`` is the played candidate one-hot, ``value`` the best
-    logit over ``planner_scale`` (the network's value of the turn in points), ``changed``
-    whether the move was drawn). The same data for the same arguments."""
+    native vector env, offered ``slots`` candidates a turn (default: as many as it has slots):
+    each turn it plays its highest logit, or with probability ``epsilon`` a uniformly drawn
+    candidate (the draws from ``seed``). Yields each game as it ends, rows in turn order
+    (:data:`Q_FIELDS`: ``candidates`` the network's own number of slots, ``played`` the
+    candidate played, ``value`` the best logit over ``planner_scale`` (the network's value of
+    the turn in points), ``changed`` whether the move was drawn). The same data for the same
+    arguments."""
     model = _model(str(path))
-    setup = turn_setup(model)
+    setup = turn_setup(model, slots)
+    own = int(model.action_space.n)
     scale = float(model.policy.planner_scale)
     rng = np.random.default_rng(seed)
     queue = list(seeds)
     venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
     n = venv.num_envs
-    one_hot = np.eye(setup.slots, dtype=np.float32)
     owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
-    rows: list[dict[str, list[Any]]] = [{k: [] for k in FIELDS} for _ in range(n)]
+    rows: list[dict[str, list[Any]]] = [{k: [] for k in Q_FIELDS} for _ in range(n)]
     obs, _ = venv.reset(seed=list(owner))
     while any(o is not None for o in owner):
         masks = venv.action_masks()
         with torch.no_grad():
-            logits = model.policy.heads(model.policy.obs_to_tensor(obs)[0])[0].numpy()
+            logits = model.policy.heads({k: torch.as_tensor(v) for k, v in obs.items()})[0].numpy()
         actions, best = _explore(np.where(masks, logits, -np.inf), epsilon, rng)
         values = np.where(masks, logits, -np.inf).max(axis=1) / scale
         obs_before = obs
@@ -166,18 +171,18 @@ def q_self_play(
                 continue
             row = rows[i]
             row["state"].append(obs_before["state"][i])
-            row["candidates"].append(obs_before["candidates"][i])
-            row["mask"].append(masks[i])
-            row["policy"].append(one_hot[actions[i]])
+            row["candidates"].append(obs_before["candidates"][i, :own])
+            row["mask"].append(masks[i, :own])
+            row["played"].append(obs_before["candidates"][i, actions[i]])
             row["reward"].append(reward[i])
             row["value"].append(values[i])
             row["changed"].append(actions[i] != best[i])
             row["game"].append(owner[i])
         ended = [i for i in range(n) if owner[i] is not None and over[i]]
         for i in ended:
-            part = {k: np.array(rows[i][k], dtype) for k, dtype in FIELDS.items()}
+            part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
             yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
-            rows[i] = {k: [] for k in FIELDS}
+            rows[i] = {k: [] for k in Q_FIELDS}
             owner[i] = int(queue.pop(0)) if queue else None
         if ended:
             restart = np.zeros(n, bool)

@@ -211,3 +211,53 @@ def test_lookahead_plays_legal_games_deterministically_per_seed():
 def test_lookahead_refuses_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PPOPolicy(**kwargs)
+
+
+def test_a_candidates_logit_is_the_same_however_many_candidates_are_offered(model):
+    afterstates = "afterstates" in model.observation_space.spaces
+    narrow, narrow_mask = observation(5, afterstates=afterstates)  # 16 candidates
+    env = NumberDropTurnEnv(candidates=40, width=8, afterstates=afterstates)
+    wide, info = env.reset(seed=5)
+    for _ in range(2):
+        wide, _, _, _, info = env.step(0)
+    with torch.no_grad():
+        narrow_logits = model.policy.heads(tensors(narrow))[0][0].numpy()
+        wide_logits = model.policy.heads(tensors(wide))[0][0].numpy()
+    n = int(narrow_mask.sum())
+    assert info["action_mask"][:n].all() and n < int(info["action_mask"].sum())  # the same first 16, and more
+    np.testing.assert_allclose(wide_logits[:n], narrow_logits[:n], rtol=1e-5, atol=1e-5)
+
+
+def test_more_slots_play_the_networks_best_of_that_many_candidates():
+    from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
+
+    q_model = str(ROOT / "agents" / "models" / "q_turn.zip")
+    policy = PPOPolicy(path=q_model, slots=64)
+    envs = NumberDropTurnVectorEnv(2, candidates=64)
+    obs, _ = envs.reset(seed=[3, 8])
+    over = np.zeros(2, bool)
+    scores = [0, 0]
+    while not over.all():
+        with torch.no_grad():
+            logits = policy.model.policy.heads({k: torch.as_tensor(v) for k, v in obs.items()})[0].numpy()
+        obs, _, ended, _, info = envs.step(np.where(envs.action_masks(), logits, -np.inf).argmax(axis=1))
+        for i in np.flatnonzero(ended & ~over):
+            scores[i] = int(info["score"][i])
+        over |= ended
+    assert [play_game(policy, seed).score for seed in (3, 8)] == scores
+    assert play_game(PPOPolicy(path=q_model, slots=32), 3).score == play_game(PPOPolicy(path=q_model), 3).score
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"slots": 0}, "slots must be an int"),
+        ({"slots": "64"}, "slots must be an int"),
+        ({"slots": 64, "deterministic": False}, "deterministic=True"),
+        ({"slots": 64, "lookahead": 2, "halving": True}, "no halving"),
+        ({"slots": 64, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
+    ],
+)
+def test_slots_refuses_what_it_cannot_play(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PPOPolicy(**kwargs)

@@ -261,7 +261,10 @@ def test_damaged_self_play_data_is_named(tmp_path):
     bad = tmp_path / "gen_000.npz"
     bad.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="gen_000.npz"):
-        expert._read_selfplay(bad)
+        expert._read_selfplay(bad, ExpertConfig())
+    np.savez(bad, **{k: np.zeros(1) for k in ("state", "score")})
+    with pytest.raises(ValueError, match="without the fields"):
+        expert._read_selfplay(bad, ExpertConfig(targets="q"))
 
 
 def test_resume_needs_a_run_that_finished_a_generation(tmp_path):

@@ -17,9 +17,10 @@ pytest.importorskip("tensorboard")
 import torch  # noqa: E402
 
 from agents.cli import train  # noqa: E402
-from agents.numberdrop.ppo import load_model  # noqa: E402
+from agents.evaluation.solo import play_game  # noqa: E402
+from agents.numberdrop.ppo import PPOPolicy, load_model, play_games  # noqa: E402
 from agents.training import expert  # noqa: E402
-from agents.training.config import config_from_dict, load_config  # noqa: E402
+from agents.training.config import ExpertConfig, config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
 from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
 
@@ -33,11 +34,16 @@ def test_lambda_returns_mix_the_next_value_and_the_next_return():
         "reward": np.array([1, 2, 3, 10, 20], np.float32),
         "value": np.array([100, 20, 30, 400, 50], np.float32),
         "game": np.array([5, 5, 5, 9, 9]),
+        "changed": np.zeros(5, bool),
     }
     # a game's last turn: its points; before it: points + (1 - lam) next value + lam next target
     assert expert.lambda_returns(data, 0.5).tolist() == [1 + 10 + 9.25, 2 + 15 + 1.5, 3, 10 + 25 + 10, 20]
     assert expert.lambda_returns(data, 1.0).tolist() == [6, 5, 3, 30, 20]  # the points still scored
     assert expert.lambda_returns(data, 0.0).tolist() == [21, 32, 3, 60, 20]  # one-turn bootstraps
+    # a drawn next move: the next row's value alone, whatever the game scored after it
+    data["changed"] = np.array([False, True, False, False, True])
+    assert expert.lambda_returns(data, 0.5).tolist() == [1 + 20, 2 + 15 + 1.5, 3, 10 + 50, 20]
+    assert expert.lambda_returns(data, 1.0).tolist() == [21, 5, 3, 60, 20]
 
 
 def test_self_play_is_the_same_for_the_same_seeds_and_its_rows_add_up_to_the_games():
@@ -48,8 +54,8 @@ def test_self_play_is_the_same_for_the_same_seeds_and_its_rows_add_up_to_the_gam
     assert sorted(int(g["game"][0]) for g in one) == [11, 12, 13, 14, 15]
     for g in one:
         assert (g["game"] == g["game"][0]).all() and g["reward"].sum() == g["score"][0]
-        played = g["policy"].argmax(axis=1)
-        assert (g["policy"].sum(axis=1) == 1).all() and g["mask"][np.arange(len(played)), played].all()
+        for candidates, mask, played in zip(g["candidates"], g["mask"], g["played"]):
+            assert (candidates[mask] == played).all(axis=1).any()  # a legal candidate of the turn
     data = concatenate(one)
     assert 0 < data["changed"].mean() < 0.3  # about a fifth of the moves drawn, some equal to the best
     greedy = concatenate(list(q_self_play(MODEL, [11, 12], 0.0, envs=2, seed=4)))
@@ -63,8 +69,27 @@ def test_the_greedy_self_play_plays_the_highest_logit_and_records_it_in_points()
     with torch.no_grad():
         logits = model.policy.heads(obs)[0].numpy()
     masked = np.where(game["mask"], logits, -np.inf)
-    assert (game["policy"].argmax(axis=1) == masked.argmax(axis=1)).all()
+    assert (game["played"] == game["candidates"][np.arange(len(masked)), masked.argmax(axis=1)]).all()
     assert game["value"] == pytest.approx(masked.max(axis=1) / model.policy.planner_scale, rel=1e-5)
+
+
+def test_wide_self_play_chooses_among_more_candidates_and_keeps_the_trained_slots():
+    model = load_model(MODEL)
+    game = next(iter(q_self_play(MODEL, [21], 0.0, envs=1, seed=0, slots=96)))
+    assert game["candidates"].shape[1:] == (32, game["played"].shape[1]) and game["mask"].shape[1] == 32
+    beyond = [not (c[m] == p).all(axis=1).any() for c, m, p in zip(game["candidates"], game["mask"], game["played"])]
+    assert any(beyond)  # some played candidates lie beyond the 32 slots
+    obs = {"state": torch.as_tensor(game["state"]), "candidates": torch.as_tensor(game["played"])[:, None]}
+    with torch.no_grad():
+        played = model.policy.heads(obs)[0][:, 0].numpy() / model.policy.planner_scale
+    np.testing.assert_allclose(played, game["value"], rtol=1e-5)  # each turn's best of 96
+    assert game["score"][0] == play_game(PPOPolicy(path=str(MODEL), slots=96), 21).score
+
+
+def test_the_gate_scores_the_network_alone_in_seed_order_as_play_games_does():
+    x = ExpertConfig(gate_games=7, gate_seed=40, envs=3)  # games end out of order in the vector env
+    expected = [r["score"] for r in play_games(load_model(MODEL), list(range(40, 47)))]
+    assert expert.gate_scores(MODEL, x).tolist() == expected
 
 
 def test_the_fit_moves_the_played_logits_to_their_values():
@@ -74,7 +99,7 @@ def test_the_fit_moves_the_played_logits_to_their_values():
     demos = {
         "obs/state": data["state"],
         "obs/candidates": data["candidates"],
-        "actions": data["policy"].argmax(axis=1),
+        "played": data["played"],
         "q_targets": targets,
         "returns": targets,
     }
@@ -93,6 +118,9 @@ def test_q_configs_validate():
         ({**base, "expert": {"targets": "q", "td_lambda": -0.1}}, ["expert.td_lambda"]),
         ({**base, "expert": {"targets": "q", "envs": 0}}, ["expert.envs"]),
         ({**base, "expert": {"targets": "values"}}, ["expert.targets"]),
+        ({**base, "init_from": str(MODEL), "expert": {"slots": 64}}, ["expert.slots", "targets 'q'"]),
+        ({**base, "expert": {"targets": "q", "slots": 0}}, ["expert.slots"]),
+        ({**base, "expert": {"targets": "q"}, "final_eval": {"slots": 0}}, ["final_eval.slots", ">= 1"]),
         (base, ["init_from", "targets 'q'"]),  # search targets need a network to search with
     ):
         with pytest.raises((ValueError, TypeError)) as err:
@@ -147,3 +175,23 @@ def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
     run = Path(train.main(["--config", str(tiny(tmp_path, "newest", 3)), "--no-progress"])["run_dir"])
     assert played == ["gen_000.zip", "gen_001.zip", "gen_002.zip"]  # though the gate kept none of them
     assert json.loads((run / "expert_state.json").read_text())["best_generation"] == 0
+
+
+def test_the_closing_table_offers_the_network_the_configured_slots(tmp_path, monkeypatch):
+    from agents.training import common
+
+    offered = []
+    real = common.run
+
+    def record(agents, games, seed, workers, options, progress):
+        offered.append(options["ppo"].get("slots"))
+        return real(agents, games, seed, workers, options, progress)
+
+    monkeypatch.setattr(common, "run", record)
+    data = yaml.safe_load(tiny(tmp_path, "wide", 1).read_text())
+    data["final_eval"].update(games=2, agents=["ppo"], workers=1, slots=40, lookahead=2, samples=1, refine=0)
+    path = tmp_path / "wide.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = train.main(["--config", str(path), "--no-progress"])
+    assert offered == [40, 40]  # the network alone and with its look-ahead
+    assert len(out["final_eval"]["agents"]["ppo"]["scores"]) == 2
