@@ -63,7 +63,8 @@ class PPOPolicy:
     at 1 the values decide); about 2k x samples valuations a turn.
     ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
     number it was trained with: a candidate network scores each candidate on its own, and a
-    value-trained one (Q-iteration's ``q_turn.zip``) gains from seeing more (README).
+    value-trained one gains from seeing more. The default is the number the model was saved
+    with (Q-iteration's ``expert.slots``, e.g. 128 for ``q_turn.zip``), else its own.
     """
 
     name = "ppo"
@@ -95,10 +96,13 @@ class PPOPolicy:
         self.model = load_model(self.path)
         self.turn_level = is_turn_model(self.model)
         self.search = None
-        if slots is not None:
-            self._check_slots(slots)
         if self.turn_level:
+            slots = slots if slots is not None else getattr(self.model, "turn_slots", None)
+            if slots is not None:
+                self._check_slots(slots)
             self.setup = turn_setup(self.model, slots)
+        elif slots is not None:
+            raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
         if self.lookahead > 1:
             if not self.turn_level:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
@@ -114,10 +118,15 @@ class PPOPolicy:
         candidate on its own (``heads``) and plays its best (no sampling, no halving's priors)."""
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise ValueError(f"slots must be an int >= 1, got {slots!r}")
-        if not self.turn_level or not hasattr(self.model.policy, "heads"):
+        if slots == self.model.action_space.n:
+            return
+        if not hasattr(self.model.policy, "heads"):
             raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
         if not self.deterministic or self.halving:
-            raise ValueError("slots plays the network's best candidates: it needs deterministic=True and no halving")
+            raise ValueError(
+                f"slots={slots} plays the network's best candidates: it needs deterministic=True and no halving"
+                f" (slots={self.model.action_space.n} samples, as the network was trained)"
+            )
 
     def reset(self, seed: int) -> None:
         self._follow = PlanFollower()

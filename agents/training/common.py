@@ -131,8 +131,6 @@ def final_evaluation(
         return None
     workers = f.workers or os.cpu_count() or 1
     out: dict[str, Any] = {"model": options["path"]}
-    if f.slots is not None:
-        options = {**options, "slots": f.slots}
     if cfg.game == "luckynumbers":
         for opponent in f.opponents:
             seats = [model] + [opponent] * (e.players - 1)

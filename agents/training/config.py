@@ -139,9 +139,6 @@ class FinalEvalConfig:
     """(lookahead) Sampled next rolls per candidate."""
     refine: int = 3
     """(lookahead) The best candidates valued again on new rolls (0: not)."""
-    slots: int | None = None
-    """(Number Drop, solo) Candidates offered to the trained network each turn in the closing
-    table (the ``ppo`` agent's ``slots``; null: as many as it trained with)."""
 
 
 @dataclass
@@ -207,9 +204,9 @@ class ExpertConfig:
     envs: int = 32
     """(q) Self-play games at once in the native vector env (it plans their turns on every core)."""
     slots: int | None = None
-    """(q) Candidates the network chooses among in self-play and the gate (null: its own number
-    of slots). It learns on its own slots and the candidate it played; play it with as many
-    (the ``ppo`` agent's ``slots``, ``final_eval.slots``)."""
+    """(q) Candidates the network chooses among in self-play, the gate and the closing table (null:
+    its own number of slots). It learns on its own slots and the candidate it played; each
+    generation's model is saved with this number, which the ``ppo`` agent then offers it."""
 
 
 @dataclass
@@ -328,7 +325,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         network=_ND_NET,
         eval=_ALL["eval"],
         checkpoint=_ALL["checkpoint"],
-        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine", "slots"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
     ("numberdrop", "rllib"): _keys(
         _TOP,
@@ -344,7 +341,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
         network=_ND_NET,
         expert=_ALL["expert"],
-        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine", "slots"},
+        final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
     ("luckynumbers", "sb3"): _keys(
         _TOP | {"vec_env", "ship_to"},
@@ -590,14 +587,12 @@ def _check(cfg: TrainConfig) -> None:
     need(f.lookahead == 0 or f.lookahead >= 2, "final_eval.lookahead", "must be 0 (off) or >= 2")
     need(f.samples >= 1, "final_eval.samples", "must be >= 1")
     need(f.refine == 0 or f.refine >= 2, "final_eval.refine", "must be 0 (off) or >= 2")
-    need(f.slots is None or f.slots >= 1, "final_eval.slots", "must be null or >= 1")
-    solo_turns = (cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration") and cfg.env.players == 1
-    for key, used in (("lookahead", f.lookahead != 0), ("slots", f.slots is not None)):
-        need(
-            not used or solo_turns,
-            f"final_eval.{key}",
-            "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
-        )
+    need(
+        f.lookahead == 0
+        or ((cfg.env.interface == "turn" or cfg.algorithm == "expert_iteration") and cfg.env.players == 1),
+        "final_eval.lookahead",
+        "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
+    )
     need(all(a in scripted for a in f.opponents), "final_eval.opponents", f"must list scripted agents among {scripted}")
     model = "rllib" if rllib else "ppo"
     need(

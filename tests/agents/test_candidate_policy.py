@@ -261,3 +261,16 @@ def test_more_slots_play_the_networks_best_of_that_many_candidates():
 def test_slots_refuses_what_it_cannot_play(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PPOPolicy(**kwargs)
+
+
+def test_a_model_saved_with_its_slots_is_offered_as_many(tmp_path):
+    from agents.numberdrop.ppo import load_model
+
+    model = load_model(ROOT / "agents" / "models" / "ppo_turn.zip")
+    model.turn_slots = 64
+    model.save(tmp_path / "wide.zip")
+    path = str(tmp_path / "wide.zip")
+    assert PPOPolicy(path=path).setup.slots == 64
+    assert PPOPolicy(path=path, slots=32, deterministic=False).setup.slots == 32  # as trained: it may sample
+    with pytest.raises(ValueError, match="slots=32 samples"):
+        PPOPolicy(path=path, deterministic=False)

@@ -120,7 +120,6 @@ def test_q_configs_validate():
         ({**base, "expert": {"targets": "values"}}, ["expert.targets"]),
         ({**base, "init_from": str(MODEL), "expert": {"slots": 64}}, ["expert.slots", "targets 'q'"]),
         ({**base, "expert": {"targets": "q", "slots": 0}}, ["expert.slots"]),
-        ({**base, "expert": {"targets": "q"}, "final_eval": {"slots": 0}}, ["final_eval.slots", ">= 1"]),
         (base, ["init_from", "targets 'q'"]),  # search targets need a network to search with
     ):
         with pytest.raises((ValueError, TypeError)) as err:
@@ -177,21 +176,23 @@ def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
     assert json.loads((run / "expert_state.json").read_text())["best_generation"] == 0
 
 
-def test_the_closing_table_offers_the_network_the_configured_slots(tmp_path, monkeypatch):
+def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_them(tmp_path, monkeypatch):
     from agents.training import common
 
     offered = []
     real = common.run
 
     def record(agents, games, seed, workers, options, progress):
-        offered.append(options["ppo"].get("slots"))
+        offered.append(PPOPolicy(**options["ppo"]).setup.slots)
         return real(agents, games, seed, workers, options, progress)
 
     monkeypatch.setattr(common, "run", record)
     data = yaml.safe_load(tiny(tmp_path, "wide", 1).read_text())
-    data["final_eval"].update(games=2, agents=["ppo"], workers=1, slots=40, lookahead=2, samples=1, refine=0)
+    data["expert"]["slots"] = 40
+    data["final_eval"].update(games=2, agents=["ppo"], workers=1, lookahead=2, samples=1, refine=0)
     path = tmp_path / "wide.yaml"
     path.write_text(yaml.safe_dump(data))
-    out = train.main(["--config", str(path), "--no-progress"])
+    run = Path(train.main(["--config", str(path), "--no-progress"])["run_dir"])
+    for name in ("generations/gen_000.zip", "generations/gen_001.zip", "best_model.zip"):
+        assert load_model(run / name).turn_slots == 40, name
     assert offered == [40, 40]  # the network alone and with its look-ahead
-    assert len(out["final_eval"]["agents"]["ppo"]["scores"]) == 2

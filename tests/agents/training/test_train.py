@@ -71,8 +71,6 @@ def test_shipped_configs_validate(path):
         (lambda d: d.update(vec_env="native"), ValueError, ["vec_env", "turn"]),  # the smoke config is decision-level
         (lambda d: d["final_eval"].update(lookahead=4), ValueError, ["final_eval.lookahead", "turn"]),
         (lambda d: d["final_eval"].update(lookahead=1), ValueError, ["final_eval.lookahead", ">= 2"]),
-        (lambda d: d["final_eval"].update(slots=64), ValueError, ["final_eval.slots", "turn"]),
-        (lambda d: d["final_eval"].update(slots="wide"), TypeError, ["final_eval.slots"]),
         (lambda d: d["env"].update(afterstates=True), ValueError, ["env.afterstates", "turn"]),
         (lambda d: d.update(eval=[1, 2]), TypeError, ["eval", "mapping"]),
         (lambda d: d["ppo"].update(batch_size=10_000), ValueError, ["ppo.batch_size"]),
