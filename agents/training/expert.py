@@ -240,8 +240,8 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
     model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
     if not is_turn_model(model):
         raise ValueError(f"init_from {cfg.init_from!r}: expert iteration needs a turn-level model (NumberDropTurn-v0)")
-    if cfg.expert.slots is not None:
-        model.turn_slots = cfg.expert.slots  # saved with every generation: the ppo agent offers as many
+    if cfg.expert.targets == "q":  # saved with every generation: the ppo agent offers as many (null: its own)
+        model.turn_slots = cfg.expert.slots
     for stale in ("selfplay", "generations"):  # a new run never reads an earlier run's generations
         shutil.rmtree(run_dir / stale, ignore_errors=True)
     save_model(model, _model_file(run_dir, 0))

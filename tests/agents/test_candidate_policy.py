@@ -245,7 +245,8 @@ def test_more_slots_play_the_networks_best_of_that_many_candidates():
             scores[i] = int(info["score"][i])
         over |= ended
     assert [play_game(policy, seed).score for seed in (3, 8)] == scores
-    assert play_game(PPOPolicy(path=q_model, slots=32), 3).score == play_game(PPOPolicy(path=q_model), 3).score
+    assert play_game(PPOPolicy(slots=32), 3).score == play_game(PPOPolicy(), 3).score  # the PPO network's own
+    assert play_game(PPOPolicy(path=q_model), 3).score == play_game(PPOPolicy(path=q_model, slots=128), 3).score
 
 
 @pytest.mark.parametrize(
