@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", help="a turn-level model: its games' turns, valued with its critic")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
-    ks = [k for k in (1, 4, 8, 16, 32, 64) if k < args.top] + [args.top]
+    ks = [k for k in (1, 4, 8, 16, 32, 64, 128) if k < args.top] + [args.top]
     planner, search, player = TurnPlanner(), SearchPolicy(samples=args.samples), None
     if args.model:
         player = make_policy("ppo", {"path": args.model})
