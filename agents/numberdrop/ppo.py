@@ -96,13 +96,12 @@ class PPOPolicy:
         self.model = load_model(self.path)
         self.turn_level = is_turn_model(self.model)
         self.search = None
+        if slots is None and self.turn_level:
+            slots = getattr(self.model, "turn_slots", None)
+        if slots is not None:
+            self._check_slots(slots)
         if self.turn_level:
-            slots = slots if slots is not None else getattr(self.model, "turn_slots", None)
-            if slots is not None:
-                self._check_slots(slots)
             self.setup = turn_setup(self.model, slots)
-        elif slots is not None:
-            raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
         if self.lookahead > 1:
             if not self.turn_level:
                 raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
@@ -118,9 +117,9 @@ class PPOPolicy:
         candidate on its own (``heads``) and plays its best (no sampling, no halving's priors)."""
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise ValueError(f"slots must be an int >= 1, got {slots!r}")
-        if slots == self.model.action_space.n:
-            return
-        if not hasattr(self.model.policy, "heads"):
+        if self.turn_level and slots == self.model.action_space.n:
+            return  # as trained
+        if not self.turn_level or not hasattr(self.model.policy, "heads"):
             raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
         if not self.deterministic or self.halving:
             raise ValueError(
