@@ -16,8 +16,9 @@ The slot order carries no meaning: shuffling the candidates shuffles the logits 
 way (the network is permutation-equivariant), and masked slots get no probability.
 
 With ``observation["afterstates"]`` (``NumberDropTurn-v0(afterstates=True)``) each
-candidate's row is joined, before its MLP, by an embedding of the grid it leaves: two 3x3
-convolutions and a linear layer, shared by every candidate.
+candidate's row is joined, before its MLP, by an embedding of the grid it leaves: 3x3
+convolutions (``grid_channels``, two of 16 by default) and a linear layer, shared by every
+candidate.
 
 The value head reads the state embedding and a masked mean and max of the candidate
 embeddings (permutation-invariant), since what a turn is worth depends on what the dice
@@ -61,6 +62,7 @@ class CandidateEncoder(BaseFeaturesExtractor):
         candidate_hidden: Sequence[int] = (64, 64),
         state_hidden: Sequence[int] = (64,),
         activation: str = "relu",
+        grid_channels: Sequence[int] = (16, 16),
     ) -> None:
         spaces = getattr(observation_space, "spaces", {})
         if "state" not in spaces or "candidates" not in spaces:
@@ -70,7 +72,11 @@ class CandidateEncoder(BaseFeaturesExtractor):
         act = _ACTIVATIONS[activation]
         super().__init__(observation_space, features_dim=candidate_hidden[-1] + state_hidden[-1])
         self.candidate_dim, self.state_dim = candidate_hidden[-1], state_hidden[-1]
-        self.grid_net = grid_net(spaces["afterstates"].shape[1:], act) if "afterstates" in spaces else None
+        self.grid_net = None
+        if "afterstates" in spaces:
+            if not (grid_channels and all(c >= 1 for c in grid_channels)):
+                raise ValueError(f"grid_channels must list one or more positive channel counts, got {grid_channels!r}")
+            self.grid_net = grid_net(spaces["afterstates"].shape[1:], act, grid_channels)
         extra = GRID_EMBEDDING if self.grid_net is not None else 0
         self.candidate_net = mlp([spaces["candidates"].shape[1] + extra, *candidate_hidden], act)
         self.state_net = mlp([spaces["state"].shape[0], *state_hidden], act)
@@ -90,18 +96,15 @@ GRID_EMBEDDING = 32
 """Width of a candidate's grid embedding (``afterstates``)."""
 
 
-def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: int = 16) -> nn.Sequential:
-    """(N, planes, rows, cols) grids to (N, GRID_EMBEDDING): two 3x3 convolutions and a linear layer."""
+def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: Sequence[int] = (16, 16)) -> nn.Sequential:
+    """(N, planes, rows, cols) grids to (N, GRID_EMBEDDING): 3x3 convolutions of ``channels``
+    (no pooling: the sheet is small and every cell counts) and a linear layer."""
     planes, rows, cols = shape
-    return nn.Sequential(
-        nn.Conv2d(planes, channels, 3, padding=1),
-        activation(),
-        nn.Conv2d(channels, channels, 3, padding=1),
-        activation(),
-        nn.Flatten(),
-        nn.Linear(channels * rows * cols, GRID_EMBEDDING),
-        activation(),
-    )
+    layers: list[nn.Module] = []
+    for out in channels:
+        layers += [nn.Conv2d(planes, out, 3, padding=1), activation()]
+        planes = out
+    return nn.Sequential(*layers, nn.Flatten(), nn.Linear(planes * rows * cols, GRID_EMBEDDING), activation())
 
 
 def build_heads(
@@ -154,6 +157,7 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         value_hidden: Sequence[int] = (64,),
         planner_scale: float = 2.0,
         activation: str = "relu",
+        grid_channels: Sequence[int] = (16, 16),
         **kwargs: Any,
     ) -> None:
         if planner_scale <= 0:
@@ -166,7 +170,10 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
             features_extractor_class=CandidateEncoder,
             ortho_init=False,
             features_extractor_kwargs=dict(
-                candidate_hidden=list(candidate_hidden), state_hidden=list(state_hidden), activation=activation
+                candidate_hidden=list(candidate_hidden),
+                state_hidden=list(state_hidden),
+                activation=activation,
+                grid_channels=list(grid_channels),
             ),
         )
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
@@ -181,6 +188,7 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
             value_hidden=self.value_hidden,
             planner_scale=self.planner_scale,
             activation=self.activation,
+            grid_channels=enc["grid_channels"],
         )
         for key in ("features_extractor_class", "features_extractor_kwargs", "ortho_init"):
             data.pop(key, None)

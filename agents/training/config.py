@@ -99,6 +99,8 @@ class NetworkConfig:
     """(turn) Hidden layers of the value head."""
     planner_scale: float = 2.0
     """(turn) Initial logit per point of planner value (the residual starts at zero)."""
+    grid_channels: list[int] = field(default_factory=lambda: [16, 16])
+    """(turn, ``env.afterstates``) Output channels of the 3x3 convolutions over each candidate's grid."""
     torch_threads: int = 1
     """``torch.set_num_threads`` of the training process."""
 
@@ -339,6 +341,7 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
     ),
     ("numberdrop", "expert"): _keys(
         {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
+        env={"afterstates"},
         network=_ND_NET,
         expert=_ALL["expert"],
         final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
@@ -359,7 +362,11 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
 DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
     ("numberdrop", "sb3"): {},
     ("numberdrop", "rllib"): {"experiment": "rllib_ppo", "final_eval": {"agents": ["rllib", "random", "greedy"]}},
-    ("numberdrop", "expert"): {"experiment": "expert_iteration", "init_from": "agents/models/ppo_turn.zip"},
+    ("numberdrop", "expert"): {
+        "experiment": "expert_iteration",
+        "init_from": "agents/models/ppo_turn.zip",
+        "env": {"interface": "turn"},
+    },
     ("luckynumbers", "sb3"): {
         "experiment": "lucky_ppo",
         "total_timesteps": 300_000,
@@ -536,6 +543,11 @@ def _check(cfg: TrainConfig) -> None:
             "must list one or more positive layer widths",
         )
     need(n.planner_scale > 0, "network.planner_scale", "must be > 0")
+    need(
+        len(n.grid_channels) >= 1 and all(c >= 1 for c in n.grid_channels),
+        "network.grid_channels",
+        "must list one or more positive channel counts",
+    )
     e = cfg.env
     need(e.candidates >= 1, "env.candidates", "must be >= 1")
     need(e.width >= 1, "env.width", "must be >= 1")
@@ -635,6 +647,11 @@ def _check_expert(cfg: TrainConfig, need: Any) -> None:
     need(x.envs >= 1, "expert.envs", "must be >= 1")
     need(
         x.slots is None or (x.slots >= 1 and x.targets == "q"), "expert.slots", "must be null or >= 1, with targets 'q'"
+    )
+    need(
+        not cfg.env.afterstates or (x.targets == "q" and cfg.init_from is None),
+        "env.afterstates",
+        "builds a new network that reads the candidates' grids: it needs targets 'q' and init_from null",
     )
 
 

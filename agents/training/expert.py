@@ -65,7 +65,7 @@ from .config import ExpertConfig, TrainConfig
 from .imitation import pretrain
 from .resume import save_model
 from .sb3 import build_model, close_out
-from .selfplay import FIELDS, Q_FIELDS, SearchSettings, concatenate, q_self_play, self_play
+from .selfplay import FIELDS, Q_FIELDS, Q_GRID_FIELDS, SearchSettings, concatenate, q_self_play, self_play
 from .vec_env import NativeTurnVecEnv
 
 _FREE = ("generations", "workers")
@@ -128,9 +128,11 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: ExpertConfig) -> dict[str, n
     data = concatenate(parts)
     if x.targets == "q":
         targets = np.concatenate([lambda_returns(p, x.td_lambda) for p in parts])
+        grids = {"obs/afterstates": "afterstates", "played_afterstate": "played_afterstate"}
         return {
             "obs/state": data["state"],
             "obs/candidates": data["candidates"],
+            **{name: data[key] for name, key in grids.items() if key in data},
             "played": data["played"],
             "q_targets": targets,
             "returns": targets,
@@ -172,9 +174,10 @@ def _selfplay_file(run_dir: Path, gen: int) -> Path:
     return run_dir / "selfplay" / f"gen_{gen:03d}.npz"
 
 
-def _read_selfplay(path: Path, x: ExpertConfig) -> dict[str, np.ndarray]:
-    """A generation's self-play data (``ValueError`` naming the file when it is damaged)."""
-    fields = {*(Q_FIELDS if x.targets == "q" else FIELDS), "score"}
+def _read_selfplay(path: Path, x: ExpertConfig, grids: bool = False) -> dict[str, np.ndarray]:
+    """A generation's self-play data (``ValueError`` naming the file when it is damaged);
+    ``grids``: of a network that reads the candidates' grids."""
+    fields = {*(Q_FIELDS if x.targets == "q" else FIELDS), *(Q_GRID_FIELDS if grids else ()), "score"}
     try:
         with np.load(path) as f:
             data = dict(f)
@@ -186,14 +189,14 @@ def _read_selfplay(path: Path, x: ExpertConfig) -> dict[str, np.ndarray]:
 
 
 def generate(
-    run_dir: Path, gen: int, x: ExpertConfig, player: Path, workers: int, progress: bool
+    run_dir: Path, gen: int, cfg: TrainConfig, player: Path, workers: int, progress: bool
 ) -> dict[str, np.ndarray]:
     """Generation ``gen``'s self-play by the network at ``player`` (read back when a stopped run
     had finished it; a damaged file is played again)."""
-    path = _selfplay_file(run_dir, gen)
+    x, path = cfg.expert, _selfplay_file(run_dir, gen)
     if path.is_file():
         try:
-            return _read_selfplay(path, x)
+            return _read_selfplay(path, x, cfg.env.afterstates)
         except ValueError as err:
             print(f"note: {err}; playing generation {gen + 1} again", file=sys.stderr)
     seeds = [x.seed + gen * x.games + i for i in range(x.games)]
@@ -224,9 +227,12 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
     """The run's state: read back on ``--resume`` (what a stopped generation left after the
     state is dropped), else a new run from ``init_from``."""
     settings = {"seed": cfg.seed, **{k: v for k, v in dataclasses.asdict(cfg.expert).items() if k not in _FREE}}
+    if cfg.env.afterstates:
+        settings["afterstates"] = True
     if resume is not None:
         state = read_json(run_dir / STATE)
-        changed = sorted(k for k in settings if state.get("settings", {}).get(k) != settings[k])
+        before = state.get("settings", {})
+        changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
         if changed:
             raise ValueError(
                 f"{run_dir} was trained with other settings of {', '.join(changed)}: "
@@ -259,7 +265,7 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
 def _new_network(cfg: TrainConfig) -> Any:
     """A turn-level network of the config's ``network`` section, started from the planner."""
     turn = dataclasses.replace(cfg, env=dataclasses.replace(cfg.env, interface="turn"))
-    return build_model(turn, NativeTurnVecEnv(1))
+    return build_model(turn, NativeTurnVecEnv(1, afterstates=cfg.env.afterstates))
 
 
 def _publish_best(run_dir: Path, state: dict[str, Any]) -> None:
@@ -278,8 +284,9 @@ def run_generation(
     # Q-iteration learns the values of the policy it plays: the newest network plays (the gate
     # still decides which generation is the best); the search plays with the best network
     player = gen if x.targets == "q" else state["best_generation"]
-    data = generate(run_dir, gen, x, _model_file(run_dir, player), workers, progress)
-    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g), x) for g in range(max(0, gen - x.window + 1), gen)]
+    data = generate(run_dir, gen, cfg, _model_file(run_dir, player), workers, progress)
+    earlier = range(max(0, gen - x.window + 1), gen)
+    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g), x, cfg.env.afterstates) for g in earlier]
     model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
     fitted = pretrain(

@@ -32,6 +32,7 @@ from luckynumbers_env import Game, Rules
 from luckynumbers_env.envs.observe import observe as observe_lucky
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
+from numberdrop_env.envs.turn import unpack_afterstates
 
 from ..evaluation.solo import Progress
 from ..registry import make_policy
@@ -213,9 +214,14 @@ class _ValueFit:
     def errors(self, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         d = self.demos
         state = torch.as_tensor(d["obs/state"][idx])
-        values = self.policy.heads({"state": state, "candidates": torch.as_tensor(d["obs/candidates"][idx])})[1]
+        slots = {"state": state, "candidates": torch.as_tensor(d["obs/candidates"][idx])}
         # a candidate's logit depends on it and the state alone: score the played one by itself
-        played = self.policy.heads({"state": state, "candidates": torch.as_tensor(d["played"][idx])[:, None]})[0]
+        played = {"state": state, "candidates": torch.as_tensor(d["played"][idx])[:, None]}
+        if "obs/afterstates" in d:  # a network that reads the candidates' grids (stored packed)
+            slots["afterstates"] = torch.as_tensor(unpack_afterstates(d["obs/afterstates"][idx]))
+            played["afterstates"] = torch.as_tensor(unpack_afterstates(d["played_afterstate"][idx]))[:, None]
+        values = self.policy.heads(slots)[1]
+        played = self.policy.heads(played)[0]
         targets = torch.as_tensor(d["q_targets"][idx])
         return played[:, 0] / self.scale - targets, values.flatten() - targets
 
@@ -226,7 +232,8 @@ class _ValueFit:
 
     def held_out(self, held: np.ndarray) -> dict[str, float]:
         with torch.no_grad():
-            q_err, v_err = self.errors(held)
+            errors = [self.errors(held[i : i + 1024]) for i in range(0, len(held), 1024)]
+        q_err, v_err = (torch.cat(parts) for parts in zip(*errors))
         return {"q_mae": float(q_err.abs().mean()), "value_mae": float(v_err.abs().mean())}
 
 

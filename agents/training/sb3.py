@@ -139,6 +139,7 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
                 value_hidden=list(n.value_hidden),
                 planner_scale=n.planner_scale,
                 activation=n.activation,
+                grid_channels=list(n.grid_channels),
             ),
         )
     else:

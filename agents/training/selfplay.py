@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.envs.turn import pack_afterstates
 from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
 from ..numberdrop.gumbel import sequential_halving
@@ -48,6 +49,9 @@ for the returns)."""
 Q_FIELDS = {**{k: v for k, v in FIELDS.items() if k != "policy"}, "played": np.float32}
 """The arrays of Q-iteration's self-play: ``played`` is the feature row of the candidate played,
 which may lie beyond the slots the network is trained on (``candidates``)."""
+Q_GRID_FIELDS = {"afterstates": np.uint8, "played_afterstate": np.uint8}
+"""Q-iteration's self-play of a network that reads the candidates' grids (``env.afterstates``):
+the grids of its own slots and of the candidate played (:func:`pack_afterstates`)."""
 
 
 @dataclass(frozen=True)
@@ -145,18 +149,21 @@ def q_self_play(
     candidate (the draws from ``seed``). Yields each game as it ends, rows in turn order
     (:data:`Q_FIELDS`: ``candidates`` the network's own number of slots, ``played`` the
     candidate played, ``value`` the best logit over ``planner_scale`` (the network's value of
-    the turn in points), ``changed`` whether the move was drawn). The same data for the same
-    arguments."""
+    the turn in points), ``changed`` whether the move was drawn; with :data:`Q_GRID_FIELDS` for
+    a network that reads the candidates' grids). The same data for the same arguments."""
     model = _model(str(path))
     setup = turn_setup(model, slots)
     own = int(model.action_space.n)
     scale = float(model.policy.planner_scale)
     rng = np.random.default_rng(seed)
     queue = list(seeds)
-    venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
+    venv = NumberDropTurnVectorEnv(
+        min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width, afterstates=setup.afterstates
+    )
     n = venv.num_envs
+    fields = {**Q_FIELDS, **(Q_GRID_FIELDS if setup.afterstates else {})}
     owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
-    rows: list[dict[str, list[Any]]] = [{k: [] for k in Q_FIELDS} for _ in range(n)]
+    rows: list[dict[str, list[Any]]] = [{k: [] for k in fields} for _ in range(n)]
     obs, _ = venv.reset(seed=list(owner))
     while any(o is not None for o in owner):
         masks = venv.action_masks()
@@ -178,11 +185,14 @@ def q_self_play(
             row["value"].append(values[i])
             row["changed"].append(actions[i] != best[i])
             row["game"].append(owner[i])
+            if setup.afterstates:
+                row["afterstates"].append(pack_afterstates(obs_before["afterstates"][i, :own]))
+                row["played_afterstate"].append(pack_afterstates(obs_before["afterstates"][i, actions[i]]))
         ended = [i for i in range(n) if owner[i] is not None and over[i]]
         for i in ended:
-            part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
+            part = {k: np.array(rows[i][k], dtype) for k, dtype in fields.items()}
             yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
-            rows[i] = {k: [] for k in Q_FIELDS}
+            rows[i] = {k: [] for k in fields}
             owner[i] = int(queue.pop(0)) if queue else None
         if ended:
             restart = np.zeros(n, bool)

@@ -54,6 +54,7 @@ CANDIDATE_FEATURES = (
 AFTERSTATE_PLANES = ("number", "value", "cross", "used")
 """Planes of ``observation["afterstates"]`` (``afterstates=True``), one stack per candidate over
 the grid it leaves: a number is written, that number / max_number, an X, a used number."""
+_VALUE_PLANE = AFTERSTATE_PLANES.index("value")
 PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
 PLANNER_TERMS = tuple(
     CANDIDATE_FEATURES.index(t) for t in ("points", "geometry", "potential", "turns", "letter", "letter_half")
@@ -256,6 +257,21 @@ def afterstate_planes(offered: TurnCandidates, slots: int, rules: Rules) -> np.n
     out[:k, 2] = v == X
     out[:k, 3] = used
     return out.reshape(slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols)
+
+
+def pack_afterstates(planes: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
+    """:func:`afterstate_planes` (any leading shape) as uint8, a quarter of the memory: the value
+    plane holds the number itself. :func:`unpack_afterstates` gives the planes back."""
+    scale = np.ones((len(AFTERSTATE_PLANES), 1, 1), np.float32)
+    scale[_VALUE_PLANE] = rules.max_number
+    return np.rint(planes * scale).astype(np.uint8)
+
+
+def unpack_afterstates(packed: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
+    """The float32 planes of :func:`pack_afterstates`."""
+    planes = packed.astype(np.float32)
+    planes[..., _VALUE_PLANE, :, :] /= rules.max_number
+    return planes
 
 
 def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray:

@@ -196,3 +196,49 @@ def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_the
     for name in ("generations/gen_000.zip", "generations/gen_001.zip", "best_model.zip"):
         assert load_model(run / name).turn_slots == 40, name
     assert offered == [40, 40]  # the network alone and with its look-ahead
+
+
+def test_a_network_that_reads_the_grids_learns_from_them_and_is_saved_with_its_convolutions(tmp_path):
+    data = yaml.safe_load(tiny(tmp_path, "grids", 1).read_text())
+    data["env"] = {"afterstates": True}
+    data["network"] = {"grid_channels": [4]}
+    data["expert"]["slots"] = None  # its own 32: every played candidate has its slot
+    path = tmp_path / "grids.yaml"
+    path.write_text(yaml.safe_dump(data))
+    run = Path(train.main(["--config", str(path), "--no-progress"])["run_dir"])
+    model = load_model(run / "generations" / "gen_001.zip")
+    assert model.policy.features_extractor.grid_net[0].out_channels == 4
+    with np.load(run / "selfplay" / "gen_000.npz") as f:
+        game = dict(f)
+    assert game["afterstates"].dtype == np.uint8 and game["afterstates"].shape[1:] == (32, 4, 14, 7)
+    found = 0
+    for cands, mask, grids, played, grid in zip(
+        game["candidates"], game["mask"], game["afterstates"], game["played"], game["played_afterstate"]
+    ):
+        same = np.flatnonzero(mask & (cands == played).all(axis=1))  # the played candidate's slot (or twins)
+        found += any(np.array_equal(grids[j], grid) for j in same)  # two grids may share a feature row
+        assert grids[~mask].sum() == 0  # no grid where no candidate
+    assert found == len(game["reward"])
+    # the grid planes change what the network makes of a candidate
+    with torch.no_grad():
+        obs = {"state": torch.as_tensor(game["state"][:1]), "candidates": torch.as_tensor(game["played"][:1, None])}
+        a = model.policy.heads({**obs, "afterstates": torch.zeros(1, 1, 4, 14, 7)})[0]
+        b = model.policy.heads({**obs, "afterstates": torch.ones(1, 1, 4, 14, 7)})[0]
+    assert not torch.equal(a, b)
+
+
+def test_grid_settings_are_checked():
+    base = {"algorithm": "expert_iteration", "init_from": None, "expert": {"targets": "q"}}
+    for data, words in (
+        ({**base, "env": {"afterstates": True}, "network": {"grid_channels": []}}, ["network.grid_channels"]),
+        ({**base, "env": {"afterstates": True}, "init_from": str(MODEL)}, ["env.afterstates", "init_from null"]),
+        (
+            {**base, "env": {"afterstates": True}, "init_from": str(MODEL), "expert": {"targets": "search"}},
+            ["env.afterstates", "targets 'q'"],
+        ),
+        ({**base, "env": {"candidates": 16}}, ["env.candidates"]),  # expert iteration reads only afterstates
+    ):
+        with pytest.raises((ValueError, TypeError)) as err:
+            config_from_dict(data)
+        assert all(w in str(err.value) for w in words), (data, err.value)
+    assert config_from_dict({**base, "env": {"afterstates": True}}).env.afterstates
