@@ -112,6 +112,8 @@ def test_q_configs_validate():
     cfg = load_config(ROOT / "configs" / "q_iteration.yaml")
     assert cfg.expert.targets == "q" and cfg.init_from is None
     assert load_config(SMOKE).expert.targets == "q"
+    grids = load_config(ROOT / "configs" / "q_grids.yaml")
+    assert grids.env.afterstates and grids.network.grid_channels == [8] and grids.expert.slots == 128
     base = {"algorithm": "expert_iteration", "init_from": None}
     for data, words in (
         ({**base, "expert": {"targets": "q", "epsilon": 1.5}}, ["expert.epsilon"]),
