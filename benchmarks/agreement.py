@@ -12,7 +12,9 @@ mean over the turn's candidates before comparing. The table gives the mean absol
 per candidate, between: the two ``samples``-roll look-aheads (their roll noise), the
 network and a ``samples``-roll look-ahead, and the network and the ``exact`` one (what it
 would have to learn to play as its look-ahead does). It also gives how often the network's
-first choice is not the ``exact`` look-ahead's, and what that costs in its values.
+first choice is not the ``exact`` look-ahead's, and what that costs in its values. A PPO
+turn network is read the same way (logits over ``planner_scale``), but its logits are not
+points, so only a Q-iteration network's gaps are in points.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import torch
 from tqdm import tqdm
 
 from agents.cli.common import HelpFormatter, plain_text
-from agents.numberdrop.ppo import LearnedValue, load_model, offer_turns, turn_setup
+from agents.numberdrop.ppo import LearnedValue, is_turn_model, load_model, offer_turns, turn_setup
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
 
@@ -42,6 +44,8 @@ def measure(model_path: str, turns: int, top: int, samples: int, exact: int, pro
     distinct candidates) of the network's own games on seeds 0, 1, ..."""
     torch.set_num_threads(1)
     model = load_model(model_path)
+    if not is_turn_model(model) or not hasattr(model.policy, "heads"):
+        raise ValueError(f"{model_path}: the agreement benchmark needs a turn-level candidate-scoring network")
     setup = turn_setup(model, getattr(model, "turn_slots", None))
     scale = float(model.policy.planner_scale)
     search = SearchPolicy(width=top, samples=samples, critic=LearnedValue(model=model))

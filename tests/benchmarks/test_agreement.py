@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("torch")  # the benchmark plays a network (the train extra)
 
-from benchmarks.agreement import centred_gap, main  # noqa: E402
+from benchmarks.agreement import centred_gap, main, measure  # noqa: E402
 
 Q_MODEL = "agents/models/q_turn.zip"
 
@@ -33,3 +33,14 @@ def test_the_benchmark_runs_on_the_network_s_own_turns(capsys):
 def test_bad_arguments_are_refused():
     with pytest.raises(SystemExit):
         main(["--model", Q_MODEL, "--top", "1"])
+
+
+def test_a_network_that_scores_no_candidates_is_refused():
+    with pytest.raises(ValueError, match="candidate-scoring"):
+        main(["--model", "agents/models/ppo_solo.zip", "--turns", "1"])
+
+
+def test_the_measure_repeats_from_its_seeds():
+    first = measure(Q_MODEL, turns=2, top=3, samples=2, exact=3, progress=False)
+    assert first == measure(Q_MODEL, turns=2, top=3, samples=2, exact=3, progress=False)
+    assert 0.0 <= first["differs"] <= 1.0 and first["regret"] >= 0.0
