@@ -23,11 +23,10 @@ import argparse
 import time
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from agents.cli.common import HelpFormatter, plain_text
-from agents.numberdrop.ppo import LearnedValue, is_turn_model, load_model, offer_turns, turn_setup
+from agents.numberdrop.ppo import LearnedValue, is_turn_model, load_model, masked_logits, offer_turns, turn_setup
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
 
@@ -42,7 +41,6 @@ def centred_gap(a: np.ndarray, b: np.ndarray) -> float:
 def measure(model_path: str, turns: int, top: int, samples: int, exact: int, progress: bool) -> dict[str, float]:
     """The gaps of the module docstring over the first ``turns`` turns (with at least two
     distinct candidates) of the network's own games on seeds 0, 1, ..."""
-    torch.set_num_threads(1)
     model = load_model(model_path)
     if not is_turn_model(model) or not hasattr(model.policy, "heads"):
         raise ValueError(f"{model_path}: the agreement benchmark needs a turn-level candidate-scoring network")
@@ -57,9 +55,7 @@ def measure(model_path: str, turns: int, top: int, samples: int, exact: int, pro
         search.reset(seed)
         while not game.is_over and len(gaps["exact"]) < turns:
             (offered,), batch, masks = offer_turns(setup, [game])
-            with torch.no_grad():
-                logits = model.policy.heads({k: torch.as_tensor(v) for k, v in batch.items()})[0][0].numpy()
-            q = np.where(masks[0], logits / scale, -np.inf)
+            q = masked_logits(model, batch, masks) / scale  # values up to a constant, all a choice sees
             best = np.argsort(-q, kind="stable")[: min(top, int(masks[0].sum()))]
             plans = [offered[j] for j in best]
             one, two = (np.array(search.lookahead(game, plans, search.sample_rolls())) for _ in range(2))
