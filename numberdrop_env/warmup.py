@@ -15,7 +15,8 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point).
+- a few steps of the native vector environment (the turn engine's batch entry point),
+- the structure counts of a few candidates' sheets (what the ``ppo`` agent's re-ranker reads).
 
 **Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
 ``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
@@ -59,6 +60,7 @@ import numpy as np
 from .engine.actions import Phase
 from .engine.solo import SoloGame
 from .engine.table import Table
+from .planner.structures import structure_features
 from .planner.turns import TURN_PHASES, TurnPlanner
 
 __all__ = [
@@ -112,7 +114,7 @@ FIRST_USE = {
 }
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
-COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
+COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table", "planner.structures")
 """Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
 the environments import this module, so it cannot import them)."""
 
@@ -238,12 +240,24 @@ def _batch_entry_point() -> str:
     return "the turn engine's batch functions (enumerate_many, finish_turns, ...) in the vector env, 3 games"
 
 
+def _structures() -> str:
+    """The structure counts of the sheets the first turn's candidates leave."""
+    game = SoloGame(seed=0)
+    game.step(int(np.flatnonzero(game.legal_mask())[0]))  # the starting number
+    r, s = game.rules, game.sheet
+    offered = TurnPlanner().candidates(game, limit=8)
+    for plan in offered:
+        structure_features(plan.values, plan.used, plan.heights, s.identical, s.consecutive, s.bonus, r)
+    return f"{len(offered)} candidates' sheets"
+
+
 _STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
     ("NumberDrop-v0 game", _decision_game),
     ("NumberDropTurn-v0 game", _turn_game),
     ("TurnPlanner entry phases", _entry_phases),
     ("multiplayer Table game", _table_game),
     ("turn engine batch entry point", _batch_entry_point),
+    ("structure counts", _structures),
 )
 
 

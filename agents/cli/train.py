@@ -42,8 +42,10 @@ def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namesp
     args = build_parser().parse_args(argv)
     cfg = load_config(args.config)
     if args.total_steps is not None:
-        if cfg.trainer == "expert":
-            raise ValueError("--total-steps does not apply to expert iteration: it runs expert.generations")
+        if cfg.trainer in ("expert", "rerank"):
+            raise ValueError(
+                f"--total-steps does not apply to algorithm {cfg.algorithm!r}: it runs {cfg.trainer}.generations"
+            )
         if args.total_steps <= 0:
             raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
         cfg.total_timesteps = args.total_steps

@@ -25,10 +25,12 @@ from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 from numberdrop_env.envs.turn import observe_turn
+from numberdrop_env.planner.structures import structure_names
 from numberdrop_env.planner.turns import TURN_PHASES, Candidate, TurnPlanner
 
 from .. import base
 from ..base import MODELS
+from ..networks.reranker import Reranker, load_reranker, rerank_rows
 from .greedy import GreedyPolicy, PlanFollower
 from .gumbel import sequential_halving
 from .search import SearchPolicy
@@ -65,6 +67,9 @@ class PPOPolicy:
     number it was trained with: a candidate network scores each candidate on its own, and a
     value-trained one gains from seeing more. The default is the number the model was saved
     with (Q-iteration's ``expert.slots``, e.g. 128 for ``q_turn.zip``), else its own.
+    ``rerank=path`` (a value network, without look-ahead) plays the best of the network's few
+    best candidates by its values plus a re-ranker's corrections (:mod:`agents.networks.reranker`,
+    trained on the network's look-ahead by ``algorithm: rerank``): still no sampled rolls.
     """
 
     name = "ppo"
@@ -79,6 +84,7 @@ class PPOPolicy:
         halving: bool = False,
         c_scale: float = 1.0,
         slots: int | None = None,
+        rerank: str | None = None,
     ) -> None:
         import torch
 
@@ -110,7 +116,25 @@ class PPOPolicy:
             self.search = SearchPolicy(
                 width=self.lookahead, samples=self.samples, refine=refine, critic=LearnedValue(model=self.model)
             )  # this model, not a second copy
+        self.reranker = self._load_reranker(rerank) if rerank is not None else None
         self._follow = PlanFollower()
+
+    def _load_reranker(self, path: str) -> Reranker:
+        """A re-ranker corrects a value network's own choice: not a look-ahead's, not a sample's."""
+        if not self.turn_level or not hasattr(self.model.policy, "heads"):
+            raise ValueError(f"{self.path}: rerank needs a turn-level candidate-scoring network")
+        if self.lookahead or not self.deterministic:
+            raise ValueError(
+                "rerank corrects the network's own best candidates: it needs lookahead=0 and deterministic=True"
+            )
+        reranker = load_reranker(path)
+        state, candidates = (
+            self.model.observation_space["state"].shape[0],
+            self.model.observation_space["candidates"].shape[1],
+        )
+        if reranker.inputs != state + candidates + len(structure_names(DEFAULT_RULES)):
+            raise ValueError(f"{path}: a re-ranker of {reranker.inputs} inputs does not read {self.path}'s rows")
+        return reranker
 
     def _check_slots(self, slots: int) -> None:
         """Offering other than the trained number of candidates needs a network that scores each
@@ -160,6 +184,8 @@ class PPOPolicy:
     ) -> int:
         if self.search is not None:
             return self._look_ahead(game, offered, batch, masks)
+        if self.reranker is not None:
+            return self._rerank(game, offered, batch, masks)
         if masks.shape[1] != self.model.action_space.n:  # offered more (or fewer) than it trained on
             return int(np.argmax(masked_logits(self.model, batch, masks)))
         choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
@@ -188,12 +214,44 @@ class PPOPolicy:
         values = self.search.rank(game, [offered[j] for j in top])
         return int(top[int(np.argmax(values))])
 
+    def _rerank(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray) -> int:
+        """The slot of the best of the network's ``top`` best candidates by value plus correction."""
+        top, values = best_candidates(self.model, batch, masks, self.reranker.top)
+        return int(top[reranked(self.reranker, game, offered, batch, top, values)[0]])
+
     def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
         """The slots of the network's ``k`` most likely legal candidates (one game's batch),
         most likely first, ties by slot: the candidates its look-ahead weighs."""
         logits = masked_logits(self.model, batch, masks)
         legal = np.flatnonzero(masks[0])
         return legal[np.argsort(-logits[legal], kind="stable")][:k]
+
+
+def best_candidates(
+    model: Any, batch: dict[str, np.ndarray], masks: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The slots of a value network's ``k`` best legal candidates (one game's batch), best first,
+    ties by slot, and their values in points up to a constant (logits over ``planner_scale``)."""
+    logits = masked_logits(model, batch, masks)
+    legal = np.flatnonzero(masks[0])
+    top = legal[np.argsort(-logits[legal], kind="stable")][:k]
+    return top, logits[top] / model.policy.planner_scale
+
+
+def reranked(
+    reranker: Reranker | None,
+    game: SoloGame,
+    offered: Sequence[Candidate],
+    batch: dict[str, np.ndarray],
+    top: np.ndarray,
+    values: np.ndarray,
+) -> tuple[int, np.ndarray | None]:
+    """(the index in ``top`` of the candidate played, the re-ranker's input rows of ``top``):
+    the network's best when there is no re-ranker or a single candidate (then no rows)."""
+    if len(top) < 2:
+        return 0, None
+    rows = rerank_rows(game, [offered[j] for j in top], batch["candidates"][0][top], batch["state"][0])
+    return (0 if reranker is None else reranker.choose(values, rows)), rows
 
 
 def masked_logits(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> np.ndarray:

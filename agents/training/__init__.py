@@ -30,20 +30,25 @@ TRAINERS = {
     "sb3": "agents.training.sb3:train [train]",
     "rllib": "agents.training.rllib.train:train [rllib]",
     "expert": "agents.training.expert:train [train]",
+    "rerank": "agents.training.rerank:train [train]",
 }
-"""The trainer of each ``backend`` (and of ``algorithm: expert_iteration``), with the extra it needs."""
+"""The trainer of each ``backend`` (and of ``algorithm: expert_iteration`` and ``rerank``), with the
+extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
 FIND_STATE = "agents.training.expert:find_state [train]"
+FIND_RERANK_STATE = "agents.training.rerank:find_state [train]"
 
 
 def find_resume(path: Path, trainer: str) -> Path:
     """The checkpoint ``--resume`` names, or a run directory's newest; a damaged one is
     reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none).
-    An expert-iteration run resumes from its directory (its last finished generation)."""
+    An expert-iteration or re-ranker run resumes from its directory (its last finished generation)."""
     if trainer == "rllib":
         return find_folder_checkpoint(path)
     if trainer == "expert":
         return load(FIND_STATE, "resuming an expert-iteration run")(path)
+    if trainer == "rerank":
+        return load(FIND_RERANK_STATE, "resuming a re-ranker run")(path)
     return load(FIND_CHECKPOINT, "resuming an SB3 run")(path)
 
 

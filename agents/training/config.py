@@ -2,8 +2,9 @@
 
 One schema for every run: ``game:`` (``numberdrop``, the default, or ``luckynumbers``),
 ``backend:`` (``sb3``, the default, or ``rllib``: Number Drop on Ray) and ``algorithm:``
-(``ppo``, the default, or ``expert_iteration``: Number Drop's turn-level network trained on
-its own search's choices, section ``expert``) choose what trains, and the sections are the
+(``ppo``, the default; ``expert_iteration``: Number Drop's turn-level network trained on
+its own search's choices, section ``expert``; ``rerank``: a re-ranker of a value network's best
+candidates, section ``rerank``) choose what trains, and the sections are the
 same for all of them. A key that does not apply to the chosen game and
 backend is refused (:data:`KEYS`), and the few defaults that differ are in :data:`DEFAULTS`.
 
@@ -212,6 +213,35 @@ class ExpertConfig:
 
 
 @dataclass
+class RerankConfig:
+    generations: int = 1
+    """Generations of recording, fitting and the paired gate."""
+    games: int = 1000
+    """Games recorded per generation, played by ``init_from`` (with the best re-ranker so far
+    after the first generation)."""
+    seed: int = 900_000
+    """Game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
+    top: int = 8
+    """The network's best candidates the re-ranker weighs at each turn."""
+    samples: int = 16
+    """Sampled next rolls of the look-ahead that values them (its targets)."""
+    window: int = 2
+    """Generations of recordings the fit reads (the newest)."""
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    epochs: int = 3
+    batch_size: int = 256
+    """Turns per gradient step."""
+    learning_rate: float = 1.0e-3
+    holdout: float = 0.1
+    """Share of a generation's recorded games held out of the fit, to measure it."""
+    gate_games: int = 1000
+    """Paired games of the gate: the network with the new re-ranker against the best so far."""
+    gate_seed: int = 3_000_000
+    workers: int = 0
+    """Processes that record and play the gate; 0 means one per CPU."""
+
+
+@dataclass
 class RayConfig:
     address: str | None = None
     """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS`` if set,
@@ -235,9 +265,11 @@ class TrainConfig:
     backend: Literal["sb3", "rllib"] = "sb3"
     """``sb3``: MaskablePPO (Stable-Baselines3); ``rllib``: PPO on Ray (Number Drop, solo), where
     ``n_envs`` counts the environments of each env runner and ``ray`` says where the run happens."""
-    algorithm: Literal["ppo", "expert_iteration"] = "ppo"
+    algorithm: Literal["ppo", "expert_iteration", "rerank"] = "ppo"
     """``expert_iteration`` (Number Drop, ``backend: sb3``): generations of search-guided
-    self-play that the network of ``init_from`` learns from (section ``expert``)."""
+    self-play that the network of ``init_from`` learns from (section ``expert``). ``rerank``: a
+    re-ranker of the best candidates of the value network ``init_from``, fitted to its
+    look-ahead's values (section ``rerank``)."""
     experiment: str = "ppo_solo"
     seed: int = 0
     total_timesteps: int = 1_000_000
@@ -264,10 +296,11 @@ class TrainConfig:
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     expert: ExpertConfig = field(default_factory=ExpertConfig)
+    rerank: RerankConfig = field(default_factory=RerankConfig)
 
     @property
     def trainer(self) -> str:
-        """What trains: ``sb3``, ``rllib`` or ``expert`` (the keys of :data:`KEYS`)."""
+        """What trains: ``sb3``, ``rllib``, ``expert`` or ``rerank`` (the keys of :data:`KEYS`)."""
         return trainer_of(self.backend, self.algorithm)
 
     @property
@@ -306,6 +339,7 @@ _SECTIONS = {
     "final_eval": FinalEvalConfig,
     "ray": RayConfig,
     "expert": ExpertConfig,
+    "rerank": RerankConfig,
 }
 _ALL = {name: {f.name for f in dataclasses.fields(cls)} for name, cls in _SECTIONS.items()}
 _ND_ENV = {"interface", "auto_forced", "candidates", "width", "afterstates", "players", "opponents"}
@@ -346,6 +380,11 @@ KEYS: dict[tuple[str, str], dict[str, set[str] | None]] = {
         expert=_ALL["expert"],
         final_eval={"games", "seed", "agents", "workers", "lookahead", "samples", "refine"},
     ),
+    ("numberdrop", "rerank"): _keys(
+        {"game", "backend", "algorithm", "experiment", "seed", "output_dir", "progress_bar", "ship_to", "init_from"},
+        rerank=_ALL["rerank"],
+        final_eval={"games", "seed", "agents", "workers"},
+    ),
     ("luckynumbers", "sb3"): _keys(
         _TOP | {"vec_env", "ship_to"},
         env={"players", "opponents", "setup", "bruno", "shaping"},
@@ -365,6 +404,11 @@ DEFAULTS: dict[tuple[str, str], dict[str, Any]] = {
     ("numberdrop", "expert"): {
         "experiment": "expert_iteration",
         "init_from": "agents/models/ppo_turn.zip",
+        "env": {"interface": "turn"},
+    },
+    ("numberdrop", "rerank"): {
+        "experiment": "q_rerank",
+        "init_from": "agents/models/q_turn.zip",
         "env": {"interface": "turn"},
     },
     ("luckynumbers", "sb3"): {
@@ -463,23 +507,22 @@ def _merge(defaults: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
 
 
 def trainer_of(backend: str, algorithm: str) -> str:
-    """What trains a config: ``expert`` for expert iteration, else the backend (``sb3``, ``rllib``)."""
-    return "expert" if algorithm == "expert_iteration" else backend
+    """What trains a config: ``expert`` for expert iteration, ``rerank`` for a re-ranker, else the
+    backend (``sb3``, ``rllib``)."""
+    return {"expert_iteration": "expert", "rerank": "rerank"}.get(algorithm, backend)
 
 
 def _check_keys(data: dict[str, Any], game: str, backend: str, algorithm: str) -> None:
     """Refuse a key that the game, backend and algorithm do not read (it would be silently ignored)."""
-    if algorithm == "expert_iteration" and (game, backend) != ("numberdrop", "sb3"):
+    if algorithm != "ppo" and (game, backend) != ("numberdrop", "sb3"):
         raise ValueError(
-            "config key 'algorithm': 'expert_iteration' trains Number Drop with backend 'sb3', "
+            f"config key 'algorithm': {algorithm!r} trains Number Drop with backend 'sb3', "
             f"got game {game!r} and backend {backend!r}"
         )
     keys = KEYS.get((game, trainer_of(backend, algorithm)))
     if keys is None:
         raise ValueError(f"config key 'backend' must be 'sb3' with game {game!r}, got {backend!r}")
-    which = f"game {game!r} with backend {backend!r}" + (
-        " and algorithm 'expert_iteration'" if algorithm == "expert_iteration" else ""
-    )
+    which = f"game {game!r} with backend {backend!r}" + (f" and algorithm {algorithm!r}" if algorithm != "ppo" else "")
     for key, value in data.items():
         if key in _ALL or key in _TOP or key in {f.name for f in dataclasses.fields(TrainConfig)}:
             if key not in keys:
@@ -616,6 +659,8 @@ def _check(cfg: TrainConfig) -> None:
         _check_rllib(cfg, need)
     if cfg.algorithm == "expert_iteration":
         _check_expert(cfg, need)
+    if cfg.algorithm == "rerank":
+        _check_rerank(cfg, need)
 
 
 def _check_expert(cfg: TrainConfig, need: Any) -> None:
@@ -655,6 +700,19 @@ def _check_expert(cfg: TrainConfig, need: Any) -> None:
     )
 
 
+def _check_rerank(cfg: TrainConfig, need: Any) -> None:
+    x = cfg.rerank
+    need(cfg.init_from is not None, "init_from", "must name the value network (.zip) whose candidates are re-ranked")
+    for key in ("generations", "games", "samples", "window", "epochs", "batch_size", "gate_games"):
+        need(getattr(x, key) >= 1, f"rerank.{key}", "must be >= 1")
+    for key in ("seed", "gate_seed", "workers"):
+        need(getattr(x, key) >= 0, f"rerank.{key}", "must be >= 0")
+    need(x.top >= 2, "rerank.top", "must be >= 2")
+    need(bool(x.hidden) and min(x.hidden) >= 1, "rerank.hidden", "must list one or more positive sizes")
+    need(x.learning_rate > 0, "rerank.learning_rate", "must be > 0")
+    need(0 <= x.holdout < 1, "rerank.holdout", "must lie in [0, 1)")
+
+
 def _check_rllib(cfg: TrainConfig, need: Any) -> None:
     need(cfg.env.players == 1, "env.players", "must be 1 with backend 'rllib' (solo games)")
     need(cfg.ppo.target_kl is None, "ppo.target_kl", "must be null with backend 'rllib' (RLlib has no early stop)")
@@ -689,8 +747,10 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
         raise ValueError(f"config key 'game' must be one of 'numberdrop' | 'luckynumbers', got {game!r}")
     if backend not in ("sb3", "rllib"):
         raise ValueError(f"config key 'backend' must be one of 'sb3' | 'rllib', got {backend!r}")
-    if algorithm not in ("ppo", "expert_iteration"):
-        raise ValueError(f"config key 'algorithm' must be one of 'ppo' | 'expert_iteration', got {algorithm!r}")
+    if algorithm not in ("ppo", "expert_iteration", "rerank"):
+        raise ValueError(
+            f"config key 'algorithm' must be one of 'ppo' | 'expert_iteration' | 'rerank', got {algorithm!r}"
+        )
     _check_keys(data, game, backend, algorithm)
     cfg = _build(TrainConfig, _merge(DEFAULTS[game, trainer_of(backend, algorithm)], data))
     _check(cfg)

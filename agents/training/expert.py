@@ -47,7 +47,6 @@ import os
 import shutil
 import sys
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +59,10 @@ from ..base import load_model
 from ..evaluation.solo import Progress
 from ..evaluation.stats import ci95
 from ..numberdrop.ppo import is_turn_model
-from .checkpoints import append_jsonl, atomic_path, atomic_write, read_json, read_jsonl, write_json, write_jsonl
+from . import generations
+from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
 from .config import ExpertConfig, TrainConfig
+from .generations import paired_gate
 from .imitation import pretrain
 from .resume import save_model
 from .sb3 import build_model, close_out
@@ -76,13 +77,7 @@ STATE = "expert_state.json"
 
 def find_state(path: str | Path) -> Path:
     """The run directory ``--resume`` names (the directory, or its ``expert_state.json``)."""
-    path = Path(path)
-    run_dir = path.parent if path.name == STATE else path
-    if not (run_dir / STATE).is_file():
-        raise FileNotFoundError(
-            f"{str(run_dir)!r} holds no {STATE}: not an expert-iteration run that finished a generation"
-        )
-    return run_dir
+    return generations.find_state(path, STATE, "an expert-iteration run")
 
 
 def value_targets(data: dict[str, np.ndarray], how: str, n: int) -> np.ndarray:
@@ -146,17 +141,6 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: ExpertConfig) -> dict[str, n
     }
 
 
-def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
-    """The new network's scores against the best's on the same seeds: kept when the mean paired
-    difference is above 0."""
-    diff = np.asarray(new, float) - np.asarray(best, float)
-    return {
-        "paired_diff": float(diff.mean()),
-        "paired_ci95": ci95(diff),
-        "kept": bool(diff.mean() > 0),
-    }
-
-
 def gate_scores(path: str | Path, x: ExpertConfig) -> np.ndarray:
     """The network alone (its highest logit, as ``play_games`` plays it) on the gate's seeds, in
     seed order: ``expert.envs`` games at once in the native vector env."""
@@ -178,14 +162,7 @@ def _read_selfplay(path: Path, x: ExpertConfig, grids: bool = False) -> dict[str
     """A generation's self-play data (``ValueError`` naming the file when it is damaged);
     ``grids``: of a network that reads the candidates' grids."""
     fields = {*(Q_FIELDS if x.targets == "q" else FIELDS), *(Q_GRID_FIELDS if grids else ()), "score"}
-    try:
-        with np.load(path) as f:
-            data = dict(f)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{path}: damaged self-play data ({type(err).__name__}: {err})") from None
-    if set(data) != fields:
-        raise ValueError(f"{path}: self-play data without the fields {sorted(fields - set(data))}")
-    return data
+    return generations.read_arrays(path, fields, "self-play data")
 
 
 def generate(
@@ -230,18 +207,8 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
     if cfg.env.afterstates:
         settings["afterstates"] = True
     if resume is not None:
-        state = read_json(run_dir / STATE)
-        before = state.get("settings", {})
-        changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
-        if changed:
-            raise ValueError(
-                f"{run_dir} was trained with other settings of {', '.join(changed)}: "
-                "a resumed run must keep them (only expert.generations and expert.workers may change)"
-            )
-        entries = read_jsonl(run_dir / "evals.jsonl")
-        write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e["generation"] <= state["generation"]])
+        state = generations.resume_state(run_dir, STATE, settings, "expert")
         _publish_best(run_dir, state)
-        print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
         return state
     model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
     if not is_turn_model(model):
@@ -252,10 +219,7 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None) -> dict[str, An
         shutil.rmtree(run_dir / stale, ignore_errors=True)
     save_model(model, _model_file(run_dir, 0))
     scores = gate_scores(_model_file(run_dir, 0), cfg.expert)
-    entry = {"step": 0, "generation": 0, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), "kept": True}
-    write_jsonl(run_dir / "evals.jsonl", [entry])
-    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist(), "settings": settings}
-    write_json(run_dir / STATE, state)
+    state = generations.first_state(run_dir, STATE, scores, settings)
     _publish_best(run_dir, state)
     start = cfg.init_from or "a new network"
     print(f"generation 0 ({start}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)

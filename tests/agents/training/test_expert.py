@@ -28,6 +28,7 @@ from agents.training import expert  # noqa: E402
 from agents.training.config import ExpertConfig, config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import _fit_terms  # noqa: E402
 from agents.training.selfplay import SearchSettings, play_game, self_play  # noqa: E402
+from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 SMOKE = ROOT / "configs" / "expert_smoke.yaml"
@@ -167,13 +168,9 @@ def test_behaviour_cloning_alone_is_total_timesteps_zero_with_demonstrations():
 
 # ---------------------------------------------------------------- the loop
 def tiny(tmp: Path, name: str, generations: int) -> Path:
-    data = yaml.safe_load(SMOKE.read_text())
-    data.update(output_dir=str(tmp / name), progress_bar=False)
-    data["expert"].update(generations=generations, games=2, lookahead=2, samples=1, gate_games=3, workers=1)
-    data["final_eval"]["games"] = 0
-    path = tmp / f"{name}_{generations}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    return tiny_config(
+        SMOKE, tmp, name, generations, "expert", games=2, lookahead=2, samples=1, gate_games=3, workers=1
+    )
 
 
 def weights(path: Path) -> dict:
@@ -183,11 +180,6 @@ def weights(path: Path) -> dict:
 def same_weights(a: Path, b: Path) -> bool:
     wa, wb = weights(a), weights(b)
     return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
-
-
-def evals_without_time(run: Path) -> list[dict]:
-    lines = (run / "evals.jsonl").read_text().splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from agents.training import expert  # noqa: E402
 from agents.training.config import ExpertConfig, config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
 from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
+from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 SMOKE = ROOT / "configs" / "q_smoke.yaml"
@@ -130,18 +131,7 @@ def test_q_configs_validate():
 
 
 def tiny(tmp: Path, name: str, generations: int) -> Path:
-    data = yaml.safe_load(SMOKE.read_text())
-    data.update(output_dir=str(tmp / name), progress_bar=False)
-    data["expert"].update(generations=generations, games=6, envs=3, gate_games=4)
-    data["final_eval"]["games"] = 0
-    path = tmp / f"{name}_{generations}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def evals_without_time(run: Path) -> list[dict]:
-    lines = (run / "evals.jsonl").read_text().splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
+    return tiny_config(SMOKE, tmp, name, generations, "expert", games=6, envs=3, gate_games=4)
 
 
 def test_generations_from_a_new_network_log_q_errors_and_resume_to_the_same_weights(tmp_path):

@@ -1,0 +1,79 @@
+"""What the trainers that run in generations share (expert iteration and Q-iteration in
+:mod:`agents.training.expert`, the re-ranker in :mod:`agents.training.rerank`): the state file
+``--resume`` continues from, the first gate entry, the paired gate and their saved arrays.
+
+A generation only adds files until the state, written last, takes them in; a resumed run
+must keep the settings that decide its data and weights, so it ends as one never stopped.
+"""
+
+from __future__ import annotations
+
+import sys
+import zipfile
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..evaluation.stats import ci95
+from .checkpoints import read_json, read_jsonl, write_json, write_jsonl
+
+
+def find_state(path: str | Path, state_file: str, what: str) -> Path:
+    """The run directory ``--resume`` names (the directory, or its ``state_file``)."""
+    path = Path(path)
+    run_dir = path.parent if path.name == state_file else path
+    if not (run_dir / state_file).is_file():
+        raise FileNotFoundError(f"{str(run_dir)!r} holds no {state_file}: not {what} that finished a generation")
+    return run_dir
+
+
+def resume_state(run_dir: Path, state_file: str, settings: dict[str, Any], section: str) -> dict[str, Any]:
+    """The state of a stopped run (``ValueError`` naming the settings it was trained with otherwise);
+    ``evals.jsonl`` loses the lines of a generation the stop cut short."""
+    state = read_json(run_dir / state_file)
+    before = state.get("settings", {})
+    changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
+    if changed:
+        raise ValueError(
+            f"{run_dir} was trained with other settings of {', '.join(changed)}: "
+            f"a resumed run must keep them (only {section}.generations and {section}.workers may change)"
+        )
+    entries = read_jsonl(run_dir / "evals.jsonl")
+    write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e["generation"] <= state["generation"]])
+    print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
+    return state
+
+
+def first_state(run_dir: Path, state_file: str, scores: np.ndarray, settings: dict[str, Any]) -> dict[str, Any]:
+    """A new run's state: generation 0, whose gate ``scores`` are the best so far."""
+    entry = {"step": 0, "generation": 0, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), "kept": True}
+    write_jsonl(run_dir / "evals.jsonl", [entry])
+    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist(), "settings": settings}
+    write_json(run_dir / state_file, state)
+    return state
+
+
+def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
+    """The new generation's scores against the best's on the same seeds: kept when the mean
+    paired difference is above 0."""
+    diff = np.asarray(new, float) - np.asarray(best, float)
+    return {
+        "paired_diff": float(diff.mean()),
+        "paired_ci95": ci95(diff),
+        "kept": bool(diff.mean() > 0),
+    }
+
+
+def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.ndarray]:
+    """A generation's saved arrays (``ValueError`` naming the file when it is damaged or lacks one of ``fields``)."""
+    try:
+        with np.load(path) as f:
+            data = dict(f)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: damaged {what} ({type(err).__name__}: {err})") from None
+    missing = set(fields) - set(data)
+    if missing:
+        raise ValueError(f"{path}: {what} without the fields {sorted(missing)}")
+    return data
