@@ -27,6 +27,12 @@ def test_number_drop_models_score_as_shipped(name):
     assert [play_game(policy, seed).score for seed in range(5)] == SOLO[name]
 
 
+def test_the_shipped_reranker_plays_as_measured():
+    """``q_rerank.pt`` on ``q_turn.zip``: the first games of ``results/q_rerank_1000.json``."""
+    policy = make_policy("ppo", {"path": "agents/models/q_turn.zip", "rerank": "agents/models/q_rerank.pt"})
+    assert [play_game(policy, seed).score for seed in range(5)] == [50, 61, 54, 50, 46]
+
+
 def test_table_model_scores_as_shipped():
     options = {"ppo": {"path": "agents/models/ppo_table.zip"}}
     assert [play_table(["ppo", "greedy"], seed, options)["scores"] for seed in range(3)] == [
