@@ -85,6 +85,15 @@ def test_a_recording_is_the_network_s_own_games_with_its_look_ahead_on_its_best_
     assert np.isfinite(one["lookahead"]).all()
 
 
+def test_a_recording_is_the_same_on_any_number_of_processes(monkeypatch):
+    monkeypatch.setattr(rerank, "CHUNK", 1)  # a game per task, so that two processes share them
+    x = RerankConfig(top=3, samples=1)
+    one = rerank.record(Q_MODEL, None, [41, 42, 43], x, workers=1, progress=False, desc="")
+    two = rerank.record(Q_MODEL, None, [41, 42, 43], x, workers=2, progress=False, desc="")
+    assert one.keys() == two.keys() and all(np.array_equal(one[k], two[k]) for k in one)
+    assert one["score"].tolist() == [play_game(PPOPolicy(path=Q_MODEL), s).score for s in (41, 42, 43)]
+
+
 def test_rerank_configs_validate():
     cfg = load_config(ROOT / "configs" / "q_rerank.yaml")
     assert cfg.trainer == "rerank" and cfg.init_from == "agents/models/q_turn.zip" and cfg.rerank.top == 8
