@@ -221,7 +221,7 @@ class RerankConfig:
     after the first generation)."""
     seed: int = 900_000
     """Game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
-    top: int = 8
+    top: int = 16
     """The network's best candidates the re-ranker weighs at each turn."""
     samples: int = 16
     """Sampled next rolls of the look-ahead that values them (its targets)."""

@@ -96,7 +96,7 @@ def test_a_recording_is_the_same_on_any_number_of_processes(monkeypatch):
 
 def test_rerank_configs_validate():
     cfg = load_config(ROOT / "configs" / "q_rerank.yaml")
-    assert cfg.trainer == "rerank" and cfg.init_from == "agents/models/q_turn.zip" and cfg.rerank.top == 8
+    assert cfg.trainer == "rerank" and cfg.init_from == "agents/models/q_turn.zip" and cfg.rerank.top == 16
     assert load_config(SMOKE).rerank.generations == 2
     base = {"algorithm": "rerank"}
     for data, words in (
