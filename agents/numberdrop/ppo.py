@@ -222,20 +222,19 @@ class PPOPolicy:
     def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
         """The slots of the network's ``k`` most likely legal candidates (one game's batch),
         most likely first, ties by slot: the candidates its look-ahead weighs."""
-        logits = masked_logits(self.model, batch, masks)
-        legal = np.flatnonzero(masks[0])
-        return legal[np.argsort(-logits[legal], kind="stable")][:k]
+        return best_candidates(self.model, batch, masks, k)[0]
 
 
 def best_candidates(
     model: Any, batch: dict[str, np.ndarray], masks: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The slots of a value network's ``k`` best legal candidates (one game's batch), best first,
-    ties by slot, and their values in points up to a constant (logits over ``planner_scale``)."""
+    ties by slot, and their values in points up to a constant (logits over ``planner_scale``; a
+    network without one: its logits)."""
     logits = masked_logits(model, batch, masks)
     legal = np.flatnonzero(masks[0])
     top = legal[np.argsort(-logits[legal], kind="stable")][:k]
-    return top, logits[top] / model.policy.planner_scale
+    return top, logits[top] / getattr(model.policy, "planner_scale", 1.0)
 
 
 def reranked(
