@@ -57,10 +57,9 @@ from stable_baselines3.common.logger import Logger, configure
 
 from ..base import load_model
 from ..evaluation.solo import Progress
-from ..evaluation.stats import ci95
 from ..numberdrop.ppo import is_turn_model
 from . import generations
-from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
+from .checkpoints import append_jsonl, atomic_path, atomic_write
 from .config import ExpertConfig, TrainConfig
 from .generations import paired_gate
 from .imitation import pretrain
@@ -269,11 +268,7 @@ def run_generation(
     gate = paired_gate(scores, np.array(state["best_scores"]))
     turns = state["turns"] + len(data["reward"])
     entry = {
-        "step": turns,
-        "generation": gen + 1,
-        "score_mean": float(scores.mean()),
-        "score_ci95": ci95(scores),
-        **gate,
+        **generations.gate_entry(gen + 1, turns, scores, gate),
         "selfplay_mean": float(data["score"].mean()),
         "search_changed": float(data["changed"].mean()),
         **_fit_entry(data, fitted, x),
@@ -281,9 +276,7 @@ def run_generation(
     }
     _log(logger, entry, turns)
     append_jsonl(run_dir / "evals.jsonl", entry)
-    best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
-    new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
-    write_json(run_dir / STATE, new_state)
+    new_state = generations.next_state(run_dir, STATE, state, scores, gate, turns)
     _drop_old_selfplay(run_dir, gen + 1, x.window)
     if gate["kept"]:
         _publish_best(run_dir, new_state)

@@ -55,6 +55,28 @@ def first_state(run_dir: Path, state_file: str, scores: np.ndarray, settings: di
     return state
 
 
+def gate_entry(generation: int, turns: int, scores: np.ndarray, gate: dict[str, Any]) -> dict[str, Any]:
+    """The start of a generation's ``evals.jsonl`` line: its gate's scores and paired difference."""
+    return {
+        "step": turns,
+        "generation": generation,
+        "score_mean": float(scores.mean()),
+        "score_ci95": ci95(scores),
+        **gate,
+    }
+
+
+def next_state(
+    run_dir: Path, state_file: str, state: dict[str, Any], scores: np.ndarray, gate: dict[str, Any], turns: int
+) -> dict[str, Any]:
+    """The state after a generation, written last (the best moves on when the gate kept it)."""
+    gen = state["generation"] + 1
+    best = (gen, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
+    new = {**state, "generation": gen, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
+    write_json(run_dir / state_file, new)
+    return new
+
+
 def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
     """The new generation's scores against the best's on the same seeds: kept when the mean
     paired difference is above 0."""

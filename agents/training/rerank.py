@@ -52,12 +52,11 @@ from stable_baselines3.common.logger import Logger, configure
 from numberdrop_env.engine.solo import SoloGame
 
 from ..evaluation.solo import Progress, run
-from ..evaluation.stats import ci95
 from ..networks.reranker import Reranker, load_reranker, save_reranker
 from ..numberdrop.ppo import LearnedValue, best_candidates, is_turn_model, load_model, offer_turns, reranked, turn_setup
 from ..numberdrop.search import SearchPolicy
 from . import common, generations
-from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
+from .checkpoints import append_jsonl, atomic_path, atomic_write
 from .config import RerankConfig, TrainConfig
 
 STATE = "rerank_state.json"
@@ -302,20 +301,14 @@ def run_generation(
     gate = generations.paired_gate(scores, np.array(state["best_scores"]))
     turns = state["turns"] + len(data["game"])
     entry = {
-        "step": turns,
-        "generation": gen + 1,
-        "score_mean": float(scores.mean()),
-        "score_ci95": ci95(scores),
-        **gate,
+        **generations.gate_entry(gen + 1, turns, scores, gate),
         "recorded_mean": float(data["score"].mean()),
         **measures,
         "seconds": time.perf_counter() - start,
     }
     _log(logger, entry)
     append_jsonl(run_dir / "evals.jsonl", entry)
-    best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
-    new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
-    write_json(run_dir / STATE, new_state)
+    new_state = generations.next_state(run_dir, STATE, state, scores, gate, turns)
     for g in range(gen + 2 - x.window):  # recordings no later generation reads
         _recording_file(run_dir, g).unlink(missing_ok=True)
     if gate["kept"]:

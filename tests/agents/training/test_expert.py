@@ -24,7 +24,7 @@ from agents.numberdrop.gumbel import (  # noqa: E402
     sigma,
 )
 from agents.numberdrop.ppo import load_model  # noqa: E402
-from agents.training import expert  # noqa: E402
+from agents.training import expert, generations  # noqa: E402
 from agents.training.config import ExpertConfig, config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import _fit_terms  # noqa: E402
 from agents.training.selfplay import SearchSettings, play_game, self_play  # noqa: E402
@@ -213,20 +213,20 @@ def test_resume_after_a_finished_generation_ends_with_the_same_weights(tmp_path,
 
 
 def test_a_generation_stopped_before_its_state_is_played_again_the_same(tmp_path, straight, monkeypatch):
-    real = expert.write_json
+    real = generations.write_json  # the state file is written by what the trainers share
 
     def stop_at_generation_two(path, obj, *args, **kwargs):
         if Path(path).name == expert.STATE and obj["generation"] == 2:
             raise KeyboardInterrupt  # killed after the generation's files, before its state
         return real(path, obj, *args, **kwargs)
 
-    monkeypatch.setattr(expert, "write_json", stop_at_generation_two)
+    monkeypatch.setattr(generations, "write_json", stop_at_generation_two)
     config = tiny(tmp_path, "killed", 2)
     with pytest.raises(KeyboardInterrupt):
         train.main(["--config", str(config), "--no-progress"])
     run = tmp_path / "killed"
     assert [e["generation"] for e in evals_without_time(run)] == [0, 1, 2]  # a line of the unfinished generation
-    monkeypatch.setattr(expert, "write_json", real)
+    monkeypatch.setattr(generations, "write_json", real)
     train.main(["--config", str(config), "--resume", str(run), "--no-progress"])
     assert same_weights(straight / "generations" / "gen_002.zip", run / "generations" / "gen_002.zip")
     assert same_weights(straight / "best_model.zip", run / "best_model.zip")
