@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from tqdm import tqdm
@@ -105,17 +105,40 @@ def run(
     tasks = chunks(agents, games, seed, workers, options)
     results: dict[str, list[GameResult]] = {a: [] for a in agents}
     bar = Progress(games * len(agents), progress)
-    if workers <= 1:
-        done: Iterable[tuple[str, list[GameResult]]] = (play_chunk(*t) for t in tasks)
-        for agent, chunk_results in done:
-            results[agent].extend(chunk_results)
-            bar.update(len(chunk_results))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for agent, chunk_results in pool.map(play_chunk, *zip(*tasks)):
-                results[agent].extend(chunk_results)
-                bar.update(len(chunk_results))
+    for agent, chunk_results in map_tasks(_play_task, tasks, workers, bar, lambda task: len(task[2])):
+        results[agent].extend(chunk_results)
     bar.close()
+    return results
+
+
+def _play_task(task: tuple[str, dict[str, Any], list[int]]) -> tuple[str, list[GameResult]]:
+    return play_chunk(*task)
+
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+
+def map_tasks(
+    work: Callable[[Task], Result],
+    tasks: Sequence[Task],
+    workers: int,
+    bar: Progress,
+    size: Callable[[Task], int],
+) -> list[Result]:
+    """``work`` of each task, in order, on ``workers`` processes (one: in this process); the bar
+    advances by ``size(task)`` as each result comes in. ``work`` must be a module-level function
+    (a worker process imports it by name)."""
+    results = []
+    if workers <= 1:
+        for task in tasks:
+            results.append(work(task))
+            bar.update(size(task))
+        return results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for task, result in zip(tasks, pool.map(work, tasks)):
+            results.append(result)
+            bar.update(size(task))
     return results
 
 

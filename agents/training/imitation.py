@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sys
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +33,14 @@ from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 from numberdrop_env.envs.turn import unpack_afterstates
 
-from ..evaluation.solo import Progress
+from ..evaluation.solo import Progress, map_tasks
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json
 from .config import TrainConfig
+
+
+def _record_task(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
+    return _record_games(*task)
 
 
 def _record_games(agent: str, seeds: list[int], gamma: float) -> dict[str, np.ndarray]:
@@ -105,19 +108,9 @@ def collect_demonstrations(
     """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (same data for any ``workers``)."""
     seeds = list(range(seed, seed + games))
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
-    parts: list[dict[str, np.ndarray]] = []
     bar = Progress(games, progress, f"{agent} demonstrations")
-    if workers <= 1:
-        for chunk in chunks:
-            parts.append(_record_games(agent, chunk, gamma))
-            bar.update(len(chunk))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for chunk, part in zip(
-                chunks, pool.map(_record_games, [agent] * len(chunks), chunks, [gamma] * len(chunks))
-            ):
-                parts.append(part)
-                bar.update(len(chunk))
+    tasks = [(agent, chunk, gamma) for chunk in chunks]
+    parts = map_tasks(_record_task, tasks, workers, bar, lambda task: len(task[1]))
     bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 

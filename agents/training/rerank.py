@@ -40,7 +40,6 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,7 @@ from stable_baselines3.common.logger import Logger, configure
 
 from numberdrop_env.engine.solo import SoloGame
 
-from ..evaluation.solo import Progress, run
+from ..evaluation.solo import Progress, map_tasks, run
 from ..networks.reranker import Reranker, load_reranker, save_reranker
 from ..numberdrop.ppo import LearnedValue, best_candidates, is_turn_model, load_model, offer_turns, reranked, turn_setup
 from ..numberdrop.search import SearchPolicy
@@ -127,16 +126,7 @@ def record(
         (model_path, rerank_path, list(seeds[i : i + CHUNK]), x.top, x.samples) for i in range(0, len(seeds), CHUNK)
     ]
     bar = Progress(len(seeds), progress, desc)
-    parts = []
-    if workers <= 1:
-        for task in tasks:
-            parts.append(_record_chunk(task))
-            bar.update(len(task[2]))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for part, task in zip(pool.map(_record_chunk, tasks), tasks):
-                parts.append(part)
-                bar.update(len(task[2]))
+    parts = map_tasks(_record_chunk, tasks, workers, bar, lambda task: len(task[2]))
     bar.close()
     recorded = [p for p in parts if len(p["game"])] or parts[:1]
     return {k: np.concatenate([p[k] for p in (parts if k == "score" else recorded)]) for k in (*FIELDS, "score")}

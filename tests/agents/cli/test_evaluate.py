@@ -7,6 +7,7 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.cli.evaluate import HUMAN_SCORES, main, play_game, run, summarise
+from agents.evaluation.solo import Progress, map_tasks
 from agents.registry import make_policy, parse_options
 from numberdrop_env.engine.solo import SoloGame
 
@@ -81,6 +82,14 @@ def test_workers_do_not_change_the_results():
     parallel = run(["random"], 6, 3, workers=2, progress=False)["random"]
     assert [r.score for r in serial] == [r.score for r in parallel]
     assert [r.seed for r in parallel] == list(range(3, 9))
+
+
+def test_tasks_come_back_in_order_on_any_number_of_processes():
+    tasks = [[5, 1], [2], [9, 9, 9], [0]]
+    for workers in (1, 2):
+        bar = Progress(7, enabled=False)
+        assert map_tasks(sum, tasks, workers, bar, len) == [6, 2, 27, 0]
+        assert bar.done == 7  # the bar advanced by each task's size
 
 
 def test_game_result_fields_are_consistent():
