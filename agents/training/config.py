@@ -199,7 +199,8 @@ class ExpertConfig:
     """Paired games of the gate: the new network alone against the best on the same seeds."""
     gate_seed: int = 3_000_000
     workers: int = 0
-    """(search) Self-play processes; 0 means one per CPU."""
+    """(search) Self-play processes; (q) above 1, the gate plays in a second process beside the
+    next generation's self-play (the same data). 0 means one per CPU."""
     epsilon: float = 0.05
     """(q) Share of self-play turns that play a uniformly drawn candidate instead of the best."""
     td_lambda: float = 0.7

@@ -23,7 +23,9 @@ env; each played candidate's logit over ``planner_scale`` is fitted to its lambd
 network whose logits are the planner's values. Steps 4 and after are the same:
 4. **The paired gate**: the new network alone and the best one play the same
    ``expert.gate_games`` seeds; the new one becomes the best only when its mean paired
-   difference is above 0. The difference and its 95 % interval are logged either way.
+   difference is above 0. The difference and its 95 % interval are logged either way. In
+   Q-iteration on more than one core the gate plays in a second process beside the next
+   generation's self-play (which the newest network plays whatever the gate says).
 
 The run directory holds ``generations/gen_<g>.zip`` (the network after generation ``g``;
 ``gen_000.zip`` is ``init_from``'s), ``best_model.zip`` (a copy of the best generation's: what
