@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -130,8 +131,8 @@ def test_q_configs_validate():
         assert all(w in str(err.value) for w in words), (data, err.value)
 
 
-def tiny(tmp: Path, name: str, generations: int) -> Path:
-    return tiny_config(SMOKE, tmp, name, generations, "expert", games=6, envs=3, gate_games=4)
+def tiny(tmp: Path, name: str, generations: int, **settings: Any) -> Path:
+    return tiny_config(SMOKE, tmp, name, generations, "expert", games=6, envs=3, gate_games=4, **settings)
 
 
 def test_generations_from_a_new_network_log_q_errors_and_resume_to_the_same_weights(tmp_path):
@@ -164,8 +165,7 @@ def test_a_gate_beside_the_next_self_play_changes_nothing(tmp_path, monkeypatch)
 
     monkeypatch.setattr(expert, "generate", record)
     for workers in (1, 2):
-        settings = {"games": 6, "envs": 3, "gate_games": 4, "workers": workers}
-        config = tiny_config(SMOKE, tmp_path, f"w{workers}", 3, "expert", **settings)
+        config = tiny(tmp_path, f"w{workers}", 3, workers=workers)
         runs[workers] = Path(train.main(["--config", str(config), "--no-progress"])["run_dir"])
     assert gated == {1: {0: 1, 1: 2, 2: 3}, 2: {0: 0, 1: 1, 2: 2}}  # on two: before the last gate's end
     assert evals_without_time(runs[1]) == evals_without_time(runs[2])
