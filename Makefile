@@ -8,7 +8,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # the Material theme prints a banner about MkDocs 2.0 on every build; pyproject.toml caps mkdocs below 2
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
-.PHONY: train test lint docs bench demo clean
+.PHONY: train test test-fast lint docs bench demo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# the suite on every core (pytest-xdist); tests/conftest.py compiles numba's kernels once first
 test: $(RLLIB_STAMP) $(DOCS_STAMP) lint
 	$(MKDOCS) build --strict --quiet
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --durations=20
+
+# for daily work: without the tests marked slow (real training, many games) or integration (other libraries)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n auto -m "not slow and not integration"
 
 # build the site into site/ (as make test does), then serve it on http://127.0.0.1:8000 until Ctrl-C
 docs: $(DOCS_STAMP)
@@ -50,7 +55,7 @@ docs: $(DOCS_STAMP)
 	$(MKDOCS) serve
 
 demo: $(STAMP)
-	$(BIN)/python -m agents.play --agent greedy --seed 0
+	$(BIN)/numberdrop-play --agent greedy --seed 0
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.throughput

@@ -38,7 +38,7 @@ class Policy(Protocol):
     ``reset(seed)`` is called before each game, so a policy that draws random
     numbers plays the same way for the same seed.
 
-    At a multiplayer table ``game`` is a ``numberdrop_env.multi.Seat``: a ``SoloGame``
+    At a multiplayer table ``game`` is a ``numberdrop_env.engine.table.Seat``: a ``SoloGame``
     without slides, whose ``rivals`` give, per letter, the share of opponents who circled
     it and who scored one of its two boxes, and whose ``sheet.crossed`` marks the letters
     crossed off. A policy that ignores them plays a seat as it plays solo.

@@ -6,9 +6,9 @@ The package is built in floors, each importing only the ones below it:
 :mod:`~luckynumbers_env.envs` (the environments). ``LuckyNumbers-v0`` is registered here.
 """
 
-from gymnasium.envs.registration import register
+import sys
 
-from gamekit.aliases import register as register_second_names
+from gymnasium.envs.registration import register
 
 from .engine.actions import ActionLayout, Phase, layout_for
 from .engine.game import Game
@@ -30,12 +30,6 @@ __all__ = [
 
 register(id="LuckyNumbers-v0", entry_point="luckynumbers_env.envs.seat:LuckyNumbersEnv")
 
-MOVED = {
-    "luckynumbers_env.actions": "luckynumbers_env.engine.actions",
-    "luckynumbers_env.observe": "luckynumbers_env.envs.observe",
-    "luckynumbers_env.rules": "luckynumbers_env.engine.rules",
-    "luckynumbers_env.state": "luckynumbers_env.engine.persist",
-}
-"""Old module path -> the module that replaced it (kept for one release, with a ``DeprecationWarning``)."""
-
-register_second_names(MOVED, public={"luckynumbers_env.lucky_numbers_v0": "luckynumbers_env.envs.lucky_numbers_v0"})
+# `import luckynumbers_env.lucky_numbers_v0` and `from luckynumbers_env import lucky_numbers_v0`
+# give the one module, as PettingZoo's environments are named
+sys.modules[__name__ + ".lucky_numbers_v0"] = lucky_numbers_v0

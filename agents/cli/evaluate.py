@@ -1,7 +1,7 @@
 """Play seeded solo games with one or more agents and compare them in one table.
 
 ``numberdrop-evaluate --agents random,greedy,search --games 1000 --seed 0``
-(or ``python -m agents.evaluate ...``)
+(or ``python -m agents.cli.evaluate ...``)
 
 Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
 mapping and, as long as the agents' choices do not change the number of rolls, the

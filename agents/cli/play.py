@@ -1,5 +1,5 @@
 """Play one solo game and print the sheet: ``numberdrop-play --agent greedy`` (or
-``python -m agents.play --agent greedy``).
+``python -m agents.cli.play --agent greedy``).
 
     numberdrop-play --agent ppo --seed 0 --gif game.gif --per-turn   # an animation of the game
     numberdrop-play --agent greedy --record game.json                # the seed and the actions

@@ -1,7 +1,7 @@
 """Pictures from saved numbers (matplotlib: the ``train`` or ``dev`` extras).
 
-python -m agents.plots scores results/ppo_turn_1000.json docs/scores.png
-python -m agents.plots curve results/ppo_turn_evals.jsonl results/ppo_turn_long_evals.jsonl docs/learning_curve.png
+python -m agents.cli.plots scores results/ppo_turn_1000.json docs/scores.png
+python -m agents.cli.plots curve results/ppo_turn_evals.jsonl results/ppo_turn_long_evals.jsonl docs/learning_curve.png
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from agents.training.common import read_evals
 
 
 def build_parser() -> argparse.ArgumentParser:
-    prog = f"python -m {__spec__.name if __spec__ else 'agents.cli.plots'}"  # agents.plots: the old name, still run
+    prog = f"python -m {__spec__.name if __spec__ else 'agents.cli.plots'}"
     parser = argparse.ArgumentParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="picture", required=True)
-    scores = sub.add_parser("scores", help="score distributions from an agents.evaluate --json file")
-    scores.add_argument("summary", type=Path, help="JSON written by agents.evaluate --json")
+    scores = sub.add_parser("scores", help="score distributions from a numberdrop-evaluate --json file")
+    scores.add_argument("summary", type=Path, help="JSON written by numberdrop-evaluate --json")
     scores.add_argument("out", type=Path, help="picture to write (.png, .svg, ...)")
     curve = sub.add_parser("curve", help="learning curve from train.py's evals.jsonl files")
     curve.add_argument("evals", type=Path, nargs="+", help="evals.jsonl files, in training order")

@@ -1,7 +1,7 @@
 """Pictures for comparing agents: score distributions against the rulebook's human scores,
 and learning curves (of a run's evaluations, :func:`agents.training.common.read_evals`).
 Needs matplotlib (the ``train`` and ``dev`` extras). The command is
-``python -m agents.plots`` (:mod:`agents.cli.plots`); ``agents.evaluate --plot`` and
+``python -m agents.cli.plots``; ``numberdrop-evaluate --plot`` and
 ``train.py`` draw the same pictures from their own numbers.
 """
 
@@ -36,11 +36,11 @@ def _pyplot():
 
 
 def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
-    """One histogram of final scores per agent (``agents.evaluate``'s summary), the human
+    """One histogram of final scores per agent (``numberdrop-evaluate``'s summary), the human
     high scores of the rulebook as dotted lines."""
     agents = summary.get("agents") if isinstance(summary, dict) else None
     if not agents or not all(isinstance(a, dict) and a.get("scores") for a in agents.values()):
-        raise ValueError("plot_scores needs an agents.evaluate summary with per-game scores")
+        raise ValueError("plot_scores needs a numberdrop-evaluate summary with per-game scores")
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.2), dpi=80)
     bins = list(range(MIN_SCORE - 1, MAX_SCORE + 3, 2))

@@ -1,6 +1,6 @@
-"""The Ray backend of ``agents.evaluate``: the same games, played by Ray tasks.
+"""The Ray backend of ``numberdrop-evaluate``: the same games, played by Ray tasks.
 
-``python -m agents.evaluate --agents greedy,random --games 200 --backend ray [--address HOST:6379]``
+``numberdrop-evaluate --agents greedy,random --games 200 --backend ray [--address HOST:6379]``
 
 The seeds are cut into chunks as the local backend cuts them, and each chunk runs
 :func:`agents.evaluation.solo.play_chunk` (what a local worker runs) as one Ray task. A game depends

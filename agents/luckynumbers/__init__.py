@@ -1,6 +1,6 @@
 """Lucky Numbers agents: ``greedy``, ``search`` and ``ppo`` (a MaskablePPO model, the ``train``
 extra), by name in :data:`agents.registry.LUCKY_AGENTS`;
-``python -m agents.evaluate --game luckynumbers --players 4`` compares them."""
+``numberdrop-evaluate --game luckynumbers --players 4`` compares them."""
 
 from __future__ import annotations
 

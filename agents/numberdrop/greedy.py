@@ -1,9 +1,9 @@
 """GreedyPolicy: plays the turn candidate with the best planner value.
 
 At the first decision of a turn (the mandatory slide) the dice are known, so the turn
-enumerator (:mod:`numberdrop_env.turns`) lists what the rest of the turn can make, each
+enumerator (:mod:`numberdrop_env.planner.turns`) lists what the rest of the turn can make, each
 candidate valued by its points plus the hand-written heuristic of the sheet it leaves
-(:mod:`numberdrop_env.heuristic`). The greedy plays the best candidate action by action,
+(:mod:`numberdrop_env.planner.heuristic`). The greedy plays the best candidate action by action,
 and plans again whenever the game is not in the state the plan expected.
 
 Deterministic: no randomness at all; the result depends on the game state only.

@@ -360,7 +360,7 @@ def play_games(
 ) -> list[dict[str, Any]]:
     """Play one game per seed with ``model``, all in lockstep with batched forward passes.
 
-    Game ``i`` is ``SoloGame(rules, seed=seeds[i])``, the same game ``agents.evaluate``
+    Game ``i`` is ``SoloGame(rules, seed=seeds[i])``, the same game ``numberdrop-evaluate``
     plays for that seed, so the scores are paired with any other agent's. Returns, per
     game, ``score``, ``turns`` and ``breakdown``.
     """

@@ -209,7 +209,7 @@ def fit(
 
 def gate_scores(cfg: TrainConfig, rerank_path: Path | None, workers: int) -> np.ndarray:
     """The network (with the re-ranker at ``rerank_path``, else alone) on the gate's seeds, in
-    seed order, played by the evaluation runner as ``agents.evaluate`` plays the ``ppo`` agent."""
+    seed order, played by the evaluation runner as ``numberdrop-evaluate`` plays the ``ppo`` agent."""
     x = cfg.rerank
     options = {"path": cfg.init_from, **({"rerank": str(rerank_path)} if rerank_path else {})}
     results = run(["ppo"], x.gate_games, x.gate_seed, workers, {"ppo": options}, progress=False)["ppo"]

@@ -79,7 +79,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
     the new game's first observation with reward 0 and ``terminated=False``. Its row of
     ``info["action_mask"]`` is all ``False`` in between. ``reset(options={"reset_mask":
     m})`` restarts only the games where ``m`` is ``True`` (what a same-step autoreset,
-    e.g. the Stable-Baselines3 adapter :class:`agents.vec_env.NativeTurnVecEnv`, uses).
+    e.g. the Stable-Baselines3 adapter :class:`agents.training.vec_env.NativeTurnVecEnv`, uses).
     Games are never truncated.
 
     **Info** — Gymnasium's vector convention, a dict of arrays with a ``_key`` mask each:

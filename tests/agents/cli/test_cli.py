@@ -22,11 +22,11 @@ SCRIPTS = Path(sys.executable).parent
 
 EVALUATE = {
     "numberdrop-evaluate": [str(SCRIPTS / "numberdrop-evaluate")],
-    "python -m agents.evaluate": [sys.executable, "-m", "agents.evaluate"],
+    "python -m agents.cli.evaluate": [sys.executable, "-m", "agents.cli.evaluate"],
 }
 PLAY = {
     "numberdrop-play": [str(SCRIPTS / "numberdrop-play")],
-    "python -m agents.play": [sys.executable, "-m", "agents.play"],
+    "python -m agents.cli.play": [sys.executable, "-m", "agents.cli.play"],
 }
 ALL = {**EVALUATE, **PLAY}
 
@@ -105,8 +105,8 @@ def test_describe_options_lists_every_constructor_argument():
         ("numberdrop-evaluate", ["--gamez", "3"], "unrecognized arguments: --gamez"),
         ("numberdrop-evaluate", ["--agents", "random", "--option", "search.samples=4"], "not among"),
         ("numberdrop-evaluate", ["--agents", "random", "--workers", "-1"], "--workers"),
-        ("python -m agents.play", ["--agent", "nobody"], "invalid choice: 'nobody'"),
-        ("python -m agents.play", ["--agent", "greedy", "--option", "greedy.depth=2"], "has no option"),
+        ("python -m agents.cli.play", ["--agent", "nobody"], "invalid choice: 'nobody'"),
+        ("python -m agents.cli.play", ["--agent", "greedy", "--option", "greedy.depth=2"], "has no option"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_clear_message(prog, args, message):
