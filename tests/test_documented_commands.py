@@ -61,6 +61,8 @@ def documented_commands() -> list[tuple[str, str, list[str]]]:
                 rest = rest[: END.search(rest).start()]
                 if "..." in rest or "[" in rest or "$" in rest:
                     continue  # a pattern (OPTIONS...) or a shell variable, not a command
+                if not rest.strip() and text.strip() == match.group(1):
+                    continue  # the program named in prose, not run
                 where = f"{page.relative_to(ROOT)}:{line}"
                 out.append((where, match.group(1), shlex.split(rest)))
     return out
