@@ -90,8 +90,8 @@ def soak_tables(games: int, seed: int) -> Tally:
             block_turn = env.table.block_letter is not None
             actions = {}
             for agent, obs in observations.items():
-                mask = obs["action_mask"].astype(bool)
-                if mask.any():
+                mask = obs["action_mask"].astype(bool)[: env.wait_action]
+                if mask.any():  # a waiting seat is left out
                     seat = env.table.seats[env.agent_seat[agent]]
                     actions[agent] = _eager(mask, seat, rng) if eager else int(rng.choice(np.flatnonzero(mask)))
             observations, _, _, _, _ = env.step(actions)

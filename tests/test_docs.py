@@ -151,3 +151,9 @@ def test_readme_links_into_the_docs_exist():
 
 def test_readme_is_a_landing_page():
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 220
+
+
+@pytest.mark.parametrize("page", sorted((ROOT / "docs" / "envs").glob("*.md")), ids=_name)
+def test_version_histories_are_in_date_order(page):
+    dates = re.findall(r"^\| (\d{4}-\d\d-\d\d) \|", page.read_text(encoding="utf-8"), re.M)
+    assert dates == sorted(dates), f"{_name(page)}: the version history is out of date order"

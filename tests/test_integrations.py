@@ -68,6 +68,73 @@ def test_torchrl_pettingzoo_wrapper_plays_a_game_to_its_winners(name):
     assert winners.shape == (2,) and winners.sum() >= 1
 
 
+def _parallel_table(seed: int = 0):
+    from torchrl.envs import PettingZooWrapper
+
+    return PettingZooWrapper(
+        multiplayer_v0.parallel_env(num_players=3), use_mask=True, categorical_actions=True, seed=seed
+    )
+
+
+def test_torchrl_rolls_out_a_whole_three_player_parallel_game_with_masks():
+    """Waiting seats have the wait action alone, so masked random sampling always has a choice."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs.utils import check_env_specs
+
+    env = _parallel_table()
+    check_env_specs(env)
+    rollout = env.rollout(5000, break_when_any_done=True)  # random actions drawn among the legal ones
+    group = rollout["player"]
+    chosen = group["action_mask"].gather(-1, group["action"].unsqueeze(-1))
+    assert chosen.all()
+    waiting = group["action_mask"][..., -1]
+    assert waiting.any() and (group["action"][waiting] == 412).all()
+    assert rollout["next", "done"][-1].all() and not rollout["next", "done"][:-1].any()
+    assert (rollout["next", "player", "info", "phase_code"][-1] == 8).all()  # game_over
+
+
+def test_torchrl_collects_a_mappo_style_batch_from_the_parallel_env():
+    """One shared masked actor for the three seats and a centralised critic, as MAPPO and IPPO use."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torchrl")
+    from tensordict.nn import TensorDictModule
+    from torchrl.collectors import Collector
+    from torchrl.modules import MaskedCategorical, MultiAgentMLP, ProbabilisticActor
+
+    torch.manual_seed(0)
+    env = _parallel_table()
+    obs_key, mask_key, act_key = ("player", "observation", "observation"), ("player", "action_mask"), ("player", "action")
+    size, actions = env.observation_spec[obs_key].shape[-1], env.full_action_spec[act_key].space.n
+    assert actions == 413
+
+    def mlp(out: int, centralised: bool) -> MultiAgentMLP:
+        return MultiAgentMLP(size, out, n_agents=3, centralised=centralised, share_params=True, depth=1, num_cells=16)
+
+    actor = ProbabilisticActor(
+        TensorDictModule(mlp(actions, False), in_keys=[obs_key], out_keys=[("player", "logits")]),
+        in_keys={"logits": ("player", "logits"), "mask": mask_key},
+        out_keys=[act_key],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+        log_prob_key=("player", "log_prob"),
+    )
+    critic = TensorDictModule(mlp(1, True), in_keys=[obs_key], out_keys=[("player", "state_value")])
+    collector = Collector(
+        _parallel_table, actor, frames_per_batch=96, total_frames=192, auto_register_policy_transforms=False
+    )
+    games = 0
+    try:
+        for batch in collector:
+            critic(batch)
+            assert batch[mask_key].gather(-1, batch[act_key].unsqueeze(-1)).all()
+            assert batch["player", "log_prob"].isfinite().all()
+            assert batch["player", "state_value"].shape == (96, 3, 1)
+            games += int(batch["next", "done"].sum())
+    finally:
+        collector.shutdown()
+    assert games >= 1
+
+
 # ------------------------------------------------------------------ Tianshou
 @pytest.mark.parametrize("name, seed, games, size", [("numberdrop", 2, 4, 600), ("lucky", 0, 12, 6000)])
 def test_tianshou_collects_games_ties_included(name, seed, games, size):

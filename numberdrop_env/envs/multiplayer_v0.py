@@ -5,23 +5,31 @@ parallel one. Agents are ``player_0`` .. ``player_{N-1}`` (seat order; seat ``p`
 ``p + 1`` in row 0). Each agent observes ``{"observation": ..., "action_mask": ...}``:
 its own sheet as ``NumberDrop-v0`` sees it, the block board, and the opponents as they
 were at the start of the turn (turns are simultaneous: nobody sees another player's
-decisions of the same turn). Actions are the solo ``Discrete(412)`` encoding; a masked
-action raises ``ValueError`` and changes nothing. Rewards are each player's score change.
+decisions of the same turn). AEC actions are the solo ``Discrete(412)`` encoding; the
+parallel env adds the wait action (below). A masked action raises ``ValueError`` and
+changes nothing. Rewards are each player's score change.
 
 **Info** (per agent, NumPy values of fixed shape, so that TorchRL and Tianshou can stack
-them): ``score`` (int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 start .. 8 game_over,
-9 wait), ``turn`` (int64) and ``winners`` (int8, one per seat: 1 for each seat sharing the
-top score once the game is over, all 0 before). The mask is in the observation only.
+them): ``score`` (int64), ``phase_code`` (int64, ``actions.PHASE_CODES``: 0 start .. 8
+game_over, 9 wait), ``turn`` (int64) and ``winners`` (int8, one per seat: 1 for each seat
+sharing the top score once the game is over, all 0 before). The mask is in the
+observation only.
 
 **AEC order**: the seat that owes a decision, from the turn's first player round the
 table, makes all its decisions of the turn, then the next one does. A seat makes several
 decisions in a row, so the AEC env is not a cycle of one step per agent and PettingZoo's
 ``aec_to_parallel`` does not apply to it (``is_parallelizable`` is False): use
 ``parallel_env``, whose AEC form ``pettingzoo.utils.parallel_to_aec(parallel_env())`` works
-too. **Parallel**: every agent sends an action each step; the actions of agents that owe no
-decision right now (their mask is all zeros: they wait for the others) are ignored. An
-action must be an int (a NumPy integer or a 0-d integer array too); anything else raises a
-``TypeError`` naming the agent.
+too.
+
+**Parallel**: every agent acts each step. Its space is ``Discrete(413)``: the solo
+encoding and, last, the wait action ``parallel_env.wait_action`` (412). A seat that owes
+a decision has its legal moves in the mask and never the wait; a seat with nothing to
+decide (it waits for the others, or the game is over) has the wait action alone, so that
+masked samplers (TorchRL's ``PettingZooWrapper``, MAPPO, IPPO) always have a choice. A
+waiting seat may also be left out of the actions. An action must be an int (a NumPy
+integer or a 0-d integer array too); anything else raises a ``TypeError`` naming the
+agent, and an action for no live agent a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -125,6 +133,10 @@ class _TableCore:
     """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
     cycle): ``parallel_env`` is the parallel form."""
 
+    _waits = False
+    """Whether the action space ends with the wait action: the parallel env's does, since all
+    its seats act at every step; the AEC env only asks the seat that owes a decision."""
+
     def _setup(self, num_players: int, render_mode: str | None, rules: Rules) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
@@ -132,7 +144,7 @@ class _TableCore:
         self.rules, self.render_mode = rules, render_mode
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
-        size = self.table.seats[0].layout.size
+        size = self.table.seats[0].layout.size + self._waits
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32),
@@ -177,8 +189,11 @@ class _TableCore:
         seat = self.agent_seat[agent]
         return {
             "observation": observe_seat(self.table, seat, self._opponents),
-            "action_mask": self.table.legal_mask(seat).astype(np.int8),
+            "action_mask": self._mask(seat),
         }
+
+    def _mask(self, seat: int) -> np.ndarray:
+        return self.table.legal_mask(seat).astype(np.int8)
 
     def _info(self, agent: str) -> dict[str, Any]:
         seat = self.table.seats[self.agent_seat[agent]]
@@ -265,11 +280,16 @@ def env(num_players: int = 2, render_mode: str | None = None, rules: Rules = DEF
 
 # ------------------------------------------------------------------ parallel
 class parallel_env(_TableCore, ParallelEnv):
-    """Parallel multiplayer Number Drop: every seat that owes a decision decides at once."""
+    """Parallel multiplayer Number Drop: every seat that owes a decision decides at once, and
+    every other seat plays :attr:`wait_action`."""
+
+    _waits = True
 
     def __init__(self, num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
         self._setup(num_players, render_mode, rules)
         self.agents: list[str] = []
+        self.wait_action: int = self.table.seats[0].layout.size
+        """The last index of the action space: the one legal action of a seat that owes no decision."""
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """A new game, or a saved one; a finished saved table has no agents left (empty dicts)."""
@@ -280,14 +300,17 @@ class parallel_env(_TableCore, ParallelEnv):
     def step(self, actions: dict[str, Any]):
         if not self.agents:
             raise ValueError("the game is over: call reset() before step()")
+        strangers = [a for a in actions if a not in self.agents]
+        if strangers:
+            raise ValueError(f"actions for {strangers}, who are not agents of this game ({self.agents})")
         deciding = [self.possible_agents[p] for p in self.table.to_act()]
         missing = [a for a in deciding if a not in actions]
         if missing:
             raise ValueError(f"no action for {missing}, who owe a decision")
-        chosen = {a: self._checked(a, actions[a]) for a in deciding}  # all checked first: a refusal changes nothing
+        checked = {a: self._checked(a, act) for a, act in actions.items()}  # all first: a refusal changes nothing
         changes = np.zeros(self.table.num_players)
-        for a, act in chosen.items():
-            changes += self.table.step(self.agent_seat[a], act)
+        for a in deciding:
+            changes += self.table.step(self.agent_seat[a], checked[a])
         self._snapshot()
         rewards = {a: float(changes[self.agent_seat[a]]) for a in self.agents}
         over = self.table.over
@@ -299,13 +322,40 @@ class parallel_env(_TableCore, ParallelEnv):
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
+    def describe_action(self, agent: str, action: int) -> dict[str, Any]:
+        """As the AEC env's, and the wait action as ``choice: "wait"`` (``valid: False`` for a seat
+        that owes a decision)."""
+        act = as_action(action, self.wait_action + 1)
+        if act != self.wait_action:
+            return super().describe_action(agent, act)
+        seat = self.agent_seat[agent]
+        out: dict[str, Any] = {"phase": self.table.seats[seat].phase.value, "action": act, "choice": "wait"}
+        if seat in self.table.to_act():
+            out["valid"] = False  # as the engine marks an action outside the seat's phase
+        return out
+
+    def _mask(self, seat: int) -> np.ndarray:
+        """The engine's mask and, last, the wait action: on alone for a seat with nothing to decide."""
+        if seat in self.table.to_act():
+            return np.append(self.table.legal_mask(seat), False).astype(np.int8)
+        waiting = np.zeros(self.wait_action + 1, np.int8)
+        waiting[self.wait_action] = 1
+        return waiting
+
     def _checked(self, agent: str, action: Any) -> int:
-        """``agent``'s action as an index, refused (naming the agent) unless an integer of a legal move."""
-        mask = self.table.legal_mask(self.agent_seat[agent])
+        """``agent``'s action as an index, refused (naming the agent) unless its mask allows it."""
+        seat = self.agent_seat[agent]
         try:
-            act = as_action(action, len(mask))
+            act = as_action(action, self.wait_action + 1)
         except (TypeError, ValueError) as e:
             raise type(e)(f"{agent}: {e}") from None
-        if not mask[act]:
-            raise ValueError(f"{agent}: action {act} is not legal: {self.describe_action(agent, act)}")
-        return act
+        if self._mask(seat)[act]:
+            return act
+        if act == self.wait_action:
+            raise ValueError(f"{agent}: the wait action {act} is not legal: the seat owes a decision")
+        if seat not in self.table.to_act():
+            raise ValueError(
+                f"{agent}: action {act} is not legal: the seat owes no decision now, "
+                f"its only action is the wait action {self.wait_action}"
+            )
+        raise ValueError(f"{agent}: action {act} is not legal: {self.describe_action(agent, act)}")

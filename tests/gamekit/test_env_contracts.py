@@ -244,9 +244,7 @@ def _finished_table() -> dict:
     obs, _ = env.reset(seed=1)
     rng = np.random.default_rng(1)
     while env.agents:
-        obs, *_ = env.step(
-            {a: _legal(obs[a]["action_mask"], rng) if obs[a]["action_mask"].any() else 0 for a in env.agents}
-        )
+        obs, *_ = env.step({a: _legal(obs[a]["action_mask"], rng) for a in env.agents})  # waiting seats: the wait
     return env.get_state()
 
 
@@ -322,7 +320,7 @@ def test_multiplayer_observations_stay_in_their_box():
             raw = max(raw, float(observe(env.table.seats[env.agent_seat[a]])["grid"].max()))
         obs, *_ = env.step(
             {
-                a: players[p].act(env.table.seats[p], env.table.legal_mask(p)) if p in env.table.to_act() else 0
+                a: players[p].act(env.table.seats[p], env.table.legal_mask(p)) if p in env.table.to_act() else env.wait_action
                 for p, a in enumerate(env.possible_agents)
             }
         )

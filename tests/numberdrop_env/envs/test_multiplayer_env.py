@@ -18,7 +18,7 @@ from tests.support.pettingzoo import QUIET_ADVICE
 pytestmark = QUIET_ADVICE
 
 
-@pytest.mark.parametrize("n", [2, 4, 6])
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
 def test_pettingzoo_api_tests(n):
     api_test(multiplayer_v0.env(num_players=n), num_cycles=500)
     parallel_api_test(multiplayer_v0.parallel_env(num_players=n), num_cycles=500)
@@ -65,7 +65,72 @@ def test_nobody_sees_another_players_decisions_of_the_same_turn():
     assert np.array_equal(shown[seat_first], at_start[seat_first])
 
 
-def test_parallel_ignores_waiting_players_and_refuses_masked_actions():
+def _random_actions(env, obs, rng) -> dict:
+    return {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_parallel_masks_are_the_aec_masks_and_the_wait_action_alone(seed):
+    """In every state of a 3-player game: a waiting seat may only wait; a deciding seat has the
+    AEC env's mask for the same table, never the wait."""
+    par = multiplayer_v0.parallel_env(num_players=3)
+    aec = multiplayer_v0.raw_env(num_players=3)
+    wait = par.wait_action
+    assert wait == 412 and par.action_space("player_0").n == 413 and aec.action_space("player_0").n == 412
+    obs, _ = par.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    waits = decisions = 0
+    while par.agents:
+        aec.reset(options={"state": par.get_state()})
+        deciding = {par.possible_agents[p] for p in par.table.to_act()}
+        for a in par.agents:
+            mask, aec_mask = obs[a]["action_mask"], aec.observe(a)["action_mask"]
+            assert mask.shape == (413,) and aec_mask.shape == (412,)
+            if a in deciding:
+                assert mask[wait] == 0 and np.array_equal(mask[:wait], aec_mask) and aec_mask.any()
+                decisions += 1
+            else:
+                assert np.flatnonzero(mask).tolist() == [wait] and not aec_mask.any()
+                waits += 1
+        obs, *_ = par.step(_random_actions(par, obs, rng))
+    assert decisions > 0 and waits > 0
+    assert all(np.flatnonzero(o["action_mask"]).tolist() == [wait] for o in obs.values())  # the game is over
+
+
+def _until_someone_waits(env, rng):
+    """Random play of a fresh 3-player game up to a step where one seat waits and one decides."""
+    obs, _ = env.reset(seed=0)
+    while len(env.table.to_act()) in (0, 3):
+        obs, *_ = env.step(_random_actions(env, obs, rng))
+    deciding = env.possible_agents[env.table.to_act()[0]]
+    waiting = next(a for a in env.agents if env.agent_seat[a] not in env.table.to_act())
+    return obs, deciding, waiting
+
+
+def test_parallel_refuses_a_move_of_a_waiting_seat_and_the_wait_of_a_deciding_one():
+    env = multiplayer_v0.parallel_env(num_players=3)
+    rng = np.random.default_rng(0)
+    obs, deciding, waiting = _until_someone_waits(env, rng)
+    good = _random_actions(env, obs, rng)
+    move = int(np.flatnonzero(obs[deciding]["action_mask"])[0])
+    state = env.get_state()
+    for bad, match in [
+        ({**good, waiting: move}, f"{waiting}: action {move} is not legal: the seat owes no decision"),
+        ({**good, deciding: env.wait_action}, f"{deciding}: the wait action 412 is not legal"),
+        ({**good, "player_7": env.wait_action}, "player_7"),
+        ({**good, waiting: 413}, waiting),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            env.step(bad)
+        assert env.get_state() == state
+    assert env.describe_action(waiting, env.wait_action)["choice"] == "wait"
+    assert env.describe_action(deciding, env.wait_action)["valid"] is False
+    del good[waiting]  # a waiting seat may be left out
+    env.step(good)
+    assert env.get_state() != state
+
+
+def test_parallel_plays_to_the_end_and_refuses_masked_actions():
     env = multiplayer_v0.parallel_env(num_players=2)
     obs, _ = env.reset(seed=0)
     state = env.get_state()
@@ -73,15 +138,12 @@ def test_parallel_ignores_waiting_players_and_refuses_masked_actions():
         env.step({"player_0": 200, "player_1": 0})
     assert env.get_state() == state
     rng = np.random.default_rng(0)
-    for _ in range(200):
-        if not env.agents:
-            break
-        actions = {}
-        for a in env.agents:
-            legal = np.flatnonzero(obs[a]["action_mask"])
-            actions[a] = int(rng.choice(legal)) if len(legal) else 411  # waiting: any action is ignored
-        obs, rewards, terms, truncs, infos = env.step(actions)
-    assert not env.agents and all(terms.values())
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    while env.agents:
+        obs, rewards, terms, truncs, infos = env.step(_random_actions(env, obs, rng))
+        for a, r in rewards.items():
+            returns[a] += r
+    assert all(terms.values()) and list(returns.values()) == env.table.scores().tolist()
     winners = infos["player_0"]["winners"]
     assert winners.dtype == np.int8 and winners.tolist() == [int(p in env.table.winners()) for p in range(2)]
 

@@ -272,10 +272,5 @@ def test_the_multiplayer_environment_renders_rgb_arrays():
         shapes.add(frame.shape)
         if not env.agents:
             break
-        obs, *_ = env.step(
-            {
-                a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if obs[a]["action_mask"].any() else 0
-                for a in env.agents
-            }
-        )
+        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
     assert len(shapes) == 1 and env.metadata["render_fps"] > 0
