@@ -5,12 +5,13 @@
     numberdrop-play --agent greedy --record game.json                # the seed and the actions
     numberdrop-play --replay game.json --gif game.gif                # the same game again, exactly
     numberdrop-play --human                                          # you play, in the terminal
-    numberdrop-play --human --resume numberdrop-save.json            # continue a saved game
+    numberdrop-play --human --resume                                 # continue the game you left
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +23,14 @@ from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.text import render_text
 
 PROG = "numberdrop-play"
-SAVE = Path("numberdrop-save.json")
+
+
+def default_save() -> Path:
+    """Where a game you leave is saved: the user's data folder (XDG), never the working directory."""
+    data = Path(os.environ.get("XDG_DATA_HOME", ""))
+    if not data.is_absolute():  # unset, empty or relative: the XDG default
+        data = Path.home() / ".local" / "share"
+    return data / "numberdrop" / "save.json"
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -47,12 +55,20 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="play back a game saved by --record instead of letting an agent play",
     )
     source.add_argument("--human", action="store_true", help="play the game yourself, in the terminal")
-    parser.add_argument("--resume", type=Path, metavar="SAVE", help="with --human: continue a saved game")
+    save = default_save()
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        nargs="?",
+        const=save,
+        metavar="SAVE",
+        help=f"with --human: continue a saved game (alone: the one in {save})",
+    )
     parser.add_argument(
         "--save",
         type=Path,
         metavar="SAVE",
-        help=f"with --human: where quit saves the game (default: the --resume file, else {SAVE})",
+        help=f"with --human: where quit saves the game (default: the --resume file, else {save})",
     )
     parser.add_argument(
         "--record",
@@ -78,7 +94,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     try:
         _check(args)
         if args.human:
-            session = HumanGame(*start(args.seed, args.resume), args.save or args.resume or SAVE)
+            session = HumanGame(*start(args.seed, args.resume), args.save or args.resume or default_save())
             session.play()
             game, record = session.game, session.record
         else:

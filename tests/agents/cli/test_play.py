@@ -186,12 +186,14 @@ def test_play_option_mistakes_exit_2(args, message, capsys):
 # ----------------------------------------------------------------------------- human play
 def typed_script(record: Record) -> list[str]:
     """What a person types to play the record's game: a decision's number among the legal
-    ones, skipping decisions with a single choice (those are played for them)."""
+    ones (a star's value itself), skipping decisions with a single choice (those are played
+    for them)."""
     game, lines = record.start(), []
     for action in record.actions:
         legal = list(np.flatnonzero(game.legal_mask()))
         if len(legal) > 1:
-            lines.append(str(legal.index(action) + 1))
+            wild = game.phase.value == "wild"
+            lines.append(str(action - game.layout.wild if wild else legal.index(action) + 1))
         game.step(action)
     return lines
 
