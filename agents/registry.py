@@ -1,6 +1,7 @@
 """Agents by name, for the command line and configs: one table per game, one way to load them.
 
-``make_policy("search", {"width": 8})`` builds a Number Drop agent, ``make_policy("greedy",
+``make_policy("best")`` builds the strongest Number Drop agent the project ships,
+``make_policy("search", {"width": 8})`` a configured one, ``make_policy("greedy",
 game="luckynumbers")`` a Lucky Numbers one; options are the constructor's keyword arguments, so
 a misspelt option is a clear error.
 
@@ -19,7 +20,7 @@ import json
 import textwrap
 from typing import Any
 
-from .base import Policy
+from .base import MODELS, Policy
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
@@ -27,14 +28,27 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 """The packages of each optional extra of ``numberdrop-env`` that its users import."""
 
-AGENTS: dict[str, str] = {
+_Q_MODEL = str(MODELS / "q_turn.zip")
+
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "best": ("ppo", {"path": _Q_MODEL, "lookahead": 32, "samples": 8, "refine": 3}),
+    "q": ("ppo", {"path": _Q_MODEL}),
+    "q_rerank": ("ppo", {"path": _Q_MODEL, "rerank": str(MODELS / "q_rerank.pt")}),
+}
+"""Shipped agents worth choosing by name: a registered agent and its options (``--option``
+overrides them). ``best`` is the strongest (the Q-iteration network re-ranked by a one-turn look-ahead, about
+2.4 CPU-s a game); ``q`` is that network alone and ``q_rerank`` with its learned re-ranker
+(both about 0.03 CPU-s a game). Their means on the benchmark are in ``results/``."""
+
+_CLASSES: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
     "greedy": "agents.numberdrop.greedy:GreedyPolicy",
     "search": "agents.numberdrop.search:SearchPolicy",
     "ppo": "agents.numberdrop.ppo:PPOPolicy [train]",
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
-"""Number Drop agents."""
+AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}
+"""Number Drop agents: classes and presets."""
 
 LUCKY_AGENTS: dict[str, str] = {
     "random": "agents.base:RandomPolicy",  # uniform over the mask: plays any game
@@ -86,9 +100,15 @@ def policy_class(name: str, game: str = "numberdrop") -> type:
     return load(agents[name], f"the {GAME_NAMES[game]} agent {name!r}")
 
 
+def preset_options(name: str, game: str = "numberdrop") -> dict[str, Any]:
+    """The options a preset name stands for (none for a plain class)."""
+    return dict(PRESETS[name][1]) if game == "numberdrop" and name in PRESETS else {}
+
+
 def make_policy(name: str, options: dict[str, Any] | None = None, game: str = "numberdrop") -> Policy:
+    """The agent registered as ``name``; ``options`` override a preset's own."""
     cls = policy_class(name, game)
-    options = dict(options or {})
+    options = {**preset_options(name, game), **(options or {})}
     params = inspect.signature(cls).parameters
     unknown = set(options) - set(params)
     if unknown:
@@ -159,5 +179,15 @@ def _option_list(name: str, game: str) -> str:
         params = inspect.signature(policy_class(name, game)).parameters.values()
     except ImportError as err:  # an optional dependency missing must not break --help
         return f"(unavailable: {err})"
+    preset = {key: _shown(value) for key, value in preset_options(name, game).items()}
     shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
+    if preset:
+        return f"{PRESETS[name][0]} with " + ", ".join(f"{key}={value}" for key, value in preset.items())
     return ", ".join(shown) or "none"
+
+
+def _shown(value: Any) -> Any:
+    """A shipped model's path as it reads in a checkout (``agents/models/q_turn.zip``)."""
+    if isinstance(value, str) and value.startswith(str(MODELS)):
+        return f"agents/models/{value[len(str(MODELS)) + 1:]}"
+    return value

@@ -37,7 +37,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description=plain_text(__doc__), epilog=describe_options(), formatter_class=HelpFormatter
     )
-    parser.add_argument("--agent", default="greedy", choices=list(AGENTS), help="the agent that plays")
+    parser.add_argument(
+        "--agent", default="best", choices=list(AGENTS), help="the agent that plays; best is the strongest"
+    )
     parser.add_argument("--seed", type=int, default=0, help="game seed (tile mapping and dice)")
     parser.add_argument(
         "--option",

@@ -1,7 +1,9 @@
 """The shipped models load from their module paths, without a deprecation warning, and play the
 games they played when they were trained (scores recorded before the package was reorganised)."""
 
+import json
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,8 @@ pytest.importorskip("sb3_contrib")
 from agents.evaluation.solo import play_game  # noqa: E402
 from agents.evaluation.tables import play_lucky_table, play_table  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SOLO = {
     "ppo_turn": [48, 41, 39, 45, 46],
@@ -31,6 +35,24 @@ def test_the_shipped_reranker_plays_as_measured():
     """``q_rerank.pt`` on ``q_turn.zip``: the first games of ``results/q_rerank_1000.json``."""
     policy = make_policy("ppo", {"path": "agents/models/q_turn.zip", "rerank": "agents/models/q_rerank.pt"})
     assert [play_game(policy, seed).score for seed in range(5)] == [55, 53, 61, 51, 41]
+
+
+@pytest.mark.parametrize("name, results", [("q", "q_turn_1000"), ("q_rerank", "q_rerank_1000")])
+def test_the_named_agents_play_the_games_of_their_results_file(name, results, tmp_path, monkeypatch):
+    """A preset is the measured setting: its first games are those of the file the tables quote,
+    from any working directory."""
+    recorded = json.loads((ROOT / "results" / f"{results}.json").read_text())["agents"]["ppo"]["scores"]
+    monkeypatch.chdir(tmp_path)
+    policy = make_policy(name)
+    assert [play_game(policy, seed).score for seed in range(5)] == recorded[:5]
+
+
+def test_best_is_the_measured_look_ahead_and_options_override_it():
+    recorded = json.loads((ROOT / "results" / "q_turn_lookahead32_0_299.json").read_text())["agents"]["ppo"]["scores"]
+    assert play_game(make_policy("best"), 0).score == recorded[0]
+    assert make_policy("best", {"lookahead": 4}).search.width == 4
+    with pytest.raises(ValueError, match="has no option"):
+        make_policy("best", {"depth": 2})
 
 
 def test_table_model_scores_as_shipped():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agents.cli import evaluate, play
-from agents.registry import AGENTS, describe_options, policy_class
+from agents.registry import AGENTS, PRESETS, describe_options, policy_class
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = Path(sys.executable).parent
@@ -71,7 +71,7 @@ def test_help_names_the_program_shows_defaults_and_agent_options(prog):
     assert text.startswith(f"usage: {prog} ")
     flat = " ".join(text.split())  # phrases may wrap
     assert "seed of the first game (default: 0)" in flat or "(tile mapping and dice) (default: 0)" in flat
-    assert ("(default: random,greedy)" if prog in EVALUATE else "(default: greedy)") in flat
+    assert ("(default: random,greedy)" if prog in EVALUATE else "(default: best)") in flat
     for name in AGENTS:
         assert f"  {name}:" in text
     assert "samples=8" in text and "inner_width=8" in text and "path=None" in text
@@ -89,14 +89,19 @@ def test_workers_help_says_what_0_means():
     assert "--workers WORKERS worker processes; 0 = one per CPU" in text and "(default: 0)" in text
 
 
-def test_describe_options_lists_every_constructor_argument():
+def _described(text: str, name: str) -> str:
+    line = next(i for i, row in enumerate(text.splitlines()) if row.startswith(f"  {name}:"))
+    return " ".join(text.splitlines()[line : line + 3])
+
+
+def test_describe_options_lists_every_constructor_argument_and_each_preset_setting():
     text = describe_options()
-    for name in AGENTS:
-        line = next(i for i, row in enumerate(text.splitlines()) if row.startswith(f"  {name}:"))
-        block = " ".join(text.splitlines()[line : line + 3])
+    for name in set(AGENTS) - set(PRESETS):
         for param in inspect.signature(policy_class(name)).parameters.values():
-            assert f"{param.name}={param.default}" in block
-    assert "random: none" in text
+            assert f"{param.name}={param.default}" in _described(text, name)
+    assert " ".join(_described(text, "random").split()).startswith("random: none")
+    best = " ".join(_described(text, "best").split())
+    assert best.startswith("best: ppo with path=agents/models/q_turn.zip, lookahead=32, samples=8, refine=3")
 
 
 @pytest.mark.parametrize(
