@@ -1,6 +1,6 @@
 """Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
 
-The hot paths of the engine (the turn planner of :mod:`numberdrop_env.planner.turn_engine`, the
+The hot paths of the engine (the turn planner of :mod:`numberdrop_env.planner.enumeration`, the
 kernels it calls, the combination search, the placements and the decision-level
 observation) are compiled by numba the first time they are called, and the compiled code
 is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
@@ -81,18 +81,18 @@ PACKAGE = "numberdrop_env"
 
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "NumberDropTurn-v0": (
-        "planner.turn_engine.enumerate_packed",
-        "planner.turn_engine.candidate_features",
-        "planner.turn_engine.turn_state",
-        "planner.turn_engine.state_offsets",
+        "planner.enumeration.enumerate_packed",
+        "planner.features.candidate_features",
+        "planner.features.turn_state",
+        "planner.packing.state_offsets",
     ),
     "NumberDropTurn-v0 vector": (
-        "planner.turn_engine.enumerate_many",
-        "planner.turn_engine.finish_turns",
-        "planner.turn_engine.start_turns",
-        "planner.turn_engine.score_rows",
-        "planner.turn_engine.turn_costs",
-        "planner.turn_engine.turn_states_packed",
+        "planner.batch.enumerate_many",
+        "planner.batch.finish_turns",
+        "planner.batch.start_turns",
+        "planner.batch.score_rows",
+        "planner.batch.turn_costs",
+        "planner.features.turn_states_packed",
     ),
     "NumberDrop-v0": (
         "envs.observe.write_observation",

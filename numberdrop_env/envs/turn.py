@@ -15,7 +15,7 @@ from gymnasium import spaces
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame, as_action
-from ..planner import turn_engine
+from ..planner import features as turn_engine
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
 from ..warmup import warn_if_not_compiled
 from .base import LegalDiscrete, SoloEnvBase, breakdown_info

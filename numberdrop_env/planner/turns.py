@@ -25,7 +25,7 @@ ten), so the enumeration is pruned by a documented ranking, the planner value of
 ``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
 first, as :class:`TurnCandidates`: a structure of arrays (one row per candidate) that
 also reads as a sequence of :class:`Candidate` objects, built only when asked for. The
-enumeration runs in compiled code (:mod:`numberdrop_env.planner.turn_engine`);
+enumeration runs in compiled code (:mod:`numberdrop_env.planner.enumeration`);
 ``TurnPlanner(reference=True)`` runs its specification, :mod:`numberdrop_env.planner.turns_reference`.
 The greedy agent plays the first one, the search agent re-ranks the first few,
 the turn-level environment offers them all; so the greedy's choice is always among
@@ -42,15 +42,16 @@ from typing import overload
 
 import numpy as np
 
-from ..engine.actions import Phase, layout_for, tetromino_table
-from ..engine.combos import neighbour_table
+from ..engine.actions import Phase, layout_for
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
-from . import turn_engine
+from . import batch, packing
 from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .enumeration import enumerate_packed
+from .features import feature_count
 from .heuristic import DEFAULT_WEIGHTS, Weights
-from .turn_engine import TurnArrays
+from .packing import MAX_ACTIONS, TurnArrays, rule_arrays, state_offsets
 from .turns_reference import ReferencePlanner
 
 __all__ = [
@@ -146,8 +147,8 @@ class TurnCandidates(Sequence):
         cols = len(candidates[0].heights) if k else 0
         letters = len(candidates[0].notches) if k else 0
         a = TurnArrays(
-            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
-            np.full((k, turn_engine.MAX_ACTIONS), -1, np.int64),
+            np.full((k, MAX_ACTIONS), -1, np.int64),
+            np.full((k, MAX_ACTIONS), -1, np.int64),
             np.array([len(c.actions) for c in candidates], np.int64),
             np.array([c.value for c in candidates], float),
             np.array([c.points for c in candidates], np.int64),
@@ -205,24 +206,15 @@ class TurnPlanner:
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
         fixed = self._static(game.rules)
         rivals = getattr(game, "rivals", None)
-        return TurnCandidates(
-            turn_engine.enumerate_packed(
-                fixed.pack(game, limit),
-                fixed.no_rivals if rivals is None else np.asarray(rivals, float),
-                fixed.table,
-                fixed.nbrs,
-                fixed.kernel_weights,
-                fixed.ints,
-                fixed.floats,
-            )
-        )
+        rivals = fixed.no_rivals if rivals is None else np.asarray(rivals, float)
+        return TurnCandidates(enumerate_packed(fixed.pack(game, limit), rivals, fixed.arrays))
 
     def candidates_batch(
         self, games: Sequence[SoloGame], limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
         """:meth:`candidates` of many solo games at once, enumerated on every core (compiled code
         without the GIL, one share of the games per thread), and with
-        ``features`` each game's candidate feature rows (``turn_engine.candidate_features``,
+        ``features`` each game's candidate feature rows (``features.candidate_features``,
         padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
         decision (phase slide) or later in the turn, and of the same rules."""
         if not games:
@@ -243,7 +235,7 @@ class TurnPlanner:
         return self._starts[key]
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
-        """The games as packed rows (``turn_engine.STATE_FIELDS``), checked for
+        """The games as packed rows (``packing.STATE_FIELDS``), checked for
         :meth:`candidates_packed`: solo games of one rule set, each inside a turn."""
         _check_limit(limit)
         if not games:
@@ -280,21 +272,17 @@ class TurnPlanner:
         n_games = len(states)
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
-        order = np.argsort(-turn_engine.turn_costs(states, fixed.ints), kind="stable")
+        order = np.argsort(-batch.turn_costs(states, fixed.arrays.ints), kind="stable")
         k = min(n_games, 8 * _workers())
         bounds = [round(i * n_games / k) for i in range(k + 1)]
         run = partial(
-            turn_engine.enumerate_many,
+            batch.enumerate_many,
             states,
             order,
-            table=fixed.table,
-            nbrs=fixed.nbrs,
-            kweights=fixed.kernel_weights,
-            ints=fixed.ints,
-            floats=fixed.floats,
+            rules=fixed.arrays,
             with_features=bool(features),
             count=count,
-            **a._asdict(),
+            out=a,
             features=rows,
         )
         _run_shares(run, list(zip(bounds[:-1], bounds[1:])))
@@ -310,22 +298,7 @@ class TurnPlanner:
         ``arrays``, the output of :meth:`candidate_arrays`), in place, up to the next roll:
         ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
         over = np.zeros(len(games), bool)
-        a = self._static(rules)
-        t = arrays
-        turn_engine.finish_turns(
-            states,
-            games,
-            chosen,
-            t.values,
-            t.used,
-            t.heights,
-            t.notches,
-            t.combo_kind,
-            t.combo_size,
-            t.has_terms,
-            a.ints,
-            over,
-        )
+        batch.finish_turns(states, games, chosen, arrays, self._static(rules).arrays.ints, over)
         return over
 
     def start_turns(self, states: np.ndarray, rules: Rules, games: np.ndarray, faces: np.ndarray) -> None:
@@ -348,7 +321,7 @@ class TurnPlanner:
         columns in ``engine.sheet.SCORE_PARTS`` order) and its count of ticked boxes."""
         parts = np.empty((len(states), len(SCORE_PARTS)), np.int64)
         boxes = np.empty(len(states), np.int64)
-        turn_engine.score_rows(states, self._static(rules).ints, parts, boxes)
+        batch.score_rows(states, self._static(rules).arrays.ints, parts, boxes)
         return parts, boxes
 
     def _static(self, rules: Rules) -> _Static:
@@ -363,8 +336,8 @@ def _check_limit(limit: object) -> None:
 
 
 def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
-    """Zeroed (padded) outputs of :func:`turn_engine.enumerate_many` for ``n_games`` games."""
-    n_features = turn_engine.feature_count(fixed.ints) if features else 0
+    """Zeroed (padded) outputs of :func:`batch.enumerate_many` for ``n_games`` games."""
+    n_features = feature_count(fixed.arrays.ints) if features else 0
     arrays = batch_arrays(n_games, slots, fixed.rules)
     return np.zeros(n_games, np.int64), arrays, np.zeros((n_games, slots, n_features), np.float32)
 
@@ -375,8 +348,8 @@ def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
     n, cols, letters = rules.rows * rules.cols, rules.cols, len(rules.letters)
     shape = (n_games, slots)
     return TurnArrays(
-        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
-        np.full((*shape, turn_engine.MAX_ACTIONS), -1, np.int64),
+        np.full((*shape, MAX_ACTIONS), -1, np.int64),
+        np.full((*shape, MAX_ACTIONS), -1, np.int64),
         np.zeros(shape, np.int64),
         np.zeros(shape),
         np.zeros(shape, np.int64),
@@ -440,29 +413,29 @@ def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def rule_ints(rules: Rules) -> np.ndarray:
-    """The engine's integer parameters that the rules fix (``turn_engine.I_*``; the planner's
+    """The engine's integer parameters that the rules fix (``packing.I_*``; the planner's
     settings left 0), then the box sizes. Read-only: the array is shared."""
     L = layout_for(rules)
-    ints = np.zeros(turn_engine.N_INTS, np.int64)
+    ints = np.zeros(packing.N_INTS, np.int64)
     for i, v in (
-        (turn_engine.I_ROWS, rules.rows),
-        (turn_engine.I_COLS, rules.cols),
-        (turn_engine.I_REG, rules.regular_rows),
-        (turn_engine.I_LAST, rules.last_notch),
-        (turn_engine.I_MAXN, rules.max_number),
-        (turn_engine.I_BONUS, rules.bonus_size),
-        (turn_engine.I_LINE_PTS, rules.line_points),
-        (turn_engine.I_PEN_PTS, rules.penalty_points),
-        (turn_engine.I_FULL_COL, rules.full_column_points),
-        (turn_engine.I_A_SLIDE, L.slide),
-        (turn_engine.I_A_BLOCK, L.block),
-        (turn_engine.I_A_PLACE, L.place),
-        (turn_engine.I_A_ARRANGE, L.arrange),
-        (turn_engine.I_A_WILD, L.wild),
-        (turn_engine.I_A_SELECT, L.select),
-        (turn_engine.I_A_CONFIRM, L.confirm),
-        (turn_engine.I_A_PASS, L.pass_),
-        (turn_engine.I_LETTERS, len(rules.letters)),
+        (packing.I_ROWS, rules.rows),
+        (packing.I_COLS, rules.cols),
+        (packing.I_REG, rules.regular_rows),
+        (packing.I_LAST, rules.last_notch),
+        (packing.I_MAXN, rules.max_number),
+        (packing.I_BONUS, rules.bonus_size),
+        (packing.I_LINE_PTS, rules.line_points),
+        (packing.I_PEN_PTS, rules.penalty_points),
+        (packing.I_FULL_COL, rules.full_column_points),
+        (packing.I_A_SLIDE, L.slide),
+        (packing.I_A_BLOCK, L.block),
+        (packing.I_A_PLACE, L.place),
+        (packing.I_A_ARRANGE, L.arrange),
+        (packing.I_A_WILD, L.wild),
+        (packing.I_A_SELECT, L.select),
+        (packing.I_A_CONFIRM, L.confirm),
+        (packing.I_A_PASS, L.pass_),
+        (packing.I_LETTERS, len(rules.letters)),
     ):
         ints[i] = v
     out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
@@ -474,16 +447,13 @@ class _Static:
     """The engine's arguments that depend only on the rules and the planner's settings."""
 
     def __init__(self, rules: Rules, w: Weights, width: int, block_width: int) -> None:
-        table = tetromino_table(rules)
         self.rules = rules
         self.names = rules.shape_names
-        owner = np.repeat(table.orientation_shape, rules.cols)
-        self.table = np.column_stack([table.dr, table.cc, table.bottom, table.top, table.fits_columns, owner]).astype(
-            np.int64
-        )
-        self.nbrs = neighbour_table(rules.rows, rules.cols)
         self.no_rivals = np.zeros((0, 0))
-        self.kernel_weights = np.array(
+        ints = rule_ints(rules).copy()
+        ints[packing.I_WILD_DEFAULT], ints[packing.I_WIDTH] = w.wild_default, width
+        ints[packing.I_BLOCK_WIDTH] = block_width
+        kernel_weights = np.array(
             [
                 w.ready,
                 w.progress,
@@ -493,22 +463,19 @@ class _Static:
                 0.5 * w.column * rules.full_column_points,
             ]
         )
-        ints = rule_ints(rules).copy()
-        ints[turn_engine.I_WILD_DEFAULT], ints[turn_engine.I_WIDTH] = w.wild_default, width
-        ints[turn_engine.I_BLOCK_WIDTH] = block_width
-        self.ints = ints
+        floats = np.array(
+            [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
+        )
+        self.arrays = rule_arrays(rules, ints, kernel_weights, floats)  # what the compiled planner reads
+        self.offsets = state_offsets(self.arrays.ints)  # where each field of a packed game starts
+        self.state_width = int(self.offsets[-1])
         # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)
         faces = max(len(d) for d in rules.number_dice)
         self.die_values = np.array([d + (d[-1],) * (faces - len(d)) for d in rules.number_dice], np.int64)
         self.face_shapes = np.array([-1 if f == "*" else self.names.index(f) for f in rules.shape_die], np.int64)
-        self.offsets = turn_engine.state_offsets(ints)  # where each field of a packed game starts
-        self.state_width = int(self.offsets[-1])
-        self.floats = np.array(
-            [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
-        )
 
     def pack(self, game: SoloGame, limit: int | None) -> np.ndarray:
-        """The game as one int64 vector (``turn_engine.STATE_FIELDS``, in that order)."""
+        """The game as one int64 vector (``packing.STATE_FIELDS``, in that order)."""
         s = game.sheet
         fixed = [-1] * 4
         if game.phase is Phase.ARRANGE:
@@ -546,7 +513,7 @@ class _Static:
         """Write each roll (a row of ``engine.solo.roll_faces``) into its packed game's row, as
         the game's first decision of the next turn: :meth:`pack` after ``play_afterstate``."""
         dice = self.die_values[np.arange(self.die_values.shape[0]), faces[:, :-1]]
-        turn_engine.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.ints)
+        batch.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.arrays.ints)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
         """Write a packed game's sheet and notches back into ``game`` and take it up at that turn

@@ -48,7 +48,7 @@ def test_every_compiled_function_is_compiled_or_cached_after_warm_up(steps):
     assert warmup.not_compiled() == []
     for names in warmup.ENTRY_POINTS.values():
         assert warmup.not_compiled(names) == []
-    assert warmup.not_compiled(["no_such_module.f", "planner.turn_engine.no_such_function"]) == []  # skipped
+    assert warmup.not_compiled(["no_such_module.f", "planner.enumeration.no_such_function"]) == []  # skipped
 
 
 def test_cli_prints_one_plain_line_per_step_and_a_total(steps, capsys):

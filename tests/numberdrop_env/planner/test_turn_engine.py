@@ -25,7 +25,7 @@ from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame, roll_dice, roll_faces, roll_of
 from numberdrop_env.engine.table import Table
 from numberdrop_env.envs.turn import CANDIDATE_FEATURES, _feature_constants, candidate_features
-from numberdrop_env.planner import turn_engine
+from numberdrop_env.planner.features import feature_count
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner, start_candidates
 
 FAST, REFERENCE = TurnPlanner(), TurnPlanner(reference=True)
@@ -192,7 +192,7 @@ def test_a_batch_of_games_is_enumerated_as_one_game_at_a_time():
 
 
 def test_the_feature_rows_have_one_column_per_named_feature():
-    assert turn_engine.feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
+    assert feature_count(_feature_constants(DEFAULT_RULES)[0]) == len(CANDIDATE_FEATURES)
 
 
 def test_a_forked_process_plans_batches_with_its_own_threads():
