@@ -36,15 +36,23 @@ runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.
 number of the function, so old ones pile up) and compiles again. ``--check`` compiles
 nothing and lists what is not cached.
 
-:func:`warn_if_not_compiled` is what the environments call when constructed: it looks up
-numba's cache index of the functions their first steps call (a few small files, well under
-a millisecond each) and logs one line pointing here when one of them would be compiled.
+**How it knows, without compiling.** numba's public API tells what a process has compiled
+or loaded (a dispatcher's ``signatures``), not what its on-disk cache holds. So
+:func:`warm_up`, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
+the package's ``__pycache__``, or in ``NUMBA_CACHE_DIR``) what numba's cache entries depend
+on: numba's version, the CPU, and each function it compiled or loaded with the size and
+modification time of its file. An entry stays while its file does not change, so the record
+of a warm process (which loads callers with their callees' code in them) keeps what the
+first, cold warm-up compiled. :func:`warn_if_not_compiled` is what the environments call
+when constructed: it reads that one small file and logs one line pointing here when the
+functions their first steps call would be compiled.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import os
 import sys
@@ -69,7 +77,9 @@ __all__ = [
     "cache_dirs",
     "clear_cache",
     "compiled_functions",
+    "not_cached",
     "not_compiled",
+    "resolve",
     "warm_up",
     "warn_if_not_compiled",
 ]
@@ -78,6 +88,8 @@ log = logging.getLogger(__name__)
 _warned = False  # the hint is logged at most once per process
 
 PACKAGE = "numberdrop_env"
+RECORD = "numberdrop_env-warmup.json"
+"""The file :func:`warm_up` writes beside numba's cache: what it compiled, for what."""
 
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "NumberDropTurn-v0": (
@@ -103,9 +115,10 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
 }
 """Compiled functions each environment's first steps call from Python (``module.function``
 under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
-every game reaches within its first turn belong here: one that ordinary use never calls
-would stay out of the cache and the hint would be logged by every process. Names that do
-not exist (code being reorganised) are skipped."""
+every game reaches within its first turn belong here: :func:`warm_up` fails when one of
+them was not compiled. Names, resolved when used (the environments import this module, so
+it cannot import them): one that does not resolve raises ImportError or AttributeError
+naming it (:func:`resolve`)."""
 
 FIRST_USE = {
     "NumberDropTurn-v0": "about a minute",
@@ -149,6 +162,10 @@ def warm_up(stream: TextIO | None = None) -> list[Step]:
             steps.append(Step(name, time.perf_counter() - t, detail))
         if stream is not None:
             print(f"{name}: {steps[-1].seconds:.2f} s ({detail})", file=stream, flush=True)
+    missed = not_compiled([name for names in ENTRY_POINTS.values() for name in names])
+    if missed:
+        raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
+    _write_record()
     if stream is not None:
         where = ", ".join(cache_dirs()) or "none (numba caching unavailable)"
         print(f"total: {time.perf_counter() - start:.2f} s; numba cache: {where}", file=stream, flush=True)
@@ -302,59 +319,132 @@ class _Ticker:
 def compiled_functions() -> dict[str, Any]:
     """Every numba function defined in the loaded ``numberdrop_env`` modules, by
     ``module.function``."""
-    from numba.core.dispatcher import Dispatcher
+    from numba.extending import is_jitted
 
     out = {}
     for modname, module in sorted(sys.modules.items()):
         if module is None or not modname.startswith(PACKAGE + "."):
             continue
         for name, value in vars(module).items():
-            if isinstance(value, Dispatcher) and value.py_func.__module__ == modname:
+            if is_jitted(value) and value.py_func.__module__ == modname:
                 out[f"{modname[len(PACKAGE) + 1 :]}.{name}"] = value
     return out
 
 
+def resolve(names: Iterable[str]) -> dict[str, Any]:
+    """The compiled function of each name (``module.function`` under ``numberdrop_env``).
+
+    Raises ImportError for a module that does not exist, AttributeError for a function its
+    module does not define, TypeError for one that is not compiled: a list that names a
+    renamed function fails, it is not skipped.
+    """
+    from numba.extending import is_jitted
+
+    out = {}
+    for name in names:
+        module_name, _, attr = name.rpartition(".")
+        module = importlib.import_module(f"{PACKAGE}.{module_name}")
+        if not hasattr(module, attr):
+            raise AttributeError(f"{PACKAGE}.{module_name} has no function {attr!r} (listed as {name!r})")
+        f = getattr(module, attr)
+        if not is_jitted(f):
+            raise TypeError(f"{PACKAGE}.{name} is not a numba function")
+        out[name] = f
+    return out
+
+
 def not_compiled(names: Iterable[str] | None = None) -> list[str]:
-    """The functions (``module.function``, default: all of :func:`compiled_functions`)
-    whose first call would compile them: neither compiled in this process nor found in
-    numba's cache for this source, numba version and CPU. Missing names are skipped."""
-    from numba.core.registry import cpu_target
-
-    functions = compiled_functions()
-    if names is not None:
-        functions = {}
-        for name in names:
-            module, _, attr = name.rpartition(".")
-            try:
-                f = getattr(importlib.import_module(f"{PACKAGE}.{module}"), attr, None)
-            except ImportError:
-                continue
-            if f is not None:
-                functions[name] = f
-    codegen = cpu_target.target_context.codegen()
-    return [name for name, f in functions.items() if not _ready(f, codegen)]
+    """The functions (``module.function``, default: all of :func:`compiled_functions`) this
+    process has neither compiled nor loaded from numba's cache (a function loaded from the
+    cache holds its callees' code: they are not loaded). A name that does not resolve
+    raises (:func:`resolve`)."""
+    functions = compiled_functions() if names is None else resolve(names)
+    return [name for name, f in functions.items() if not f.signatures]
 
 
-def _ready(dispatcher: Any, codegen: Any) -> bool:
-    """Compiled in this process, or an entry in numba's cache index that its lookup would
-    accept (the same key: signature, CPU, bytecode) with its code file present."""
-    if dispatcher.signatures:
-        return True
-    cache = dispatcher._cache  # numba.core.caching.FunctionCache, or NullCache without cache=True
-    files = getattr(cache, "_cache_file", None)
-    if files is None:
-        return False
-    index = files._load_index()  # {} when missing, stale (source changed) or from another numba
-    return any(
-        cache._index_key(key[0], codegen) == key and os.path.exists(files._data_path(data))
-        for key, data in index.items()
-    )
+def not_cached(names: Iterable[str] | None = None) -> list[str]:
+    """The functions (``module.function``, default: all of :func:`compiled_functions`) whose
+    first call will compile them: :func:`warm_up`'s record (see the module docstring) is
+    missing or from another numba or CPU, or no warm-up compiled them since their file last
+    changed (when a function's callers in other files were loaded from the cache, it was
+    not: those callers still run its old code). Compiles nothing; a name that does not
+    resolve raises."""
+    functions = compiled_functions() if names is None else resolve(names)
+    files = _cached_files()
+    return [name for name, f in functions.items() if files.get(name) != _file_key(f)]
+
+
+def _numba_key() -> list[str]:
+    """What every numba cache entry depends on besides its source: numba's and Python's
+    versions and the CPU (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set)."""
+    import numba
+    from llvmlite import binding
+    from numba import config
+
+    cpu = config.CPU_NAME or binding.get_host_cpu_name()
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else binding.get_host_cpu_features().flatten()
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return [numba.__version__, python, binding.get_process_triple(), cpu, features]
+
+
+def _file_key(f: Any) -> list[float]:
+    """The size and modification time of the file defining ``f``: numba drops a file's cache
+    entries when they change."""
+    stat = os.stat(f.py_func.__code__.co_filename)
+    return [stat.st_size, stat.st_mtime]
+
+
+def _record_paths() -> list[str]:
+    """Where the record lives, in the order numba picks its cache folder: ``NUMBA_CACHE_DIR``,
+    else the package's ``__pycache__``, else the per-user cache."""
+    from numba import config
+
+    if config.CACHE_DIR:
+        return [os.path.join(config.CACHE_DIR, RECORD)]
+    package = os.path.dirname(os.path.abspath(__file__))
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [os.path.join(package, "__pycache__", RECORD), os.path.join(user, "numba", RECORD)]
+
+
+def _cached_files() -> dict[str, list[float]]:
+    """The record's compiled functions, each with the key of its file when it was compiled
+    (none when the record is missing or from another numba or CPU)."""
+    for path in _record_paths():
+        try:
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            continue
+        return record.get("files", {}) if record.get("numba") == _numba_key() else {}
+    return {}
+
+
+def _write_record() -> None:
+    """Add what this process compiled or loaded (after :func:`warm_up`'s games) to the record,
+    keeping the entries whose file has not changed since, in the first folder that takes it;
+    none does on a read-only install without ``NUMBA_CACHE_DIR``: the hint then says every
+    time what numba does anyway."""
+    functions = {name: f for name, f in compiled_functions().items() if f.stats.cache_path}
+    now = {name: _file_key(f) for name, f in functions.items()}
+    files = {name: key for name, key in _cached_files().items() if now.get(name) == key}
+    files.update({name: now[name] for name, f in functions.items() if f.signatures})
+    record = {"numba": _numba_key(), "files": files}
+    for path in _record_paths():
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(f"{path}.{os.getpid()}", "w", encoding="utf-8") as out:
+                json.dump(record, out)
+            os.replace(f"{path}.{os.getpid()}", path)  # whole or not at all, for processes reading it
+            return
+        except OSError:
+            continue
 
 
 def clear_cache() -> int:
     """Delete the numba cache files (``*.nbi``, ``*.nbc``) of the ``numberdrop_env``
-    modules, stale ones included; returns how many. Needed after editing a compiled
-    function that a cached one in another file calls, which numba does not notice."""
+    modules, stale ones included, and :func:`warm_up`'s record; returns how many cache files.
+    Needed after editing a compiled function that a cached one in another file calls, which
+    numba does not notice."""
     removed = 0
     for folder in cache_dirs():
         for name in os.listdir(folder):
@@ -364,18 +454,24 @@ def clear_cache() -> int:
                     removed += 1
                 except FileNotFoundError:  # another process got there first
                     pass
+    for path in _record_paths():
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
     return removed
 
 
 def cache_dirs() -> list[str]:
     """The folders numba's cache of the loaded ``numberdrop_env`` modules is written to."""
-    return sorted({d for d in (getattr(f._cache, "cache_path", None) for f in compiled_functions().values()) if d})
+    return sorted({d for d in (f.stats.cache_path for f in compiled_functions().values()) if d})
 
 
 def warn_if_not_compiled(env_id: str) -> None:
     """Log one line (once per process) when ``env_id``'s first steps will compile numba code.
 
-    Any failure to tell (numba internals changed) says nothing: it only ever informs.
+    Any failure to tell (a listed name that no longer resolves, which :func:`warm_up` reports)
+    says nothing: it only ever informs.
     """
     global _warned
     if _warned:
@@ -385,7 +481,7 @@ def warn_if_not_compiled(env_id: str) -> None:
 
         if config.DISABLE_JIT:
             return
-        missing = not_compiled(ENTRY_POINTS.get(env_id, ()))
+        missing = not_cached(ENTRY_POINTS.get(env_id, ()))
     except Exception:  # noqa: BLE001 - a hint, never an error
         return
     if missing:
@@ -423,7 +519,7 @@ def cli(argv: list[str] | None = None) -> int:
     if args.clear:
         print(f"removed {clear_cache()} numba cache files from {', '.join(cache_dirs()) or 'nowhere'}", flush=True)
     if args.check:
-        missing = not_compiled()
+        missing = not_cached()
         for name in missing:
             print(f"not cached: {name}")
         print(

@@ -1,5 +1,6 @@
 """``python -m numberdrop_env.warmup``: it runs every compiled path (and so fills numba's
-cache), prints plain lines, and the environments say when their first steps will compile."""
+cache), prints plain lines, and the environments say when their first steps will compile; a
+listed function that does not exist is an error, not skipped."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 
 import gymnasium as gym
+import numba
 import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
@@ -43,12 +45,36 @@ def test_warm_up_runs_every_path(steps):
 
 def test_every_compiled_function_is_compiled_or_cached_after_warm_up(steps):
     """A compiled function no path of warm_up reaches would make the first use compile again
-    (and the environments' hint fire forever): extend warm_up when this fails."""
+    (and the environments' hint fire forever): extend warm_up when this fails, or run
+    ``python -m numberdrop_env.warmup --clear`` when the functions listed are callees whose
+    file changed under cached callers."""
     assert len(warmup.compiled_functions()) > 20
-    assert warmup.not_compiled() == []
+    assert warmup.not_cached() == []  # every one compiled by a warm-up since its file last changed
     for names in warmup.ENTRY_POINTS.values():
-        assert warmup.not_compiled(names) == []
-    assert warmup.not_compiled(["no_such_module.f", "planner.enumeration.no_such_function"]) == []  # skipped
+        assert warmup.not_compiled(names) == []  # called from Python: compiled or loaded here
+        assert set(warmup.resolve(names).values()) <= set(warmup.compiled_functions().values())
+
+
+def test_a_listed_function_that_does_not_exist_fails_loudly(steps):
+    with pytest.raises(AttributeError, match="no_such_function"):
+        warmup.not_compiled(["planner.enumeration.no_such_function"])
+    with pytest.raises(ImportError, match="no_such_module"):
+        warmup.not_cached(["no_such_module.f"])
+    with pytest.raises(TypeError, match="not a numba function"):
+        warmup.resolve(["planner.turns.rule_ints"])
+
+
+def test_warm_up_fails_when_an_entry_point_was_renamed(steps, monkeypatch):
+    monkeypatch.setitem(warmup.ENTRY_POINTS, "NumberDropTurn-v0", ("planner.enumeration.enumerate_renamed",))
+    with pytest.raises(AttributeError, match="enumerate_renamed"):
+        warmup.warm_up()
+
+
+def test_without_warm_up_s_record_every_function_would_compile(steps, monkeypatch, tmp_path):
+    names = warmup.ENTRY_POINTS["NumberDrop-v0"]
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # an empty cache folder
+    assert warmup.not_cached(names) == list(names)
+    assert warmup.not_compiled(names) == []  # this process has them all the same
 
 
 def test_cli_prints_one_plain_line_per_step_and_a_total(steps, capsys):
@@ -72,7 +98,7 @@ def test_progress_only_in_a_terminal(steps):
 
 def test_environments_log_once_when_their_code_is_not_compiled(monkeypatch, caplog):
     monkeypatch.setattr(warmup, "_warned", False)
-    monkeypatch.setattr(warmup, "not_compiled", lambda names: list(names))
+    monkeypatch.setattr(warmup, "not_cached", lambda names: list(names))
     with caplog.at_level(logging.WARNING, logger="numberdrop_env.warmup"):
         NumberDropTurnEnv()
         NumberDropEnv()
@@ -102,3 +128,11 @@ def test_a_fresh_process_with_an_empty_cache_is_told_and_a_warm_one_is_not(steps
     cold = stderr(NUMBA_CACHE_DIR=str(tmp_path / "empty"))
     assert cold.count("python -m numberdrop_env.warmup") == 1
     assert "numberdrop_env.warmup" not in stderr()  # the cache warm_up just filled
+    check = subprocess.run(
+        [sys.executable, "-m", "numberdrop_env.warmup", "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")},
+    )
+    assert check.returncode == 1 and "not cached: planner.enumeration.enumerate_packed" in check.stdout
