@@ -6,9 +6,9 @@ game="luckynumbers")`` a Lucky Numbers one; options are the constructor's keywor
 a misspelt option is a clear error.
 
 An entry is ``"module:Class"`` (the form of Gymnasium's entry points) with, in brackets, the
-optional extra it needs: ``"agents.numberdrop.ppo:PPOPolicy [train]"``. :func:`load` checks the
+optional extra it needs: ``"agents.numberdrop.ppo:PPOPolicy [train]"``. ``load`` checks the
 extra's packages before importing the module, so a missing one says which extra to install.
-The trainers of :mod:`agents.training` load the same way.
+The trainers of ``agents.training`` load the same way.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ The look-ahead values each candidate by its points plus the critic's value of sa
 turns, so a better critic is the way to a stronger look-ahead. The network (with the
 re-ranker, if one is given) plays ``games`` games alone; at each turn the critic's value and
 the points the game still scored from there are kept, with the turn's state row and the
-structure counts of the sheet (:mod:`numberdrop_env.planner.structures`). Ridge fits of the
+structure counts of the sheet (``numberdrop_env.planner.structures``). Ridge fits of the
 critic's error (points still scored less its value) on the first games, measured on the last
 ``holdout`` share, say how much of it each set of inputs predicts: by the turn alone, the
 turn and the state row (what the critic reads already), and with the structure counts too.
@@ -58,7 +58,7 @@ def sheet_structures(game: SoloGame) -> np.ndarray:
 
 
 def record(model_path: str, rerank_path: str | None, seeds: Sequence[int]) -> dict[str, np.ndarray]:
-    """The turns of the network's games of ``seeds`` (see :data:`FIELDS`); a game depends only
+    """The turns of the network's games of ``seeds`` (see ``FIELDS``); a game depends only
     on its seed, the network and the re-ranker."""
     import torch
 
@@ -95,7 +95,7 @@ def _record_chunk(args: tuple[str, str | None, list[int]]) -> dict[str, np.ndarr
 def record_games(
     model_path: str, rerank_path: str | None, seeds: Sequence[int], workers: int, progress: bool
 ) -> dict[str, np.ndarray]:
-    """:func:`record` of ``seeds`` on ``workers`` processes (the same data for any number)."""
+    """``record`` of ``seeds`` on ``workers`` processes (the same data for any number)."""
     tasks = [(model_path, rerank_path, list(seeds[i : i + CHUNK])) for i in range(0, len(seeds), CHUNK)]
     bar = Progress(len(seeds), progress)
     parts = map_tasks(_record_chunk, tasks, workers, bar, lambda task: len(task[2]))

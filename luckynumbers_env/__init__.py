@@ -2,8 +2,8 @@
 single-agent Gymnasium environment ``LuckyNumbers-v0`` (one seat; the others played by agents).
 
 The package is built in floors, each importing only the ones below it:
-:mod:`~luckynumbers_env.engine` (the rules) ← :mod:`~luckynumbers_env.render` (the text picture) ←
-:mod:`~luckynumbers_env.envs` (the environments). ``LuckyNumbers-v0`` is registered here.
+``engine`` (the rules) ← ``render`` (the text picture) ←
+``envs`` (the environments). ``LuckyNumbers-v0`` is registered here.
 """
 
 import sys

@@ -2,12 +2,12 @@
 its Gymnasium and PettingZoo environments.
 
 The package is built in floors, each importing only the ones below it:
-:mod:`~numberdrop_env.engine` (the rules, pure NumPy) ← :mod:`~numberdrop_env.planner` (the turn
-engine and the hand-written value) ← :mod:`~numberdrop_env.render` (text and pictures) ←
-:mod:`~numberdrop_env.envs` (the environments). Every environment id is registered here:
+``engine`` (the rules, pure NumPy) ← ``planner`` (the turn
+engine and the hand-written value) ← ``render`` (text and pictures) ←
+``envs`` (the environments). Every environment id is registered here:
 ``NumberDrop-v0`` (one decision per step), ``NumberDropTurn-v0`` (one turn per step, also as a
 native vector environment), ``NumberDropTable-v0`` (one seat of a multiplayer table) and the
-PettingZoo environment :mod:`numberdrop_env.multiplayer_v0`.
+PettingZoo environment ``numberdrop_env.multiplayer_v0``.
 """
 
 import sys

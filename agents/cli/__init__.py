@@ -1,3 +1,3 @@
-"""The commands: ``numberdrop-evaluate`` (:mod:`agents.cli.evaluate`), ``numberdrop-play``
-(:mod:`agents.cli.play`, with :mod:`~agents.cli.human` and :mod:`~agents.cli.replay`) and
+"""The commands: ``numberdrop-evaluate`` (``agents.cli.evaluate``), ``numberdrop-play``
+(``agents.cli.play``, with ``human`` and ``replay``) and
 ``python -m agents.cli.plots``. Each parses its arguments and calls the library."""

@@ -2,7 +2,7 @@
 
 A record is a small JSON file; the engine draws every roll from the game's own generator,
 so the same start and the same actions give the same game, whoever chose the actions.
-:func:`frames` turns a replay into pictures and :func:`save_gif` into an animation.
+``frames`` turns a replay into pictures and ``save_gif`` into an animation.
 """
 
 from __future__ import annotations

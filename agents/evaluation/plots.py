@@ -1,5 +1,5 @@
 """Pictures for comparing agents: score distributions against the rulebook's human scores,
-and learning curves (of a run's evaluations, :func:`agents.training.common.read_evals`).
+and learning curves (of a run's evaluations, ``agents.training.common.read_evals``).
 Needs matplotlib (the ``train`` and ``dev`` extras). The command is
 ``python -m agents.cli.plots``; ``numberdrop-evaluate --plot`` and
 ``train.py`` draw the same pictures from their own numbers.

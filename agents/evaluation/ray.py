@@ -3,7 +3,7 @@
 ``numberdrop-evaluate --agents greedy,random --games 200 --backend ray [--address HOST:6379]``
 
 The seeds are cut into chunks as the local backend cuts them, and each chunk runs
-:func:`agents.evaluation.solo.play_chunk` (what a local worker runs) as one Ray task. A game depends
+``agents.evaluation.solo.play_chunk`` (what a local worker runs) as one Ray task. A game depends
 only on its seed and agent, so every game is the one the local backend plays and the
 table is identical (tested). Without ``--address`` (or
 ``RAY_ADDRESS``) a local Ray is started for the evaluation and stopped after it; a Ray
@@ -33,7 +33,7 @@ def run_on_ray(
     progress: bool = True,
     num_cpus: int | None = None,
 ) -> dict[str, list[GameResult]]:
-    """Results per agent, in seed order, as :func:`agents.evaluation.solo.run` returns them."""
+    """Results per agent, in seed order, as ``agents.evaluation.solo.run`` returns them."""
     try:
         require_extra("rllib", "the Ray backend")
     except ImportError as err:

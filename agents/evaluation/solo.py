@@ -3,7 +3,7 @@
 Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
 mapping and, as long as the agents' choices do not change the number of rolls, the
 same dice), so differences between agents are paired. ``numberdrop-evaluate`` prints the
-table (:mod:`agents.cli.evaluate`).
+table (``agents.cli.evaluate``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def play_game(policy: Any, seed: int) -> GameResult:
 
 
 def play_chunk(agent: str, options: dict[str, Any], seeds: list[int]) -> tuple[str, list[GameResult]]:
-    """One task of :func:`run` (a worker process or a Ray task): ``agent``'s games on ``seeds``."""
+    """One task of ``run`` (a worker process or a Ray task): ``agent``'s games on ``seeds``."""
     policy = cached_policy(agent, options)
     return agent, [play_game(policy, s) for s in seeds]
 

@@ -162,7 +162,7 @@ def summarise_tables(results: dict[int, list], agents: list[str], players: int) 
 
 
 def summarise(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
-    """A Lucky Numbers table's summary: :func:`summarise_tables`, plus how games ended and the speed."""
+    """A Lucky Numbers table's summary: ``summarise_tables``, plus how games ended and the speed."""
     summary = summarise_tables(results, agents, players)
     played = [g for s in sorted(results) for g in results[s]]
     summary["game"] = "luckynumbers"

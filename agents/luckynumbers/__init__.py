@@ -1,5 +1,5 @@
 """Lucky Numbers agents: ``greedy``, ``search`` and ``ppo`` (a MaskablePPO model, the ``train``
-extra), by name in :data:`agents.registry.LUCKY_AGENTS`;
+extra), by name in ``agents.registry.LUCKY_AGENTS``;
 ``numberdrop-evaluate --game luckynumbers --players 4`` compares them."""
 
 from __future__ import annotations

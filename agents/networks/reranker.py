@@ -4,14 +4,14 @@ A Q-iteration network (``agents/models/q_turn.zip``) values each of a turn's can
 summary features of the sheet it leaves; its one-turn look-ahead values them through sampled
 next rolls and plays about 6.6 points a game better. The re-ranker is a small MLP that reads
 the network's ``top`` best candidates (their feature rows, the state, and the structures of
-each candidate's sheet: :mod:`numberdrop_env.planner.structures`) and adds a correction in
+each candidate's sheet: ``numberdrop_env.planner.structures``) and adds a correction in
 points to the network's values; the candidate with the highest corrected value is played.
 It is trained on the look-ahead's values of the same candidates
-(:mod:`agents.training.rerank`), with values centred per turn, as a choice only sees their
+(``agents.training.rerank``), with values centred per turn, as a choice only sees their
 differences. Played on the network's best few only, it is never asked about candidates
 unlike the ones it learned on.
 
-Saved with :func:`save_reranker` as a torch file of plain tensors and numbers (loaded with
+Saved with ``save_reranker`` as a torch file of plain tensors and numbers (loaded with
 ``weights_only=True``).
 """
 
@@ -32,7 +32,7 @@ from numberdrop_env.planner.structures import structure_features
 from .candidate import mlp
 
 FORMAT = 1
-"""Version of the file :func:`save_reranker` writes."""
+"""Version of the file ``save_reranker`` writes."""
 
 
 class Reranker(nn.Module):
@@ -108,7 +108,7 @@ def save_reranker(reranker: Reranker, path: str | Path, about: dict[str, Any] | 
 
 
 def load_reranker(path: str | Path) -> Reranker:
-    """A re-ranker saved by :func:`save_reranker` (``ValueError`` naming the file when it is not one)."""
+    """A re-ranker saved by ``save_reranker`` (``ValueError`` naming the file when it is not one)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"re-ranker {str(path)!r} not found")

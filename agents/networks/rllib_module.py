@@ -2,19 +2,19 @@
 
 ``NumberDropRLModule`` is a ``TorchRLModule`` implementing RLlib's ``ValueFunctionAPI``,
 which is all PPO needs from a module on RLlib's new API stack (no catalog, no deprecated
-PPO module base class). It reads the masked observation of :mod:`agents.training.rllib.env` and
+PPO module base class). It reads the masked observation of ``agents.training.rllib.env`` and
 builds one of two bodies from ``model_config["interface"]``:
 
 - ``decision`` (``NumberDrop-v0``): the SB3 runs' network, the CNN + vector extractor of
-  :mod:`agents.networks.grid` followed by SB3's separate policy and value MLPs, with SB3's
+  ``agents.networks.grid`` followed by SB3's separate policy and value MLPs, with SB3's
   orthogonal initialisation (small policy output, so the first policy is near uniform);
-- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of :mod:`agents.networks.candidate`
+- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of ``agents.networks.candidate``
   (same encoder and heads; the untrained policy is a softmax over the planner's values).
 
 Masked actions get a logit of ``-1e8``, so they are never sampled, never the argmax, and
 carry no probability in the PPO loss (a finite value keeps the KL and entropy finite).
 The model config is plain data, so a checkpoint's module is rebuilt from its class path
-and that dict alone (see :mod:`agents.numberdrop.rllib`).
+and that dict alone (see ``agents.numberdrop.rllib``).
 """
 
 from __future__ import annotations

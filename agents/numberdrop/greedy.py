@@ -1,9 +1,9 @@
 """GreedyPolicy: plays the turn candidate with the best planner value.
 
 At the first decision of a turn (the mandatory slide) the dice are known, so the turn
-enumerator (:mod:`numberdrop_env.planner.turns`) lists what the rest of the turn can make, each
+enumerator (``numberdrop_env.planner.turns``) lists what the rest of the turn can make, each
 candidate valued by its points plus the hand-written heuristic of the sheet it leaves
-(:mod:`numberdrop_env.planner.heuristic`). The greedy plays the best candidate action by action,
+(``numberdrop_env.planner.heuristic``). The greedy plays the best candidate action by action,
 and plans again whenever the game is not in the state the plan expected.
 
 Deterministic: no randomness at all; the result depends on the game state only.
@@ -85,7 +85,7 @@ class GreedyPolicy:
         return self.finish_turn(game, mask)
 
     def play_turn(self, game: SoloGame) -> int:
-        """The best candidate's afterstate in one move (:class:`agents.base.TurnPlayer`)."""
+        """The best candidate's afterstate in one move (``agents.base.TurnPlayer``)."""
         if game.phase not in PLAN_PHASES:
             return 0
         best = self.planner.candidates(game, limit=1)

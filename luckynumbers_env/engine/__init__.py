@@ -1,9 +1,9 @@
 """The rules engine of Lucky Numbers: pure Python and NumPy, no Gymnasium.
 
-- :mod:`.rules`: the variant in one frozen ``Rules`` (players, setup, Bruno's extra action);
-- :mod:`.actions`: the flat action encoding and the phases;
-- :mod:`.game`: ``Game``, the whole state of a game;
-- :mod:`.persist`: saved games checked field by field.
+- ``.rules``: the variant in one frozen ``Rules`` (players, setup, Bruno's extra action);
+- ``.actions``: the flat action encoding and the phases;
+- ``.game``: ``Game``, the whole state of a game;
+- ``.persist``: saved games checked field by field.
 
 ``Game``, ``geometry`` and ``line_bounds`` (and the shared line cache the search agent reads)
 are importable from here, where ``luckynumbers_env.engine`` (once the game module) has always

@@ -1,3 +1,3 @@
-"""The environments of Lucky Numbers: the PettingZoo table :mod:`.lucky_numbers_v0`, the
-Gymnasium seat ``LuckyNumbers-v0`` (:mod:`.seat`) and the observation they share
-(:mod:`.observe`)."""
+"""The environments of Lucky Numbers: the PettingZoo table ``.lucky_numbers_v0``, the
+Gymnasium seat ``LuckyNumbers-v0`` (``.seat``) and the observation they share
+(``.observe``)."""

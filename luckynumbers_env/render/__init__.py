@@ -1,4 +1,4 @@
-"""Pictures of Lucky Numbers: the text picture of :mod:`.text` (``render_mode="ansi"``).
+"""Pictures of Lucky Numbers: the text picture of ``.text`` (``render_mode="ansi"``).
 
 ``render_text`` is importable from here, where ``luckynumbers_env.render`` (once the text
 module) has always offered it.

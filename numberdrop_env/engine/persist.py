@@ -2,7 +2,7 @@
 
 The classes are passed in (``SoloGame.from_dict`` and ``Table.from_dict`` call this module, which
 therefore imports neither). Every number is checked against its range before it is stored
-(:mod:`gamekit.checks`), then the
+(``gamekit.checks``), then the
 invariants that play always keeps are checked, each error naming the field and the rule.
 """
 

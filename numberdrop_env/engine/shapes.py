@@ -3,7 +3,7 @@
 A *placement* is (orientation, column). For every placement the table keeps the
 cell offsets and, for each cell, the lowest offset in that cell's column, so the
 landing row of every placement at once is one NumPy expression over the column
-heights (see :meth:`ShapeTable.landing_rows`).
+heights (see ``ShapeTable.landing_rows``).
 """
 
 from __future__ import annotations

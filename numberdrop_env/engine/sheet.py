@@ -166,7 +166,7 @@ _ARRAYS = ("values", "used", "heights", "identical", "consecutive", "circled", "
 
 @njit(cache=True)
 def tick_lines_and_penalties(values: np.ndarray, regular_rows: int, lines: np.ndarray, penalties: np.ndarray) -> bool:
-    """:meth:`Sheet.end_of_turn` on the arrays (compiled: NumPy's reductions over a 7 x 14 grid
+    """``Sheet.end_of_turn`` on the arrays (compiled: NumPy's reductions over a 7 x 14 grid
     cost more than the loop, and every turn of every game ends here)."""
     rows, cols = values.shape
     for r in range(rows):

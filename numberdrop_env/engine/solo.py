@@ -1,7 +1,7 @@
 """The solo game: dice, the solo block board and the turn as a sequence of decisions.
 
 ``SoloGame`` is the whole state of one solo game. ``legal_mask()`` and ``step()``
-speak the flat action encoding of :mod:`numberdrop_env.engine.actions`; a masked action
+speak the flat action encoding of ``numberdrop_env.engine.actions``; a masked action
 raises ``ValueError`` and changes nothing.
 """
 
@@ -43,12 +43,12 @@ def roll_dice(rng: np.random.Generator, rules: Rules) -> tuple[tuple[int, ...], 
 
 def roll_faces(rng: np.random.Generator, rules: Rules, rolls: int) -> np.ndarray:
     """The faces of the next ``rolls`` rolls, one row each (each number die's face, then the
-    shape die's, as indices): the same draws as ``rolls`` calls of :func:`roll_dice`, at once."""
+    shape die's, as indices): the same draws as ``rolls`` calls of ``roll_dice``, at once."""
     return rng.integers(0, _die_sizes(rules), size=(rolls, len(rules.number_dice) + 1))
 
 
 def roll_of(faces: list[int], rules: Rules) -> tuple[tuple[int, ...], str]:
-    """The roll that a row of :func:`roll_faces` stands for, as :func:`roll_dice` gives it."""
+    """The roll that a row of ``roll_faces`` stands for, as ``roll_dice`` gives it."""
     *numbers, shape = faces
     return tuple(int(d[f]) for d, f in zip(rules.number_dice, numbers)), rules.shape_die[shape]
 
@@ -408,7 +408,7 @@ class SoloGame:
         The turn planner's candidates carry their afterstate (grid, used cells, notches and
         the box they score), so playing one needs none of its decisions replayed: the end of
         the turn (+2 and -5 boxes, the next roll) then runs as after the last decision.
-        Replaying ``Candidate.actions`` through :meth:`step` reaches the same state; the
+        Replaying ``Candidate.actions`` through ``step`` reaches the same state; the
         tests check that it does. The caller vouches that the afterstate is one of this
         turn's candidates (the turn-level environment offers nothing else).
         """
@@ -430,10 +430,10 @@ class SoloGame:
         """Take up a game whose sheet and notches were advanced elsewhere, at a turn's end.
 
         A simulator that keeps games as packed arrays (the native vector environment) plays
-        whole turns without this object, rolling with this game's generator (:func:`roll_faces`).
+        whole turns without this object, rolling with this game's generator (``roll_faces``).
         When the game is read it writes the sheet and notches back, then calls this with the
         roll of the turn reached (the last roll, when ``over``): the game then stands where
-        :meth:`play_afterstate` would have left it.
+        ``play_afterstate`` would have left it.
         """
         self.selection, self.pending_cells, self.pending_values = [], [], []
         self._combos, self._mask, self.block_tile = None, None, None

@@ -1,9 +1,9 @@
 """The multiplayer game (2 to 6 players): one shared roll, the block board and the block phase.
 
-A :class:`Table` holds one :class:`Seat` per player. Turns are simultaneous: after the
+A ``Table`` holds one ``Seat`` per player. Turns are simultaneous: after the
 roll every seat owes its own decisions (block drop, or tetromino, arrangement, wild
 values and combination) in the solo action encoding, and the turn ends when every seat
-is done. A seat is a :class:`SoloGame` whose solo board never moves (multiplayer has no
+is done. A seat is a ``SoloGame`` whose solo board never moves (multiplayer has no
 slides), so every solo agent can play one.
 """
 
@@ -28,7 +28,7 @@ class Seat(SoloGame):
 
     Seen by agents as a solo game without slides: a fixed solo board whose letters stand
     at notch 0, or at the last notch once crossed off (their block has left the board).
-    The dice and the block phase come from the table through :meth:`begin_turn`.
+    The dice and the block phase come from the table through ``begin_turn``.
 
     A clone (``clone()``, what planners and search explore) is *detached*: it plays on by
     itself like a solo game, ticking its end-of-turn boxes and rolling its own next turn,

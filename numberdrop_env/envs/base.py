@@ -1,9 +1,9 @@
 """What the two solo Gymnasium environments share: rendering, illegal actions, saved positions.
 
 The action space that samples legal moves and the illegal-action options are shared with
-Lucky Numbers through :mod:`gamekit.env`, and importable from here as before.
+Lucky Numbers through ``gamekit.env``, and importable from here as before.
 
-Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one :class:`SoloGame`; this base
+Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one ``SoloGame``; this base
 keeps the parts of that translation that do not depend on what one step is.
 """
 

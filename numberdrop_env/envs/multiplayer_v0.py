@@ -121,7 +121,7 @@ def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.nda
 
 # ------------------------------------------------------------------ the shared core
 class _TableCore:
-    """Translation between a :class:`Table` and the agent-keyed PettingZoo dictionaries."""
+    """Translation between a ``Table`` and the agent-keyed PettingZoo dictionaries."""
 
     metadata = {
         "render_modes": RENDER_MODES,
@@ -281,7 +281,7 @@ def env(num_players: int = 2, render_mode: str | None = None, rules: Rules = DEF
 # ------------------------------------------------------------------ parallel
 class parallel_env(_TableCore, ParallelEnv):
     """Parallel multiplayer Number Drop: every seat that owes a decision decides at once, and
-    every other seat plays :attr:`wait_action`."""
+    every other seat plays ``wait_action``."""
 
     _waits = True
 

@@ -1,4 +1,4 @@
-"""The observation of a solo game, as documented on :class:`numberdrop_env.envs.decision.NumberDropEnv`.
+"""The observation of a solo game, as documented on ``numberdrop_env.envs.decision.NumberDropEnv``.
 
 ``NumberDrop-v0`` observes at every decision. As NumPy expressions an observation took
 dozens of small array operations; here a compiled (numba) kernel fills one zeroed buffer

@@ -1,6 +1,6 @@
 """Gymnasium environment ``NumberDropTurn-v0``: one step is one whole turn.
 
-It is a thin layer over the engine's turn enumerator (:mod:`numberdrop_env.planner.turns`): the
+It is a thin layer over the engine's turn enumerator (``numberdrop_env.planner.turns``): the
 candidates of the turn are the actions, each described by the sheet it leaves.
 """
 
@@ -72,7 +72,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     turn, a whole turn of ``NumberDrop-v0`` decisions (slides, block drops, tetromino
     placement, arrangement, wild values, combination or pass). Candidates are distinct
     outcomes (deduplicated by the sheet they leave), ranked by the planner value of
-    :mod:`numberdrop_env.planner.heuristic`, best first: candidate 0 is the greedy agent's
+    ``numberdrop_env.planner.heuristic``, best first: candidate 0 is the greedy agent's
     choice. When the turn has more outcomes than slots, the best-ranked are kept; when it
     has fewer, the remaining slots are masked. The first step of a game chooses the column
     of the starting number (before the first roll). ``action_masks()`` and
@@ -105,7 +105,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     ``illegal_action`` (bool). ``mask_in_obs=True`` moves the mask into
     ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``. ``afterstates=True``
     adds ``observation["afterstates"]``: the grid each candidate leaves, as
-    (candidates, 4, rows, cols) float32 planes (:data:`AFTERSTATE_PLANES`), for networks that
+    (candidates, 4, rows, cols) float32 planes (``AFTERSTATE_PLANES``), for networks that
     look at the shapes the feature rows summarise.
 
     **Positions** — ``get_state()`` / ``set_state(state)`` as on ``NumberDrop-v0``; a
@@ -260,15 +260,15 @@ def afterstate_planes(offered: TurnCandidates, slots: int, rules: Rules) -> np.n
 
 
 def pack_afterstates(planes: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
-    """:func:`afterstate_planes` (any leading shape) as uint8, a quarter of the memory: the value
-    plane holds the number itself. :func:`unpack_afterstates` gives the planes back."""
+    """``afterstate_planes`` (any leading shape) as uint8, a quarter of the memory: the value
+    plane holds the number itself. ``unpack_afterstates`` gives the planes back."""
     scale = np.ones((len(AFTERSTATE_PLANES), 1, 1), np.float32)
     scale[_VALUE_PLANE] = rules.max_number
     return np.rint(planes * scale).astype(np.uint8)
 
 
 def unpack_afterstates(packed: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
-    """The float32 planes of :func:`pack_afterstates`."""
+    """The float32 planes of ``pack_afterstates``."""
     planes = packed.astype(np.float32)
     planes[..., _VALUE_PLANE, :, :] /= rules.max_number
     return planes
@@ -305,7 +305,7 @@ def packed_states(
     states: np.ndarray, rules: Rules, turns: np.ndarray, scores: np.ndarray, shares: np.ndarray
 ) -> np.ndarray:
     """The ``state`` rows of games inside a turn, packed by ``TurnPlanner.pack_batch``, with
-    their turn numbers, scores and shares of the slots in use: :func:`_state` of each, in
+    their turn numbers, scores and shares of the slots in use: ``_state`` of each, in
     one compiled call instead of one per game."""
     r = rules
     extra = np.column_stack(

@@ -1,11 +1,11 @@
 """``NumberDropTurn-v0`` as a native vector environment: N games stepped in one call.
 
 ``gym.make_vec("NumberDropTurn-v0", num_envs=8, vectorization_mode="vector_entry_point")``
-builds :class:`NumberDropTurnVectorEnv`. It plays the same games as N
-:class:`~numberdrop_env.envs.turn.NumberDropTurnEnv` (same seeds, same observations, rewards,
+builds ``NumberDropTurnVectorEnv``. It plays the same games as N
+``NumberDropTurnEnv`` (same seeds, same observations, rewards,
 masks), but keeps each game inside a turn as a packed row and steps all of them in
 compiled code: playing the chosen candidates, rolling, scoring, and enumerating the next
-turns on every core (:meth:`TurnPlanner.candidate_arrays`), without a process per
+turns on every core (``TurnPlanner.candidate_arrays``), without a process per
 environment.
 """
 
@@ -51,7 +51,7 @@ ROLLS_AHEAD = 32
 class NumberDropTurnVectorEnv(VectorEnv):
     """``num_envs`` solo games of ``NumberDropTurn-v0``, stepped together.
 
-    Each game is the game of one :class:`~numberdrop_env.envs.turn.NumberDropTurnEnv`:
+    Each game is the game of one ``NumberDropTurnEnv``:
     the same spaces per game (``single_observation_space``, ``single_action_space`` =
     ``Discrete(candidates)``), the same candidates, observations, rewards and masks.
     ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (a list of seeds: one per game, as
@@ -63,10 +63,10 @@ class NumberDropTurnVectorEnv(VectorEnv):
     out-of-range action raises ``ValueError`` naming the environment index, a non-integer
     one ``TypeError``, and no game advances. The chosen candidates are then played as the
     single environment plays them: the starting number through ``SoloGame.step``, a turn
-    by jumping to its afterstate, in the game's packed row (:meth:`TurnPlanner.finish_turns`,
+    by jumping to its afterstate, in the game's packed row (``TurnPlanner.finish_turns``,
     the same sheet as ``SoloGame.play_afterstate``), with the next roll drawn from the
     game's own generator. The turns of all games still playing are then enumerated in one
-    call of :meth:`TurnPlanner.candidate_arrays`, on every core.
+    call of ``TurnPlanner.candidate_arrays``, on every core.
 
     **Games** — ``games`` gives each game as a ``SoloGame``, brought up to its packed row
     when read: read it to inspect, render or save a game, and change nothing in it (inside
@@ -79,7 +79,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
     the new game's first observation with reward 0 and ``terminated=False``. Its row of
     ``info["action_mask"]`` is all ``False`` in between. ``reset(options={"reset_mask":
     m})`` restarts only the games where ``m`` is ``True`` (what a same-step autoreset,
-    e.g. the Stable-Baselines3 adapter :class:`agents.training.vec_env.NativeTurnVecEnv`, uses).
+    e.g. the Stable-Baselines3 adapter ``agents.training.vec_env.NativeTurnVecEnv``, uses).
     Games are never truncated.
 
     **Info** — Gymnasium's vector convention, a dict of arrays with a ``_key`` mask each:

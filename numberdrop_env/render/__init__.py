@@ -1,5 +1,5 @@
-"""Pictures of Number Drop: the text picture (:mod:`.text`, what ``render_mode="ansi"`` shows) and
-the drawn sheet (:mod:`.draw`, Pillow: ``render_mode="rgb_array"`` and replay GIFs).
+"""Pictures of Number Drop: the text picture (``.text``, what ``render_mode="ansi"`` shows) and
+the drawn sheet (``.draw``, Pillow: ``render_mode="rgb_array"`` and replay GIFs).
 
 The text module's names are importable from here too, where ``numberdrop_env.render`` (once
 the text module itself) has always offered them.

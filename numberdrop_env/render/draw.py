@@ -2,9 +2,9 @@
 
 Drawing is a pure function of what it is given: the same state gives the same pixels
 (Pillow's built-in font, no system font, nothing random). One sheet is one picture
-(:func:`draw_sheet`), so a table of players can set several side by side; the solo
-board and the dice are a separate panel (:func:`draw_solo_panel`), and
-:func:`draw_game` puts a :class:`SoloGame` together; :func:`draw_table` a multiplayer table.
+(``draw_sheet``), so a table of players can set several side by side; the solo
+board and the dice are a separate panel (``draw_solo_panel``), and
+``draw_game`` puts a ``SoloGame`` together; ``draw_table`` a multiplayer table.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def _cells(cells: Sequence[Sequence[int]]) -> str:
 
 
 def render_table(table: Table) -> str:
-    """The whole table: a head line (turn, blocks), then every seat's sheet as :func:`render_text` draws it."""
+    """The whole table: a head line (turn, blocks), then every seat's sheet as ``render_text`` draws it."""
     head = (
         f"Number Drop ({table.num_players} players)  turn {table.turn}  first player {table.first_player}  "
         f"blocks "

@@ -140,7 +140,7 @@ def _nudge(value: Any, rng: np.random.Generator) -> Any:
 
 
 def mutate(state: dict[str, Any], paths: list[tuple], rng: np.random.Generator) -> dict[str, Any]:
-    """One to three random edits of a copy of ``state`` (``paths``: its places, from :func:`_paths`).
+    """One to three random edits of a copy of ``state`` (``paths``: its places, from ``_paths``).
 
     Half the edits hit a field near the top (a table's or a seat's), the others any place,
     most of them grid cells. A place an earlier edit removed is skipped.

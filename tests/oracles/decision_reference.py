@@ -1,8 +1,8 @@
 """The decision-level environment's masks and observations as they were first written.
 
 Pure Python/NumPy, kept verbatim as the reference the compiled fast path
-(:mod:`numberdrop_env.envs.observe`, :mod:`numberdrop_env.engine.placements` and the kernels
-in :mod:`numberdrop_env.engine.combos`) must
+(``numberdrop_env.envs.observe``, ``numberdrop_env.engine.placements`` and the kernels
+in ``numberdrop_env.engine.combos``) must
 match bit for bit: ``legal_mask`` is ``SoloGame._compute_mask``, ``observe`` is
 ``numberdrop_env.envs.decision.observe`` and ``combo_structures`` / ``combo_options`` are
 ``ComboIndex.build`` / ``ComboIndex.options``.
