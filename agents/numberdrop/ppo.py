@@ -14,6 +14,7 @@ the shipped model ``agents/models/ppo_turn.zip``. Both kinds of model play:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -32,7 +33,6 @@ from .. import base
 from ..base import MODELS
 from ..networks.reranker import Reranker, load_reranker, rerank_rows
 from .greedy import GreedyPolicy, PlanFollower
-from .gumbel import sequential_halving
 from .search import SearchPolicy
 
 DEFAULT_MODEL = MODELS / "ppo_turn.zip"
@@ -58,15 +58,14 @@ class PPOPolicy:
     (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
     best of them on ``samples`` more rolls before choosing. Stronger and about
     (k + r) x samples times slower than the network alone; see the README for both.
-    ``halving=True`` spends the look-ahead by sequential halving instead
-    (:func:`agents.numberdrop.gumbel.sequential_halving` without noise): the k candidates
-    are valued on ``samples`` rolls, the better half on ``samples`` new ones, and so on
-    down to one, ranked by the mean values (``c_scale`` weighs them against the logits;
-    at 1 the values decide); about 2k x samples valuations a turn.
+    ``halving=True`` spends the look-ahead by sequential halving instead (:func:`halving`):
+    the k candidates are valued on ``samples`` rolls, the better half on ``samples`` new ones,
+    and so on down to one, ranked by the mean values (``c_scale`` weighs them against the
+    logits; at 1 the values decide); about 2k x samples valuations a turn.
     ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
     number it was trained with: a candidate network scores each candidate on its own, and a
     value-trained one gains from seeing more. The default is the number the model was saved
-    with (Q-iteration's ``expert.slots``, e.g. 128 for ``q_turn.zip``), else its own.
+    with (Q-iteration's ``q.slots``, e.g. 128 for ``q_turn.zip``), else its own.
     ``rerank=path`` (a value network, without look-ahead) plays the best of the network's few
     best candidates by its values plus a re-ranker's corrections (:mod:`agents.networks.reranker`,
     trained on the network's look-ahead by ``algorithm: rerank``): still no sampled rolls.
@@ -198,16 +197,9 @@ class PPOPolicy:
         now plus the critic's expected value of the next turn."""
         if self.halving:
             logits, value = logits_and_value(self.model, batch, masks)
-            found = sequential_halving(
-                logits,
-                masks[0],
-                value,
-                partial(look_ahead, self.search, game, offered),
-                self.lookahead,
-                np.zeros(len(logits)),
-                c_scale=self.c_scale,
+            return halving(
+                logits, masks[0], value, partial(look_ahead, self.search, game, offered), self.lookahead, self.c_scale
             )
-            return found.choice
         top = self.most_likely(batch, masks, self.lookahead)
         if len(top) == 1:
             return int(top[0])
@@ -275,6 +267,37 @@ def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray
     with torch.no_grad():
         value = float(model.policy.predict_values(model.policy.obs_to_tensor(batch)[0]).reshape(-1)[0])
     return masked_logits(model, batch, masks).astype(np.float64), value
+
+
+def halving(
+    logits: np.ndarray,
+    legal: np.ndarray,
+    value: float,
+    evaluate: Callable[[list[int]], Sequence[float]],
+    k: int,
+    c_scale: float,
+    c_visit: float = 50.0,
+) -> int:
+    """The slot sequential halving keeps: the ``k`` legal slots of highest logit, then rounds
+    that value the slots left (``evaluate``, on common rolls) and keep the better half by logit
+    plus the mean values min-max normalised over the legal slots (the critic's ``value`` where a
+    slot was not valued) times ``(c_visit + most rounds) * c_scale``, until one is left."""
+    legal = np.asarray(legal, bool)
+    slots = np.flatnonzero(legal)
+    if len(slots) == 0:
+        raise ValueError("no legal candidate to search")
+    remaining = slots[np.argsort(-logits[slots], kind="stable")][: max(1, min(k, len(slots)))]
+    q_sum, visits = np.zeros(len(logits)), np.zeros(len(logits), np.int64)
+    for _ in range(math.ceil(math.log2(len(remaining))) if len(remaining) > 1 else 0):
+        q_sum[remaining] += np.asarray(evaluate(remaining.tolist()), float)
+        visits[remaining] += 1
+        q = np.where(visits > 0, q_sum / np.maximum(visits, 1), value)[legal]
+        bonus = np.zeros(len(logits))
+        if q.max() > q.min():
+            bonus[legal] = (q - q.min()) / (q.max() - q.min()) * (c_visit + visits.max()) * c_scale
+        ranked = logits[remaining] + bonus[remaining]
+        remaining = remaining[np.argsort(-ranked, kind="stable")][: math.ceil(len(remaining) / 2)]
+    return int(remaining[0])
 
 
 def look_ahead(search: SearchPolicy, game: SoloGame, offered: Sequence[Candidate], slots: Sequence[int]) -> list[float]:
