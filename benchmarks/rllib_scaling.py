@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.training import sb3 as sb3_training
-from agents.training.config import TrainConfig, load_config
+from agents.training.config import PPOConfig, TrainConfig, load_config
 from agents.training.rllib import train as rllib_train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def sb3_rate(cfg: TrainConfig, iterations: int) -> dict[str, Any]:
     """MaskablePPO with the same network, ``n_envs`` envs in one process, the same batch shape."""
     import torch
 
-    sb3 = TrainConfig(n_envs=cfg.n_envs, vec_env="dummy", env=cfg.env, ppo=cfg.ppo, network=cfg.network)
+    sb3 = PPOConfig(n_envs=cfg.n_envs, vec_env="dummy", env=cfg.env, ppo=cfg.ppo, network=cfg.network)
     torch.set_num_threads(cfg.network.torch_threads)
     venv = sb3_training.build_vec_env(sb3, 0)
     try:

@@ -1,5 +1,6 @@
 """Training from one YAML config (the command line: ``python train.py``, :mod:`agents.cli.train`).
 
+    python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration (make train)
     python train.py --config configs/ppo_turn.yaml
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
@@ -7,11 +8,12 @@
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
-One config schema (:mod:`agents.training.config`): ``game:`` and ``backend:`` choose what
-trains. The trainer of a backend loads by name (:data:`TRAINERS`), so the config is checked,
-and a missing extra named, before torch or Ray is imported. The run directory
-(``runs/<experiment>/``) receives what :mod:`agents.training.sb3` (or
-:mod:`agents.training.rllib.train`) describes. Checkpoints follow PPO updates; ``--resume``
+One schema per trainer (:mod:`agents.training.config`): ``game:``, ``backend:`` and
+``algorithm:`` choose what trains. The trainer loads by name (:data:`TRAINERS`), so the config
+is checked, and a missing extra named, before torch or Ray is imported. The run directory
+(``runs/<experiment>/``) receives what :mod:`agents.training.sb3`,
+:mod:`agents.training.rllib.train`, :mod:`agents.training.q_iteration` or
+:mod:`agents.training.rerank` describes. Checkpoints follow PPO updates; ``--resume``
 continues exactly where a run stopped; Ctrl-C stops at the next update with a checkpoint and
 prints the command that resumes.
 """
@@ -29,30 +31,31 @@ from .config import TrainConfig
 TRAINERS = {
     "sb3": "agents.training.sb3:train [train]",
     "rllib": "agents.training.rllib.train:train [rllib]",
-    "expert": "agents.training.expert:train [train]",
+    "q_iteration": "agents.training.q_iteration:train [train]",
     "rerank": "agents.training.rerank:train [train]",
 }
-"""The trainer of each ``backend`` (and of ``algorithm: expert_iteration`` and ``rerank``), with the
-extra it needs."""
+"""Each trainer (a config's :attr:`~agents.training.config.TrainConfig.trainer`), with the extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
-FIND_STATE = "agents.training.expert:find_state [train]"
-FIND_RERANK_STATE = "agents.training.rerank:find_state [train]"
+FIND_STATE = {
+    "q_iteration": "agents.training.q_iteration:find_state [train]",
+    "rerank": "agents.training.rerank:find_state [train]",
+}
+"""Where the trainers in generations find the state ``--resume`` continues from."""
 
 
 def find_resume(path: Path, trainer: str) -> Path:
     """The checkpoint ``--resume`` names, or a run directory's newest; a damaged one is
     reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none).
-    An expert-iteration or re-ranker run resumes from its directory (its last finished generation)."""
+    A run in generations (Q-iteration, the re-ranker) resumes from its directory (its last
+    finished generation)."""
     if trainer == "rllib":
         return find_folder_checkpoint(path)
-    if trainer == "expert":
-        return load(FIND_STATE, "resuming an expert-iteration run")(path)
-    if trainer == "rerank":
-        return load(FIND_RERANK_STATE, "resuming a re-ranker run")(path)
+    if trainer in FIND_STATE:
+        return load(FIND_STATE[trainer], f"resuming a {trainer} run")(path)
     return load(FIND_CHECKPOINT, "resuming an SB3 run")(path)
 
 
 def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
-    return load(TRAINERS[cfg.trainer], f"backend {cfg.backend!r}")(cfg, args)
+    return load(TRAINERS[cfg.trainer], f"the {cfg.trainer} trainer")(cfg, args)

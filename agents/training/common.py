@@ -126,7 +126,7 @@ def final_evaluation(
     """The closing table (``final_eval.json``): Number Drop solo, the trained ``model`` among
     ``final_eval.agents`` (on Ray tasks with the rllib backend); at a table, the model in one
     seat among its training opponents; Lucky Numbers, one table per ``final_eval.opponents``."""
-    f, e = cfg.final_eval, cfg.env
+    f, e = cfg.final_eval, getattr(cfg, "env", None)  # the trainers in generations play solo games
     if f.games == 0:
         return None
     workers = f.workers or os.cpu_count() or 1
@@ -139,7 +139,7 @@ def final_evaluation(
             )
             out[f"vs_{opponent}"] = summarise_lucky(results, [model, opponent], e.players)
             print(format_tables(out[f"vs_{opponent}"]))
-    elif e.players > 1:
+    elif e is not None and e.players > 1:
         seats = [model] + [e.opponents[i % len(e.opponents)] for i in range(e.players - 1)]
         results = run_tables(seats, e.players, f.games, f.seed, workers, {model: options}, progress)
         out = {**summarise_tables(results, list(dict.fromkeys(seats)), e.players), **out}
@@ -155,7 +155,7 @@ def final_evaluation(
             results = run_on_ray(agents, f.games, f.seed, options={model: options}, progress=progress)
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
-            if f.lookahead:
+            if getattr(f, "lookahead", 0):
                 searched = {**options, "lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}
                 results[LOOKAHEAD_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}

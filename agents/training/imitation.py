@@ -31,12 +31,11 @@ from luckynumbers_env import Game, Rules
 from luckynumbers_env.envs.observe import observe as observe_lucky
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
-from numberdrop_env.envs.turn import unpack_afterstates
 
 from ..evaluation.solo import Progress, map_tasks
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json
-from .config import TrainConfig
+from .config import LuckyConfig, PPOConfig
 
 
 def _record_task(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
@@ -126,15 +125,14 @@ def pretrain(
     progress: bool = True,
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
-    """Fit the policy to the demonstrated actions (or to target distributions, ``demos["policy"]``,
-    as expert iteration's search gives; or, with ``demos["q_targets"]``, the logit of each
-    played candidate (``demos["played"]``, its features) over ``planner_scale`` to its target
-    value in points, as afterstate Q-iteration does) and the value head to their returns.
+    """Fit the policy to the demonstrated actions (or, with ``demos["q_targets"]``, the logit of
+    each played candidate (``demos["played"]``, its features) over ``planner_scale`` to its
+    target value in points, as afterstate Q-iteration does) and the value head to their returns.
 
     Returns one record per epoch: the loss, and on a held-out tenth of the decisions the
-    accuracy (masked argmax equals the demonstrated action, or the target's most likely) and
-    the policy's cross-entropy, or for value targets their mean absolute error (``q_mae``),
-    and the value head's mean absolute error.
+    accuracy (masked argmax equals the demonstrated action) and the policy's cross-entropy, or
+    for value targets their mean absolute error (``q_mae``), and the value head's mean absolute
+    error.
     """
     policy = model.policy
     n = len(demos["returns"])
@@ -164,13 +162,11 @@ def pretrain(
 
 
 class _PolicyFit:
-    """Cross-entropy to demonstrated actions or target distributions, and the value head's
-    Huber loss to the returns."""
+    """Cross-entropy to the demonstrated actions, and the value head's Huber loss to the returns."""
 
     def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
         self.policy, self.demos, self.value_coef = policy, demos, value_coef
         self.keys = [k[4:] for k in demos if k.startswith("obs/")]  # Number Drop's Dict observation; Lucky's "obs"
-        self.target = "policy" if "policy" in demos else "actions"
 
     def batch(self, idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
         d = self.demos
@@ -181,14 +177,14 @@ class _PolicyFit:
         )
         return (
             obs,
-            torch.as_tensor(d[self.target][idx]),
+            torch.as_tensor(d["actions"][idx]),
             torch.as_tensor(d["masks"][idx]),
             torch.as_tensor(d["returns"][idx]),
         )
 
     def loss(self, idx: np.ndarray) -> torch.Tensor:
-        obs, targets, masks, returns = self.batch(idx)
-        values, cross_entropy, _ = _fit_terms(self.policy, obs, targets, masks)
+        obs, actions, masks, returns = self.batch(idx)
+        values, cross_entropy, _ = _fit_terms(self.policy, obs, actions, masks)
         return cross_entropy.mean() + self.value_coef * F.smooth_l1_loss(values.flatten(), returns)
 
     def held_out(self, held: np.ndarray) -> dict[str, float]:
@@ -210,9 +206,6 @@ class _ValueFit:
         slots = {"state": state, "candidates": torch.as_tensor(d["obs/candidates"][idx])}
         # a candidate's logit depends on it and the state alone: score the played one by itself
         played = {"state": state, "candidates": torch.as_tensor(d["played"][idx])[:, None]}
-        if "obs/afterstates" in d:  # a network that reads the candidates' grids (stored packed)
-            slots["afterstates"] = torch.as_tensor(unpack_afterstates(d["obs/afterstates"][idx]))
-            played["afterstates"] = torch.as_tensor(unpack_afterstates(d["played_afterstate"][idx]))[:, None]
         values = self.policy.heads(slots)[1]
         played = self.policy.heads(played)[0]
         targets = torch.as_tensor(d["q_targets"][idx])
@@ -231,16 +224,11 @@ class _ValueFit:
 
 
 def _fit_terms(
-    policy: Any, obs: Any, targets: torch.Tensor, masks: torch.Tensor, most_likely: bool = False
+    policy: Any, obs: Any, actions: torch.Tensor, masks: torch.Tensor, most_likely: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """The values, the cross-entropy of each decision and the policy's most likely actions;
-    ``targets`` are actions (int) or distributions over the actions (float). With action
-    targets the most likely actions cost a second forward pass: only with ``most_likely``."""
-    if targets.dtype.is_floating_point:
-        log_probs = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.logits
-        cross_entropy = -(targets * log_probs).sum(dim=1)
-        return policy.predict_values(obs), cross_entropy, log_probs.argmax(dim=1)
-    values, log_prob, _ = policy.evaluate_actions(obs, targets, action_masks=masks)
+    """The values, the cross-entropy of each decision and, with ``most_likely`` (a second
+    forward pass), the policy's most likely actions."""
+    values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
     chosen = None
     if most_likely:
         chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
@@ -252,16 +240,15 @@ def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
     correct, value_err, nll = 0.0, 0.0, 0.0
     with torch.no_grad():
         for start in range(0, len(held), 1024):
-            obs, targets, masks, returns = batch(held[start : start + 1024])
-            values, cross_entropy, chosen = _fit_terms(policy, obs, targets, masks, most_likely=True)
-            best = targets.argmax(dim=1) if targets.dtype.is_floating_point else targets
-            correct += float((chosen == best).sum())
+            obs, actions, masks, returns = batch(held[start : start + 1024])
+            values, cross_entropy, chosen = _fit_terms(policy, obs, actions, masks, most_likely=True)
+            correct += float((chosen == actions).sum())
             value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
             nll += float(cross_entropy.sum())
     return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
 
 
-def behaviour_cloning(cfg: TrainConfig, model: Any, run_dir: Path, progress: bool) -> None:
+def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, progress: bool) -> None:
     """Clone the configured scripted agent before PPO (``pretrain.json``, ``pretrain/*``);
     demonstrations are cached in the run dir."""
     b, e = cfg.pretrain, cfg.env

@@ -34,7 +34,6 @@ everything a generation does follows from seeds, so a resumed run ends as one ne
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import shutil
 import sys
@@ -56,11 +55,11 @@ from ..numberdrop.ppo import LearnedValue, best_candidates, is_turn_model, load_
 from ..numberdrop.search import SearchPolicy
 from . import common, generations
 from .checkpoints import append_jsonl, atomic_path, atomic_write
-from .config import RerankConfig, TrainConfig
+from .config import RerankConfig, RerankLoop
 
 STATE = "rerank_state.json"
 """The run's progress, written last in a generation: what ``--resume`` continues from."""
-_FREE = ("generations", "workers")
+_FREE = {"generations", "workers"}
 """The ``rerank`` settings a resumed run may change (the others decide its data and weights)."""
 FIELDS = ("rows", "values", "lookahead", "game")
 """A recording's arrays: per recorded turn the re-ranker's input rows of the network's ``top``
@@ -116,7 +115,7 @@ def record(
     model_path: str,
     rerank_path: str | None,
     seeds: Sequence[int],
-    x: RerankConfig,
+    x: RerankLoop,
     workers: int,
     progress: bool,
     desc: str,
@@ -159,7 +158,7 @@ def split(data: dict[str, np.ndarray], holdout: float) -> tuple[np.ndarray, np.n
 
 
 def fit(
-    parts: list[dict[str, np.ndarray]], x: RerankConfig, seed: int, progress: bool, desc: str
+    parts: list[dict[str, np.ndarray]], x: RerankLoop, seed: int, progress: bool, desc: str
 ) -> tuple[Reranker, dict[str, float]]:
     """A new re-ranker fitted to the recordings ``parts`` (newest first; see step 2), and its
     measures on the newest recording's held-out games, with the network's own for comparison."""
@@ -207,7 +206,7 @@ def fit(
     }
 
 
-def gate_scores(cfg: TrainConfig, rerank_path: Path | None, workers: int) -> np.ndarray:
+def gate_scores(cfg: RerankConfig, rerank_path: Path | None, workers: int) -> np.ndarray:
     """The network (with the re-ranker at ``rerank_path``, else alone) on the gate's seeds, in
     seed order, played by the evaluation runner as ``numberdrop-evaluate`` plays the ``ppo`` agent."""
     x = cfg.rerank
@@ -235,7 +234,7 @@ def _best_file(run_dir: Path, state: dict[str, Any]) -> Path | None:
 
 
 def generate(
-    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], workers: int, progress: bool
+    cfg: RerankConfig, run_dir: Path, state: dict[str, Any], workers: int, progress: bool
 ) -> dict[str, np.ndarray]:
     """Generation ``state['generation']``'s recording (read back when a stopped run had finished it)."""
     x, gen = cfg.rerank, state["generation"]
@@ -256,10 +255,10 @@ def generate(
     return data
 
 
-def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None, workers: int) -> dict[str, Any]:
+def _start(cfg: RerankConfig, run_dir: Path, resume: Path | None, workers: int) -> dict[str, Any]:
     """The run's state: read back on ``--resume``, else a new run (the network alone on the gate)."""
     settings = {"seed": cfg.seed, "init_from": cfg.init_from}
-    settings.update({k: v for k, v in dataclasses.asdict(cfg.rerank).items() if k not in _FREE})
+    settings.update(cfg.rerank.model_dump(exclude=_FREE))
     if resume is not None:
         return generations.resume_state(run_dir, STATE, settings, "rerank")
     model = load_model(cfg.init_from)
@@ -275,7 +274,7 @@ def _start(cfg: TrainConfig, run_dir: Path, resume: Path | None, workers: int) -
 
 
 def run_generation(
-    cfg: TrainConfig, run_dir: Path, state: dict[str, Any], logger: Logger, workers: int, progress: bool
+    cfg: RerankConfig, run_dir: Path, state: dict[str, Any], logger: Logger, workers: int, progress: bool
 ) -> dict[str, Any]:
     """One generation: recording, fit, gate. Its files are new ones until the state, written last, takes them in."""
     x, gen = cfg.rerank, state["generation"]
@@ -332,7 +331,7 @@ def _log(logger: Logger, entry: dict[str, Any]) -> None:
     logger.dump(entry["step"])
 
 
-def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+def train(cfg: RerankConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Run the generations the config asks for (continuing a stopped run with ``--resume``),
     then the closing table of the network with the best re-ranker."""
     torch.set_num_threads(1)

@@ -48,7 +48,7 @@ from ..numberdrop.ppo import play_games
 from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
 from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
-from .config import EnvConfig, TrainConfig
+from .config import Env, LuckyConfig, LuckyEnv, PPOConfig, QIterationConfig
 from .resume import (
     UpdateBoundaries,
     check_checkpoint,
@@ -61,11 +61,13 @@ from .resume import (
 )
 from .vec_env import NativeTurnVecEnv
 
+SB3Config = PPOConfig | LuckyConfig
+"""The configs the SB3 trainer runs."""
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
 # ---------------------------------------------------------------- environments
-def make_env(env_cfg: EnvConfig, game: str = "numberdrop") -> Any:
+def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
     """One monitored training environment (top-level, so subprocesses can build it)."""
     e = env_cfg
     if game == "luckynumbers":
@@ -84,7 +86,7 @@ def make_env(env_cfg: EnvConfig, game: str = "numberdrop") -> Any:
     return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
 
 
-def build_vec_env(cfg: TrainConfig, seed: int) -> Any:
+def build_vec_env(cfg: SB3Config, seed: int) -> Any:
     """The training envs: ``vec_env: native`` steps all the turn-level games in one process
     (their turns enumerated together on every core), ``subproc`` one process per env (workers
     that a checkpoint can read and Ctrl-C leaves alone), ``dummy`` one after the other. Env ``i``
@@ -100,7 +102,7 @@ def build_vec_env(cfg: TrainConfig, seed: int) -> Any:
 
 
 # ---------------------------------------------------------------- the model
-def ppo_hyperparameters(cfg: TrainConfig) -> dict[str, Any]:
+def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
     """The config's PPO settings as MaskablePPO arguments; a resumed run takes them too, so
     the config, not the checkpoint, decides how training continues."""
     p = cfg.ppo
@@ -121,7 +123,7 @@ def ppo_hyperparameters(cfg: TrainConfig) -> dict[str, Any]:
     )
 
 
-def build_model(cfg: TrainConfig, venv: Any) -> Any:
+def build_model(cfg: SB3Config, venv: Any) -> Any:
     """A new MaskablePPO of the config's network: the candidate scorer (turn interface), the CNN
     over the grid planes (decision interface) or an MLP (Lucky Numbers)."""
     n, turn = cfg.network, cfg.game == "numberdrop" and cfg.env.interface == "turn"
@@ -164,15 +166,16 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     return model
 
 
-def new_model(cfg: TrainConfig, venv: Any) -> Any:
+def new_model(cfg: SB3Config, venv: Any) -> Any:
     model = build_model(cfg, venv)
-    if cfg.init_from:
-        model.set_parameters(cfg.init_from, exact_match=True, device="cpu")
-        print(f"starting from the weights of {cfg.init_from}", file=sys.stderr)
+    init_from = getattr(cfg, "init_from", None)  # (Number Drop)
+    if init_from:
+        model.set_parameters(init_from, exact_match=True, device="cpu")
+        print(f"starting from the weights of {init_from}", file=sys.stderr)
     return model
 
 
-def start_model(cfg: TrainConfig, resume: Path | None, run_dir: Path, progress: bool) -> Any:
+def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
     """The model to train and its environments: a new one (cloned from a scripted agent first
     when ``pretrain.games`` asks for it), or the checkpoint ``resume`` names, continued exactly
     when it can be (:mod:`agents.training.resume`), else on new games."""
@@ -195,7 +198,7 @@ def start_model(cfg: TrainConfig, resume: Path | None, run_dir: Path, progress: 
 
 
 # ---------------------------------------------------------------- evaluations
-def evaluation(cfg: TrainConfig, run_dir: Path, start_steps: int) -> Evaluation:
+def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int) -> Evaluation:
     """The periodic evaluation: Number Drop's mean score (next to the greedy's on the same
     seeds), or Lucky Numbers' win rate against the training opponents."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
@@ -228,7 +231,7 @@ def mean_score(seeds: list[int], greedy: dict[str, Any] | None, model: Any) -> d
     return out
 
 
-def win_rate(cfg: TrainConfig, seeds: list[int], model: Any) -> dict[str, float]:
+def win_rate(cfg: SB3Config, seeds: list[int], model: Any) -> dict[str, float]:
     """Win share and mean tournament score of the model's seat on the fixed evaluation seeds."""
     e = cfg.env
     env = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno)
@@ -245,7 +248,7 @@ def win_rate(cfg: TrainConfig, seeds: list[int], model: Any) -> dict[str, float]
 
 
 # ---------------------------------------------------------------- the run
-def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
     torch.set_num_threads(cfg.network.torch_threads)
@@ -306,7 +309,7 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def finish(
-    cfg: TrainConfig, run_dir: Path, steps: int, trained: int, seconds: float, best: float, progress: bool
+    cfg: SB3Config, run_dir: Path, steps: int, trained: int, seconds: float, best: float, progress: bool
 ) -> dict[str, Any]:
     """After training: the best model, the learning curve, the closing table, shipping."""
     best_model = common.best_model(run_dir, "final_model.zip")
@@ -330,7 +333,9 @@ def finish(
     }
 
 
-def close_out(cfg: TrainConfig, run_dir: Path, best_model: Path, curve: str | None, progress: bool) -> dict | None:
+def close_out(
+    cfg: SB3Config | QIterationConfig, run_dir: Path, best_model: Path, curve: str | None, progress: bool
+) -> dict | None:
     """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
     table of ``best_model`` and its shipping; returns the table."""
     if curve is not None:

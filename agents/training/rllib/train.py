@@ -73,7 +73,7 @@ from ..checkpoints import (
     report_stop,
     write_json,
 )
-from ..config import TrainConfig as RLlibTrainConfig
+from ..config import RLlibConfig
 from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
@@ -129,7 +129,7 @@ class FailFastEnvRunner(SingleAgentEnvRunner):
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
-def start_ray(cfg: RLlibTrainConfig) -> bool:
+def start_ray(cfg: RLlibConfig) -> bool:
     """Join ``ray.address`` / ``RAY_ADDRESS``, or start a local Ray; True when this call started
     or joined it (and the run should disconnect at the end)."""
 
@@ -144,7 +144,7 @@ def start_ray(cfg: RLlibTrainConfig) -> bool:
     return True
 
 
-def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
+def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
 
     register_env(ENV_NAME, make_env)
@@ -188,7 +188,7 @@ def algorithm_config(cfg: RLlibTrainConfig, lose_mask: bool = False) -> Any:
             num_epochs=p.n_epochs,
             shuffle_batch_per_epoch=True,
         )
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=NumberDropRLModule, model_config=cfg.model_config()))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=NumberDropRLModule, model_config=cfg.module_config()))
         .fault_tolerance(
             restart_failed_env_runners=False,
             ignore_env_runner_failures=False,
@@ -212,7 +212,7 @@ def train_iteration(algo: Any) -> dict[str, Any]:
         ) from err
 
 
-def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibTrainConfig) -> None:
+def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibConfig) -> None:
     """Fail loudly where RLlib would carry on: a result without env-runner metrics, a failed env
     step, or an env runner lost."""
     runners = result.get("env_runners")
@@ -275,7 +275,7 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
 class Evaluator:
     """Fixed-seed evaluation of the current module (``eval/*``, ``best_checkpoint/``)."""
 
-    def __init__(self, cfg: RLlibTrainConfig, run_dir: Path, greedy: dict[str, Any] | None) -> None:
+    def __init__(self, cfg: RLlibConfig, run_dir: Path, greedy: dict[str, Any] | None) -> None:
         self.cfg, self.run_dir, self.greedy = cfg, run_dir, greedy
         self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
         self.best = best_score(run_dir)
@@ -332,7 +332,7 @@ def checkpoint_steps(path: Path) -> int:
 
 
 # ---------------------------------------------------------------- the loop
-def train(cfg: RLlibTrainConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
+def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what :func:`agents.training.train` returns."""
 
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
@@ -371,7 +371,7 @@ class Run:
 
     def __init__(
         self,
-        cfg: RLlibTrainConfig,
+        cfg: RLlibConfig,
         run_dir: Path,
         algo: Any,
         evaluate: Evaluator,
@@ -413,7 +413,7 @@ class Run:
 
 
 def _train(
-    cfg: RLlibTrainConfig,
+    cfg: RLlibConfig,
     run_dir: Path,
     greedy: dict[str, Any] | None,
     resume: Path | None,
@@ -535,7 +535,7 @@ def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str
 
 
 def finish(
-    cfg: RLlibTrainConfig, run_dir: Path, run: Run, seconds: float, start_steps: int, progress: bool
+    cfg: RLlibConfig, run_dir: Path, run: Run, seconds: float, start_steps: int, progress: bool
 ) -> dict[str, Any]:
     """After training: the best checkpoint, the learning curve, the closing table (on Ray tasks)."""
     best = common.best_model(run_dir, "final_checkpoint")

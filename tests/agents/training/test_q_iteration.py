@@ -1,6 +1,7 @@
-"""Afterstate Q-iteration (``expert.targets: q``): the lambda-returns, the self-play of the
-network alone in the native vector env, the fit of the played logits to values, and the
-generation loop from a new network with its resume, on small deterministic cases."""
+"""Afterstate Q-iteration (``algorithm: q_iteration``): the lambda-returns, the self-play of the
+network alone in the native vector env, the fit of the played logits to values, the paired
+gate, the configs, and the generation loop from a new network with its resume, on small
+deterministic cases."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ import torch  # noqa: E402
 from agents.cli import train  # noqa: E402
 from agents.evaluation.solo import play_game  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy, load_model, play_games  # noqa: E402
-from agents.training import expert  # noqa: E402
-from agents.training.config import ExpertConfig, config_from_dict, load_config  # noqa: E402
+from agents.training import generations, q_iteration  # noqa: E402
+from agents.training.config import QLoop, config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
 from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
 from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
@@ -39,13 +40,13 @@ def test_lambda_returns_mix_the_next_value_and_the_next_return():
         "changed": np.zeros(5, bool),
     }
     # a game's last turn: its points; before it: points + (1 - lam) next value + lam next target
-    assert expert.lambda_returns(data, 0.5).tolist() == [1 + 10 + 9.25, 2 + 15 + 1.5, 3, 10 + 25 + 10, 20]
-    assert expert.lambda_returns(data, 1.0).tolist() == [6, 5, 3, 30, 20]  # the points still scored
-    assert expert.lambda_returns(data, 0.0).tolist() == [21, 32, 3, 60, 20]  # one-turn bootstraps
+    assert q_iteration.lambda_returns(data, 0.5).tolist() == [1 + 10 + 9.25, 2 + 15 + 1.5, 3, 10 + 25 + 10, 20]
+    assert q_iteration.lambda_returns(data, 1.0).tolist() == [6, 5, 3, 30, 20]  # the points still scored
+    assert q_iteration.lambda_returns(data, 0.0).tolist() == [21, 32, 3, 60, 20]  # one-turn bootstraps
     # a drawn next move: the next row's value alone, whatever the game scored after it
     data["changed"] = np.array([False, True, False, False, True])
-    assert expert.lambda_returns(data, 0.5).tolist() == [1 + 20, 2 + 15 + 1.5, 3, 10 + 50, 20]
-    assert expert.lambda_returns(data, 1.0).tolist() == [21, 5, 3, 60, 20]
+    assert q_iteration.lambda_returns(data, 0.5).tolist() == [1 + 20, 2 + 15 + 1.5, 3, 10 + 50, 20]
+    assert q_iteration.lambda_returns(data, 1.0).tolist() == [21, 5, 3, 60, 20]
 
 
 def test_self_play_is_the_same_for_the_same_seeds_and_its_rows_add_up_to_the_games():
@@ -89,15 +90,24 @@ def test_wide_self_play_chooses_among_more_candidates_and_keeps_the_trained_slot
 
 
 def test_the_gate_scores_the_network_alone_in_seed_order_as_play_games_does():
-    x = ExpertConfig(gate_games=7, gate_seed=40, envs=3)  # games end out of order in the vector env
+    x = QLoop(gate_games=7, gate_seed=40, envs=3)  # games end out of order in the vector env
     expected = [r["score"] for r in play_games(load_model(MODEL), list(range(40, 47)))]
-    assert expert.gate_scores(MODEL, x).tolist() == expected
+    assert q_iteration.gate_scores(MODEL, x).tolist() == expected
+
+
+def test_the_gate_keeps_only_a_better_mean_paired_difference():
+    best = np.array([40.0, 50.0, 60.0])
+    assert generations.paired_gate(best + [1, 0, 0], best)["kept"]
+    tie = generations.paired_gate(best + [1, -1, 0], best)
+    assert not tie["kept"] and tie["paired_diff"] == 0
+    worse = generations.paired_gate(best - [3, 0, 0], best)
+    assert not worse["kept"] and worse["paired_ci95"][0] < -1 < worse["paired_ci95"][1]
 
 
 def test_the_fit_moves_the_played_logits_to_their_values():
     model = load_model(MODEL)
     data = concatenate(list(q_self_play(MODEL, [31, 32, 33, 34], 0.1, envs=4, seed=1)))
-    targets = expert.lambda_returns(data, 1.0)  # the points still scored: far from the logits' scale
+    targets = q_iteration.lambda_returns(data, 1.0)  # the points still scored: far from the logits' scale
     demos = {
         "obs/state": data["state"],
         "obs/candidates": data["candidates"],
@@ -110,21 +120,29 @@ def test_the_fit_moves_the_played_logits_to_their_values():
     assert history[-1]["value_mae"] < history[0]["value_mae"]
 
 
-def test_q_configs_validate():
+def test_q_configs_validate_and_refuse_keys_of_other_trainers():
     cfg = load_config(ROOT / "configs" / "q_iteration.yaml")
-    assert cfg.expert.targets == "q" and cfg.init_from is None
-    assert load_config(SMOKE).expert.targets == "q"
-    grids = load_config(ROOT / "configs" / "q_grids.yaml")
-    assert grids.env.afterstates and grids.network.grid_channels == [8] and grids.expert.slots == 128
-    base = {"algorithm": "expert_iteration", "init_from": None}
+    assert cfg.trainer == "q_iteration" and cfg.init_from is None and cfg.q.slots == 128 and cfg.q.generations == 24
+    assert load_config(SMOKE).q.games >= 1
+    base = {"algorithm": "q_iteration"}
     for data, words in (
-        ({**base, "expert": {"targets": "q", "epsilon": 1.5}}, ["expert.epsilon"]),
-        ({**base, "expert": {"targets": "q", "td_lambda": -0.1}}, ["expert.td_lambda"]),
-        ({**base, "expert": {"targets": "q", "envs": 0}}, ["expert.envs"]),
-        ({**base, "expert": {"targets": "values"}}, ["expert.targets"]),
-        ({**base, "init_from": str(MODEL), "expert": {"slots": 64}}, ["expert.slots", "targets 'q'"]),
-        ({**base, "expert": {"targets": "q", "slots": 0}}, ["expert.slots"]),
-        (base, ["init_from", "targets 'q'"]),  # search targets need a network to search with
+        ({**base, "q": {"epsilon": 1.5}}, ["q.epsilon"]),
+        ({**base, "q": {"td_lambda": -0.1}}, ["q.td_lambda"]),
+        ({**base, "q": {"envs": 0}}, ["q.envs"]),
+        ({**base, "q": {"slots": 0}}, ["q.slots"]),
+        ({**base, "q": {"games": "3"}}, ["q.games", "int"]),
+        ({**base, "q": {"games": True}}, ["q.games", "int"]),
+        ({**base, "q": {"gamess": 3}}, ["q.gamess"]),
+        ({**base, "q": {"targets": "q"}}, ["q.targets"]),  # the search targets are retired
+        ({**base, "ppo": {"learning_rate": 1e-3}}, ["'ppo'", "q_iteration"]),
+        ({**base, "total_timesteps": 5}, ["total_timesteps"]),
+        ({**base, "env": {"afterstates": True}}, ["'env'"]),  # so are the grid planes
+        ({**base, "network": {"cnn_channels": [8]}}, ["network.cnn_channels"]),
+        ({"q": {"games": 3}}, ["'q'"]),  # PPO has no such section
+        ({**base, "game": "luckynumbers"}, ["q_iteration", "luckynumbers"]),
+        ({**base, "backend": "rllib"}, ["q_iteration", "rllib"]),
+        ({**base, "algorithm": "expert_iteration"}, ["algorithm", "q_iteration"]),
+        ({**base, "init_from": "no/such/model.zip"}, ["init_from"]),
     ):
         with pytest.raises((ValueError, TypeError)) as err:
             config_from_dict(data)
@@ -132,66 +150,156 @@ def test_q_configs_validate():
 
 
 def tiny(tmp: Path, name: str, generations: int, **settings: Any) -> Path:
-    return tiny_config(SMOKE, tmp, name, generations, "expert", games=6, envs=3, gate_games=4, **settings)
+    return tiny_config(SMOKE, tmp, name, generations, "q", games=6, envs=3, gate_games=4, **settings)
 
 
-def test_generations_from_a_new_network_log_q_errors_and_resume_to_the_same_weights(tmp_path):
-    straight = Path(train.main(["--config", str(tiny(tmp_path, "straight", 2)), "--no-progress"])["run_dir"])
+def same_weights(a: Path, b: Path) -> bool:
+    wa, wb = (load_model(p).policy.state_dict() for p in (a, b))
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("q")
+    return Path(train.main(["--config", str(tiny(tmp, "straight", 2)), "--no-progress"])["run_dir"])
+
+
+def test_generations_from_a_new_network_gate_and_log_their_q_errors(straight):
     evals = evals_without_time(straight)
     assert [e["generation"] for e in evals] == [0, 1, 2]
     for e in evals[1:]:
-        assert e["q_mae"] > 0 and e["value_mae"] > 0 and "target_entropy" not in e
+        assert e["q_mae"] > 0 and e["value_mae"] > 0 and 0 <= e["drawn"] < 0.3 and e["kept"] == (e["paired_diff"] > 0)
+    assert (straight / "learning_curve.png").is_file() and list(straight.glob("events.out.tfevents.*"))
+    assert sorted(p.name for p in (straight / "generations").iterdir()) == ["gen_000.zip", "gen_001.zip", "gen_002.zip"]
+    state = json.loads((straight / "q_state.json").read_text())
+    assert state["best_generation"] == [e["generation"] for e in evals if e["kept"]][-1]
+    assert same_weights(
+        straight / "best_model.zip", straight / "generations" / f"gen_{state['best_generation']:03d}.zip"
+    )
     # only the self-play a next generation would read is kept (window 2: the last one)
     assert sorted(p.name for p in (straight / "selfplay").iterdir()) == ["gen_001.npz"]
+
+
+def test_resume_after_a_finished_generation_ends_with_the_same_weights(tmp_path, straight):
     train.main(["--config", str(tiny(tmp_path, "stopped", 1)), "--no-progress"])
     resumed = tmp_path / "stopped"
     train.main(["--config", str(tiny(tmp_path, "stopped", 2)), "--resume", str(resumed), "--no-progress"])
-    a = load_model(straight / "generations" / "gen_002.zip").policy.state_dict()
-    b = load_model(resumed / "generations" / "gen_002.zip").policy.state_dict()
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    assert evals_without_time(resumed) == evals
+    assert same_weights(straight / "generations" / "gen_002.zip", resumed / "generations" / "gen_002.zip")
+    assert evals_without_time(resumed) == evals_without_time(straight)
+
+
+def test_a_generation_stopped_before_its_state_is_played_again_the_same(tmp_path, straight, monkeypatch):
+    real = generations.write_json  # the state file is written by what the trainers share
+
+    def stop_at_generation_two(path, obj, *args, **kwargs):
+        if Path(path).name == q_iteration.STATE and obj["generation"] == 2:
+            raise KeyboardInterrupt  # killed after the generation's files, before its state
+        return real(path, obj, *args, **kwargs)
+
+    monkeypatch.setattr(generations, "write_json", stop_at_generation_two)
+    config = tiny(tmp_path, "killed", 2)
+    with pytest.raises(KeyboardInterrupt):
+        train.main(["--config", str(config), "--no-progress"])
+    run = tmp_path / "killed"
+    assert [e["generation"] for e in evals_without_time(run)] == [0, 1, 2]  # a line of the unfinished generation
+    monkeypatch.setattr(generations, "write_json", real)
+    train.main(["--config", str(config), "--resume", str(run), "--no-progress"])
+    assert same_weights(straight / "generations" / "gen_002.zip", run / "generations" / "gen_002.zip")
+    assert same_weights(straight / "best_model.zip", run / "best_model.zip")
+    assert evals_without_time(run) == evals_without_time(straight)
+
+
+def test_a_new_run_forgets_an_old_one_and_a_resume_keeps_the_settings(tmp_path, straight):
+    other = yaml.safe_load(tiny(tmp_path, "reused", 1).read_text())
+    other["q"]["games"] = 5
+    other_path = tmp_path / "other.yaml"
+    other_path.write_text(yaml.safe_dump(other))
+    train.main(["--config", str(other_path), "--no-progress"])
+    # a new run in the same directory plays its own generations, not the files left there
+    train.main(["--config", str(tiny(tmp_path, "reused", 2)), "--no-progress"])
+    run = tmp_path / "reused"
+    assert evals_without_time(run) == evals_without_time(straight)
+    before = (run / "q_state.json").read_text(), (run / "config.yaml").read_text()
+    with pytest.raises(ValueError, match="games"):
+        train.main(["--config", str(other_path), "--resume", str(run), "--no-progress"])
+    assert ((run / "q_state.json").read_text(), (run / "config.yaml").read_text()) == before
+
+
+def test_damaged_self_play_data_is_named(tmp_path):
+    bad = tmp_path / "gen_000.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="gen_000.npz"):
+        q_iteration._read_selfplay(bad)
+    np.savez(bad, **{k: np.zeros(1) for k in ("state", "score")})
+    with pytest.raises(ValueError, match="without the fields"):
+        q_iteration._read_selfplay(bad)
+
+
+def test_resume_needs_a_run_that_finished_a_generation(tmp_path):
+    with pytest.raises(FileNotFoundError, match="q_state.json"):
+        train.main(["--config", str(tiny(tmp_path, "none", 1)), "--resume", str(tmp_path)])
+
+
+def test_total_steps_does_not_apply_to_q_iteration():
+    with pytest.raises(ValueError, match="q.generations"):
+        train.prepare(["--config", str(SMOKE), "--total-steps", "5"])
+
+
+def test_a_network_that_reads_the_grids_is_refused(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from agents.networks.candidate import CandidateScorerPolicy
+    from numberdrop_env.envs.turn import NumberDropTurnEnv
+
+    path = tmp_path / "grids.zip"
+    MaskablePPO(CandidateScorerPolicy, NumberDropTurnEnv(candidates=8, afterstates=True), device="cpu").save(path)
+    data = yaml.safe_load(tiny(tmp_path, "grids", 1).read_text())
+    data["init_from"] = str(path)
+    config = tmp_path / "grids.yaml"
+    config.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match="grids"):
+        train.main(["--config", str(config), "--no-progress"])
 
 
 def test_a_gate_beside_the_next_self_play_changes_nothing(tmp_path, monkeypatch):
     """On two cores the gate plays in a second process while the next generation's self-play
     is played: the same generations, numbers and weights as on one core."""
     runs, gated = {}, {}
-    real = expert.generate
+    real = q_iteration.generate
 
-    def record(run_dir, gen, x, player, workers, progress):  # generations gated when gen's self-play began
+    def record(run_dir, gen, cfg, player, progress):  # generations gated when gen's self-play began
         evals = run_dir / "evals.jsonl"
+        workers = cfg.q.workers
         gated.setdefault(workers, {}).setdefault(gen, len(evals.read_text().splitlines()) if evals.exists() else 0)
-        return real(run_dir, gen, x, player, workers, progress)
+        return real(run_dir, gen, cfg, player, progress)
 
-    monkeypatch.setattr(expert, "generate", record)
+    monkeypatch.setattr(q_iteration, "generate", record)
     for workers in (1, 2):
         config = tiny(tmp_path, f"w{workers}", 3, workers=workers)
         runs[workers] = Path(train.main(["--config", str(config), "--no-progress"])["run_dir"])
     assert gated == {1: {0: 1, 1: 2, 2: 3}, 2: {0: 0, 1: 1, 2: 2}}  # on two: before the last gate's end
     assert evals_without_time(runs[1]) == evals_without_time(runs[2])
-    a = load_model(runs[1] / "generations" / "gen_003.zip").policy.state_dict()
-    b = load_model(runs[2] / "generations" / "gen_003.zip").policy.state_dict()
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert same_weights(runs[1] / "generations" / "gen_003.zip", runs[2] / "generations" / "gen_003.zip")
     assert sorted(p.name for p in (runs[2] / "selfplay").iterdir()) == ["gen_002.npz"]
 
 
 def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
     played = []
-    real = expert.generate
+    real = q_iteration.generate
 
-    def record(run_dir, gen, x, player, workers, progress):
+    def record(run_dir, gen, cfg, player, progress):
         played.append(Path(player).name)
-        return real(run_dir, gen, x, player, workers, progress)
+        return real(run_dir, gen, cfg, player, progress)
 
-    monkeypatch.setattr(expert, "generate", record)
+    monkeypatch.setattr(q_iteration, "generate", record)
     monkeypatch.setattr(
-        expert, "paired_gate", lambda new, best: {"paired_diff": -1.0, "paired_ci95": [-2.0, 0.0], "kept": False}
+        q_iteration, "paired_gate", lambda new, best: {"paired_diff": -1.0, "paired_ci95": [-2.0, 0.0], "kept": False}
     )
     run = Path(train.main(["--config", str(tiny(tmp_path, "newest", 3)), "--no-progress"])["run_dir"])
     # though the gate kept none of them (on two cores each generation's self-play is played while
     # the previous network's gate runs, and read back by its generation: each network twice)
     assert sorted(set(played)) == ["gen_000.zip", "gen_001.zip", "gen_002.zip"]
-    assert json.loads((run / "expert_state.json").read_text())["best_generation"] == 0
+    assert json.loads((run / "q_state.json").read_text())["best_generation"] == 0
 
 
 def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_them(tmp_path, monkeypatch):
@@ -206,7 +314,7 @@ def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_the
 
     monkeypatch.setattr(common, "run", record)
     data = yaml.safe_load(tiny(tmp_path, "wide", 1).read_text())
-    data["expert"]["slots"] = 40
+    data["q"]["slots"] = 40
     data["final_eval"].update(games=2, agents=["ppo"], workers=1, lookahead=2, samples=1, refine=0)
     path = tmp_path / "wide.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -214,49 +322,3 @@ def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_the
     for name in ("generations/gen_000.zip", "generations/gen_001.zip", "best_model.zip"):
         assert load_model(run / name).turn_slots == 40, name
     assert offered == [40, 40]  # the network alone and with its look-ahead
-
-
-def test_a_network_that_reads_the_grids_learns_from_them_and_is_saved_with_its_convolutions(tmp_path):
-    data = yaml.safe_load(tiny(tmp_path, "grids", 1).read_text())
-    data["env"] = {"afterstates": True}
-    data["network"] = {"grid_channels": [4]}
-    data["expert"]["slots"] = None  # its own 32: every played candidate has its slot
-    path = tmp_path / "grids.yaml"
-    path.write_text(yaml.safe_dump(data))
-    run = Path(train.main(["--config", str(path), "--no-progress"])["run_dir"])
-    model = load_model(run / "generations" / "gen_001.zip")
-    assert model.policy.features_extractor.grid_net[0].out_channels == 4
-    with np.load(run / "selfplay" / "gen_000.npz") as f:
-        game = dict(f)
-    assert game["afterstates"].dtype == np.uint8 and game["afterstates"].shape[1:] == (32, 4, 14, 7)
-    found = 0
-    for cands, mask, grids, played, grid in zip(
-        game["candidates"], game["mask"], game["afterstates"], game["played"], game["played_afterstate"]
-    ):
-        same = np.flatnonzero(mask & (cands == played).all(axis=1))  # the played candidate's slot (or twins)
-        found += any(np.array_equal(grids[j], grid) for j in same)  # two grids may share a feature row
-        assert grids[~mask].sum() == 0  # no grid where no candidate
-    assert found == len(game["reward"])
-    # the grid planes change what the network makes of a candidate
-    with torch.no_grad():
-        obs = {"state": torch.as_tensor(game["state"][:1]), "candidates": torch.as_tensor(game["played"][:1, None])}
-        a = model.policy.heads({**obs, "afterstates": torch.zeros(1, 1, 4, 14, 7)})[0]
-        b = model.policy.heads({**obs, "afterstates": torch.ones(1, 1, 4, 14, 7)})[0]
-    assert not torch.equal(a, b)
-
-
-def test_grid_settings_are_checked():
-    base = {"algorithm": "expert_iteration", "init_from": None, "expert": {"targets": "q"}}
-    for data, words in (
-        ({**base, "env": {"afterstates": True}, "network": {"grid_channels": []}}, ["network.grid_channels"]),
-        ({**base, "env": {"afterstates": True}, "init_from": str(MODEL)}, ["env.afterstates", "init_from null"]),
-        (
-            {**base, "env": {"afterstates": True}, "init_from": str(MODEL), "expert": {"targets": "search"}},
-            ["env.afterstates", "targets 'q'"],
-        ),
-        ({**base, "env": {"candidates": 16}}, ["env.candidates"]),  # expert iteration reads only afterstates
-    ):
-        with pytest.raises((ValueError, TypeError)) as err:
-            config_from_dict(data)
-        assert all(w in str(err.value) for w in words), (data, err.value)
-    assert config_from_dict({**base, "env": {"afterstates": True}}).env.afterstates

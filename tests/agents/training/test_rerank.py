@@ -21,7 +21,7 @@ from agents.cli.evaluate import play_game  # noqa: E402
 from agents.networks.reranker import load_reranker  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
 from agents.training import rerank  # noqa: E402
-from agents.training.config import RerankConfig, config_from_dict, load_config  # noqa: E402
+from agents.training.config import RerankLoop, config_from_dict, load_config  # noqa: E402
 from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,7 +60,7 @@ def synthetic(turns: int, seed: int) -> dict[str, np.ndarray]:
 
 
 def test_the_fit_learns_the_look_aheads_correction_on_held_out_games():
-    x = RerankConfig(top=4, hidden=[32], epochs=20, batch_size=32, learning_rate=3e-3, holdout=0.25)
+    x = RerankLoop(top=4, hidden=[32], epochs=20, batch_size=32, learning_rate=3e-3, holdout=0.25)
     reranker, got = rerank.fit([synthetic(800, 0)], x, seed=0, progress=False, desc="fit")
     assert got["fit_turns"] == 600
     assert got["network_gap"] > 1.5 and got["reranked_gap"] < got["network_gap"] / 3
@@ -87,7 +87,7 @@ def test_a_recording_is_the_network_s_own_games_with_its_look_ahead_on_its_best_
 
 def test_a_recording_is_the_same_on_any_number_of_processes(monkeypatch):
     monkeypatch.setattr(rerank, "CHUNK", 1)  # a game per task, so that two processes share them
-    x = RerankConfig(top=3, samples=1)
+    x = RerankLoop(top=3, samples=1)
     one = rerank.record(Q_MODEL, None, [41, 42, 43], x, workers=1, progress=False, desc="")
     two = rerank.record(Q_MODEL, None, [41, 42, 43], x, workers=2, progress=False, desc="")
     assert one.keys() == two.keys() and all(np.array_equal(one[k], two[k]) for k in one)
@@ -108,7 +108,7 @@ def test_rerank_configs_validate():
         ({**base, "init_from": None}, ["init_from"]),
         ({**base, "expert": {"games": 4}}, ["expert", "'rerank'"]),
         ({**base, "final_eval": {"lookahead": 8}}, ["final_eval.lookahead"]),
-        ({"algorithm": "expert_iteration", "rerank": {"top": 4}}, ["rerank"]),
+        ({"algorithm": "q_iteration", "rerank": {"top": 4}}, ["'rerank'", "q_iteration"]),
         ({**base, "game": "luckynumbers"}, ["'rerank'", "Number Drop"]),
     ):
         with pytest.raises((ValueError, TypeError)) as err:

@@ -29,7 +29,7 @@ from agents.cli import (
     evaluate,  # noqa: E402
     train,  # noqa: E402
 )
-from agents.training.config import load_rllib_config, rllib_config_from_dict  # noqa: E402
+from agents.training.config import config_from_dict, load_config  # noqa: E402
 
 SMOKE = ROOT / "configs" / "rllib_smoke.yaml"
 SOCKET_ROOM = 60  # what Ray appends to its temp dir for its longest socket path, with margin
@@ -78,7 +78,7 @@ def smoke_run(local_ray, tmp_path_factory):
 # ---------------------------------------------------------------- configs
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("rllib_*.yaml")), ids=lambda p: p.name)
 def test_shipped_rllib_configs_validate(path):
-    cfg = load_rllib_config(path)
+    cfg = load_config(path)
     assert cfg.backend == "rllib" and cfg.ppo.batch_size <= cfg.train_batch_size
 
 
@@ -100,7 +100,7 @@ def test_broken_rllib_config_fails_fast(tmp_path, mutate, error, words):
     data = smoke_data(tmp_path)
     mutate(data)
     with pytest.raises(error) as info:
-        rllib_config_from_dict(copy.deepcopy(data))
+        config_from_dict(copy.deepcopy(data))
     for word in words:
         assert word in str(info.value)
     with pytest.raises(error):  # through train.py: the same error, before Ray starts
@@ -129,7 +129,7 @@ def test_smoke_iteration_trains_evaluates_and_checkpoints(smoke_run):
 def test_lost_mask_fails_the_run_at_once(local_ray, tmp_path):
     from agents.training.rllib import train as rllib_train
 
-    cfg = rllib_config_from_dict(smoke_data(tmp_path))
+    cfg = config_from_dict(smoke_data(tmp_path))
     args = train.prepare(["--config", str(write(tmp_path, smoke_data(tmp_path)))])[1]
     with pytest.raises(RuntimeError, match="not legal"):  # the env's own message, not "an actor died"
         rllib_train.train(cfg, args, lose_mask=True)

@@ -92,6 +92,37 @@ def test_broken_config_fails_fast(tmp_path, monkeypatch, mutate, error, words):
     assert not (tmp_path / "run").exists()
 
 
+def test_behaviour_cloning_alone_is_total_timesteps_zero_with_demonstrations():
+    cfg = load_config(ROOT / "configs" / "lucky_search_clone.yaml")
+    assert cfg.total_timesteps == 0 and cfg.pretrain.games > 0 and cfg.pretrain.agent == "search"
+    with pytest.raises(ValueError, match="total_timesteps"):
+        config_from_dict({"game": "luckynumbers", "total_timesteps": 0})
+
+
+def test_each_trainer_has_its_schema_and_defaults():
+    lucky = config_from_dict({"game": "luckynumbers", "network": {"activation": "tanh"}})
+    assert lucky.trainer == "sb3" and lucky.network.pi == [256, 256] and lucky.env.players == 4  # Lucky's own
+    assert config_from_dict({}).network.pi == [128] and config_from_dict({}).env.players == 1
+    assert config_from_dict({"backend": "rllib"}).final_eval.agents == ["rllib", "random", "greedy"]
+    assert config_from_dict({"total_timesteps": 2.0e6}).total_timesteps == 2_000_000  # YAML's 2.0e6
+    for data, words in (
+        ({"game": "luckynumbers", "env": {"interface": "turn"}}, ["env.interface", "luckynumbers"]),
+        ({"game": "luckynumbers", "init_from": "x.zip"}, ["init_from"]),
+        ({"game": "luckynumbers", "vec_env": "native"}, ["vec_env"]),
+        ({"game": "luckynumbers", "backend": "rllib"}, ["backend", "sb3"]),
+        ({"backend": "rllib", "pretrain": {"games": 4}}, ["'pretrain'", "rllib"]),
+        ({"game": "chess"}, ["game", "numberdrop"]),
+        ({"ppo": {"n_epochs": "3"}}, ["ppo.n_epochs", "int"]),
+        ({"ppo": {"learning_rate": True}}, ["ppo.learning_rate"]),
+        ({"seed": -1}, ["seed", ">= 0"]),
+    ):
+        with pytest.raises((ValueError, TypeError)) as err:
+            config_from_dict(data)
+        assert all(w in str(err.value) for w in words), (data, err.value)
+    with pytest.raises(TypeError, match="mapping"):
+        config_from_dict([1, 2])
+
+
 def test_missing_config_and_checkpoint(tmp_path):
     with pytest.raises(FileNotFoundError):
         train.main(["--config", str(tmp_path / "nope.yaml")])

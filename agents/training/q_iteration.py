@@ -1,0 +1,334 @@
+"""Afterstate Q-iteration: the turn-level network's logits learn each candidate's value in
+points, generation after generation (``algorithm: q_iteration``, section ``q``;
+``configs/q_iteration.yaml``, what ``make train`` runs).
+
+    python train.py --config configs/q_iteration.yaml
+    python train.py --config configs/q_iteration.yaml --resume runs/q_iteration
+
+The candidate network already scores each candidate with one number; Q-iteration makes that
+number (its logit over ``network.planner_scale``) the candidate's value in points. Each
+generation:
+
+1. **Self-play** (:func:`agents.training.selfplay.q_self_play`): the newest network plays
+   ``q.games`` games alone, ``q.envs`` at once in the native vector env, each turn its best
+   candidate among ``q.slots``, or with probability ``q.epsilon`` a drawn one.
+2. **Targets**: each played candidate's lambda-return (:func:`lambda_returns`).
+3. **Training**: the played candidates' logits and the value head fit the targets of the last
+   ``q.window`` generations (:func:`agents.training.imitation.pretrain`).
+4. **The paired gate**: the new network alone and the best one play the same ``q.gate_games``
+   seeds; the new one becomes the best only when its mean paired difference is above 0. The
+   difference and its 95 % interval are logged either way. On more than one core the gate
+   plays in a second process beside the next generation's self-play (which the newest network
+   plays whatever the gate says).
+
+``init_from: null`` starts from a new network whose logits are the planner's values. The run
+directory holds ``generations/gen_<g>.zip`` (the network after generation ``g``; ``gen_000.zip``
+is the first), ``best_model.zip`` (a copy of the best generation's: what the closing table
+plays and ``ship_to`` ships), ``selfplay/gen_<g>.npz`` (the last ``q.window`` generations':
+older ones are deleted), ``evals.jsonl`` and ``learning_curve.png`` (the gate's mean per
+generation, against self-play turns), TensorBoard events (``game/*``: self-play, ``eval/*``:
+the gate, ``train/*``: the fit), and ``q_state.json``, written last in each generation: a
+generation only adds files until the state takes them in, so ``--resume`` continues from the
+last finished generation, and a run resumed ends with the same weights as one never stopped.
+A resume must keep the run's settings (only ``q.generations`` and ``q.workers`` may change); a
+new run in the same directory starts afresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from stable_baselines3.common.logger import Logger, configure
+
+from ..base import load_model
+from ..evaluation.solo import Progress
+from ..numberdrop.ppo import is_turn_model
+from . import generations
+from .checkpoints import append_jsonl, atomic_path, atomic_write
+from .config import Env, Network, PPOConfig, QIterationConfig, QLoop
+from .generations import paired_gate
+from .imitation import pretrain
+from .resume import save_model
+from .sb3 import build_model, close_out
+from .selfplay import Q_FIELDS, concatenate, q_self_play
+from .vec_env import NativeTurnVecEnv
+
+_FREE = {"generations", "workers"}
+"""The ``q`` settings a resumed run may change (the others decide its data and weights)."""
+STATE = "q_state.json"
+"""The run's progress, written last in a generation: what ``--resume`` continues from."""
+
+
+def find_state(path: str | Path) -> Path:
+    """The run directory ``--resume`` names (the directory, or its ``q_state.json``)."""
+    return generations.find_state(path, STATE, "a Q-iteration run")
+
+
+def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
+    """Each row's target: its points, plus ``1 - lam`` times the recorded value of the next row
+    and ``lam`` times the next row's target (nothing after a game's last turn). ``lam`` 1 gives
+    the points the game still scored, 0 a one-turn bootstrap. Where the next move was drawn at
+    random (``changed``) the target takes the next row's value alone (Watkins's Q(lambda)): the
+    targets are the greedy policy's, not lowered by exploring moves. Rows of a game are
+    consecutive and in turn order."""
+    reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
+    drawn = data["changed"]
+    out = np.zeros(len(reward))
+    after = 0.0
+    for t in range(len(reward) - 1, -1, -1):
+        if t == len(reward) - 1 or game[t + 1] != game[t]:
+            after = 0.0
+        else:
+            after = value[t + 1] if drawn[t + 1] else (1 - lam) * value[t + 1] + lam * after
+        out[t] = after = reward[t] + after
+    return out.astype(np.float32)
+
+
+def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarray]:
+    """The fit's inputs (:func:`imitation.pretrain`'s names) from self-play generations."""
+    data = concatenate(parts)
+    targets = np.concatenate([lambda_returns(p, x.td_lambda) for p in parts])
+    return {
+        "obs/state": data["state"],
+        "obs/candidates": data["candidates"],
+        "played": data["played"],
+        "q_targets": targets,
+        "returns": targets,
+    }
+
+
+def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
+    """The network alone (its highest logit, as ``play_games`` plays it) on the gate's seeds, in
+    seed order: ``q.envs`` games at once in the native vector env."""
+    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
+    games = q_self_play(path, seeds, 0.0, x.envs, seed=0, slots=x.slots)
+    score = {int(g["game"][0]): float(g["score"][0]) for g in games}
+    return np.array([score[s] for s in seeds])
+
+
+def _selfplay_file(run_dir: Path, gen: int) -> Path:
+    return run_dir / "selfplay" / f"gen_{gen:03d}.npz"
+
+
+def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
+    """A generation's self-play data (``ValueError`` naming the file when it is damaged)."""
+    return generations.read_arrays(path, {*Q_FIELDS, "score"}, "self-play data")
+
+
+def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progress: bool) -> dict[str, np.ndarray]:
+    """Generation ``gen``'s self-play by the network at ``player`` (read back when a stopped run
+    had finished it; a damaged file is played again)."""
+    x, path = cfg.q, _selfplay_file(run_dir, gen)
+    if path.is_file():
+        try:
+            return _read_selfplay(path)
+        except ValueError as err:
+            print(f"note: {err}; playing generation {gen + 1} again", file=sys.stderr)
+    seeds = [x.seed + gen * x.games + i for i in range(x.games)]
+    parts = []
+    bar = Progress(x.games, progress, f"generation {gen + 1} self-play")
+    for part in q_self_play(player, seeds, x.epsilon, x.envs, seed=x.seed + gen, slots=x.slots):
+        parts.append(part)
+        bar.update(len(part["score"]))
+    bar.close()
+    data = concatenate(parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, ".npz") as tmp:
+        np.savez(tmp, **data)
+    return data
+
+
+def _model_file(run_dir: Path, gen: int) -> Path:
+    """The network after generation ``gen`` (0: the first one)."""
+    return run_dir / "generations" / f"gen_{gen:03d}.zip"
+
+
+def _start(
+    cfg: QIterationConfig, run_dir: Path, resume: Path | None, pool: Executor | None, progress: bool
+) -> dict[str, Any]:
+    """The run's state: read back on ``--resume`` (what a stopped generation left after the
+    state is dropped), else a new run from ``init_from`` (with a ``pool``, its gate beside the
+    first self-play)."""
+    settings = {"seed": cfg.seed, **cfg.q.model_dump(exclude=_FREE)}
+    if resume is not None:
+        state = generations.resume_state(run_dir, STATE, settings, "q")
+        _publish_best(run_dir, state)
+        return state
+    model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
+    if not is_turn_model(model) or "afterstates" in model.observation_space.spaces:
+        raise ValueError(
+            f"init_from {cfg.init_from!r}: Q-iteration needs a turn-level model (NumberDropTurn-v0) "
+            "that does not read the candidates' grids"
+        )
+    model.turn_slots = cfg.q.slots  # saved with every generation: the ppo agent offers as many (null: its own)
+    for stale in ("selfplay", "generations"):  # a new run never reads an earlier run's generations
+        shutil.rmtree(run_dir / stale, ignore_errors=True)
+    save_model(model, _model_file(run_dir, 0))
+    scores = _gate_and_play_next(cfg, run_dir, -1, _model_file(run_dir, 0), pool, progress)
+    state = generations.first_state(run_dir, STATE, scores, settings)
+    _publish_best(run_dir, state)
+    start = cfg.init_from or "a new network"
+    print(f"generation 0 ({start}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
+    return state
+
+
+def _new_network(cfg: QIterationConfig) -> Any:
+    """A turn-level network of the config's ``network`` section, started from the planner."""
+    turn = PPOConfig(seed=cfg.seed, env=Env(interface="turn"), network=Network(**cfg.network.model_dump()))
+    return build_model(turn, NativeTurnVecEnv(1))
+
+
+def _publish_best(run_dir: Path, state: dict[str, Any]) -> None:
+    """``best_model.zip``: a copy of the best generation's network, for the closing table and users."""
+    with atomic_path(run_dir / "best_model.zip", ".zip") as tmp:
+        shutil.copy2(_model_file(run_dir, state["best_generation"]), tmp)
+
+
+def run_generation(
+    cfg: QIterationConfig,
+    run_dir: Path,
+    state: dict[str, Any],
+    logger: Logger,
+    progress: bool,
+    gate_pool: Executor | None = None,
+) -> dict[str, Any]:
+    """One generation: self-play, targets, fit, gate. Its files are new ones (the generation's
+    self-play and network, and with ``gate_pool`` the next generation's self-play) until the
+    state, written last, takes them in. The newest network plays: Q-iteration learns the values
+    of the policy it plays (the gate decides which generation is the best)."""
+    x, gen = cfg.q, state["generation"]
+    start = time.perf_counter()
+    data = generate(run_dir, gen, cfg, _model_file(run_dir, gen), progress)
+    earlier = range(max(0, gen - x.window + 1), gen)
+    window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in earlier]
+    model = load_model(_model_file(run_dir, gen))
+    torch.manual_seed(cfg.seed * 1000 + gen)
+    fitted = pretrain(
+        model,
+        fit_data(window, x),
+        x.epochs,
+        x.batch_size,
+        x.learning_rate,
+        x.value_coef,
+        seed=cfg.seed * 1000 + gen,
+        progress=progress,
+        desc=f"generation {gen + 1} fit",
+    )[-1]
+    candidate = save_model(model, _model_file(run_dir, gen + 1))
+    scores = _gate_and_play_next(cfg, run_dir, gen, candidate, gate_pool, progress)
+    gate = paired_gate(scores, np.array(state["best_scores"]))
+    turns = state["turns"] + len(data["reward"])
+    entry = {
+        **generations.gate_entry(gen + 1, turns, scores, gate),
+        "selfplay_mean": float(data["score"].mean()),
+        "drawn": float(data["changed"].mean()),
+        "q_mae": fitted["q_mae"],
+        "value_mae": fitted["value_mae"],
+        "seconds": time.perf_counter() - start,
+    }
+    _log(logger, entry, turns)
+    append_jsonl(run_dir / "evals.jsonl", entry)
+    new_state = generations.next_state(run_dir, STATE, state, scores, gate, turns)
+    _drop_old_selfplay(run_dir, gen + 1, x.window)
+    if gate["kept"]:
+        _publish_best(run_dir, new_state)
+    lo, hi = gate["paired_ci95"]
+    print(
+        f"generation {gen + 1}: self-play {entry['selfplay_mean']:.2f}, alone {entry['score_mean']:.2f}, "
+        f"paired {gate['paired_diff']:+.2f} [{lo:+.2f}, {hi:+.2f}] -> "
+        f"{'kept' if gate['kept'] else 'not kept'}; drawn moves {entry['drawn']:.0%} of turns "
+        f"({entry['seconds']:.0f} s)",
+        file=sys.stderr,
+    )
+    return new_state
+
+
+def _gate_and_play_next(
+    cfg: QIterationConfig, run_dir: Path, gen: int, candidate: Path, pool: Executor | None, progress: bool
+) -> np.ndarray:
+    """The gate's scores of the network after generation ``gen`` (-1: the first network). With a
+    ``pool`` (more than one core) the gate plays in the pool's process while this one plays the
+    next generation's self-play, which the newest network plays whatever the gate says: one
+    process alone leaves about a third of two cores idle. The data are the same either way."""
+    if pool is None or gen + 1 >= cfg.q.generations:
+        return gate_scores(candidate, cfg.q)
+    gate = pool.submit(gate_scores, candidate, cfg.q)
+    generate(run_dir, gen + 1, cfg, candidate, progress)  # read back by the next generation
+    return gate.result()
+
+
+def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
+    """Delete the self-play data that no later generation reads (it is the bulk of a run: a
+    generation's is about 270 MB). Done after the state is written, so a resume finds every
+    file it reads."""
+    for g in range(generation - window + 1):
+        _selfplay_file(run_dir, g).unlink(missing_ok=True)
+
+
+def _log(logger: Logger, entry: dict[str, Any], turns: int) -> None:
+    for key, name in (
+        ("selfplay_mean", "game/score_mean"),
+        ("drawn", "game/drawn_share"),
+        ("score_mean", "eval/score_mean"),
+        ("paired_diff", "eval/paired_diff"),
+        ("kept", "eval/kept"),
+        ("q_mae", "train/q_mae"),
+        ("value_mae", "train/value_mae"),
+    ):
+        logger.record(name, float(entry[key]))
+    logger.record("train/generation", entry["generation"])
+    logger.dump(turns)
+
+
+def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """Run the generations the config asks for (continuing a stopped run with ``--resume``),
+    then the closing table of the best network."""
+    torch.set_num_threads(cfg.network.torch_threads)
+    resume: Path | None = getattr(args, "resume", None)
+    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    workers = cfg.q.workers or os.cpu_count() or 1
+    start = time.perf_counter()
+    # spawned, not forked: the worker starts without this process's torch and planner threads
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) if workers > 1 else None
+    try:
+        state = _start(cfg, run_dir, resume, pool, progress)  # a refused resume changes nothing
+        atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        logger = configure(str(run_dir), ["tensorboard"])
+        try:
+            while state["generation"] < cfg.q.generations:
+                state = run_generation(cfg, run_dir, state, logger, progress, pool)
+        finally:
+            logger.close()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    seconds = time.perf_counter() - start
+    best = run_dir / "best_model.zip"
+    print(
+        f"{state['generation']} generations in {seconds:.0f} s; best: generation {state['best_generation']} "
+        f"({np.mean(state['best_scores']):.2f} alone on {cfg.q.gate_games} gate games); run dir {run_dir}",
+        file=sys.stderr,
+    )
+    curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
+    summary = close_out(cfg, run_dir, best, curve, progress)
+    return {
+        "run_dir": str(run_dir),
+        "best_model": str(best),
+        "generations": state["generation"],
+        "best_generation": state["best_generation"],
+        "seconds": seconds,
+        "final_eval": summary,
+    }
