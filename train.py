@@ -1,6 +1,6 @@
 """Train an agent from one YAML config: ``python train.py --config configs/ppo_turn.yaml``.
 
-The command line of :mod:`agents.training` (``python train.py --help`` lists the options).
+The command line of ``agents.training`` (``python train.py --help`` lists the options).
 """
 
 import sys

@@ -3,7 +3,7 @@
 ``python -m benchmarks.agreement --model agents/models/q_turn.zip [--turns 300] [--top 8] [--samples 4] [--exact 64]``
 (needs the ``train`` extra)
 
-A network whose logits are values in points (afterstate Q-iteration, ``expert.targets: q``)
+A network whose logits are values in points (afterstate Q-iteration, ``algorithm: q_iteration``)
 plays alone; at each turn of its games its ``top`` best candidates are valued twice by the
 one-turn look-ahead on its own critic with ``samples`` rolls each (two independent draws),
 and once with ``exact`` rolls (close to the look-ahead's value without roll noise). Only

@@ -1,11 +1,11 @@
 """Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
 
-The hot paths of the engine (the turn planner of :mod:`numberdrop_env.planner.enumeration`, the
+The hot paths of the engine (the turn planner of ``numberdrop_env.planner.enumeration``, the
 kernels it calls, the combination search, the placements and the decision-level
 observation) are compiled by numba the first time they are called, and the compiled code
 is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
 it in a fraction of a second. Without this module the first step of ``NumberDropTurn-v0``
-silently spends tens of seconds compiling; :func:`warm_up` pays that cost up front by
+silently spends tens of seconds compiling; ``warm_up`` pays that cost up front by
 playing a few small deterministic games through the real code paths:
 
 - a ``NumberDrop-v0`` game, decision by decision (every kind of decision, combinations
@@ -30,7 +30,7 @@ takes precedence over both).
 **When it is compiled again.** A file's entries are dropped when its contents change (a
 hash of the source file), when numba's version changes, or on another CPU model. numba
 does *not* notice changes to a compiled function that a cached function *calls* from
-another file: after editing :mod:`numberdrop_env.planner.kernels`, the cached turn engine still
+another file: after editing ``numberdrop_env.planner.kernels``, the cached turn engine still
 runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
 --clear`` deletes the package's cache files (stale ones too: their names carry the line
 number of the function, so old ones pile up) and compiles again. ``--check`` compiles
@@ -38,12 +38,12 @@ nothing and lists what is not cached.
 
 **How it knows, without compiling.** numba's public API tells what a process has compiled
 or loaded (a dispatcher's ``signatures``), not what its on-disk cache holds. So
-:func:`warm_up`, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
+``warm_up``, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
 the package's ``__pycache__``, or in ``NUMBA_CACHE_DIR``) what numba's cache entries depend
 on: numba's version, the CPU, and each function it compiled or loaded with the size and
 modification time of its file. An entry stays while its file does not change, so the record
 of a warm process (which loads callers with their callees' code in them) keeps what the
-first, cold warm-up compiled. :func:`warn_if_not_compiled` is what the environments call
+first, cold warm-up compiled. ``warn_if_not_compiled`` is what the environments call
 when constructed: it reads that one small file and logs one line pointing here when the
 functions their first steps call would be compiled.
 """
@@ -89,7 +89,7 @@ _warned = False  # the hint is logged at most once per process
 
 PACKAGE = "numberdrop_env"
 RECORD = "numberdrop_env-warmup.json"
-"""The file :func:`warm_up` writes beside numba's cache: what it compiled, for what."""
+"""The file ``warm_up`` writes beside numba's cache: what it compiled, for what."""
 
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "NumberDropTurn-v0": (
@@ -115,10 +115,10 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
 }
 """Compiled functions each environment's first steps call from Python (``module.function``
 under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
-every game reaches within its first turn belong here: :func:`warm_up` fails when one of
+every game reaches within its first turn belong here: ``warm_up`` fails when one of
 them was not compiled. Names, resolved when used (the environments import this module, so
 it cannot import them): one that does not resolve raises ImportError or AttributeError
-naming it (:func:`resolve`)."""
+naming it (``resolve``)."""
 
 FIRST_USE = {
     "NumberDropTurn-v0": "about a minute",
@@ -134,7 +134,7 @@ the environments import this module, so it cannot import them)."""
 
 @dataclass(frozen=True)
 class Step:
-    """One step of :func:`warm_up`: what it ran and how long it took."""
+    """One step of ``warm_up``: what it ran and how long it took."""
 
     name: str
     seconds: float
@@ -354,17 +354,17 @@ def resolve(names: Iterable[str]) -> dict[str, Any]:
 
 
 def not_compiled(names: Iterable[str] | None = None) -> list[str]:
-    """The functions (``module.function``, default: all of :func:`compiled_functions`) this
+    """The functions (``module.function``, default: all of ``compiled_functions``) this
     process has neither compiled nor loaded from numba's cache (a function loaded from the
     cache holds its callees' code: they are not loaded). A name that does not resolve
-    raises (:func:`resolve`)."""
+    raises (``resolve``)."""
     functions = compiled_functions() if names is None else resolve(names)
     return [name for name, f in functions.items() if not f.signatures]
 
 
 def not_cached(names: Iterable[str] | None = None) -> list[str]:
-    """The functions (``module.function``, default: all of :func:`compiled_functions`) whose
-    first call will compile them: :func:`warm_up`'s record (see the module docstring) is
+    """The functions (``module.function``, default: all of ``compiled_functions``) whose
+    first call will compile them: ``warm_up``'s record (see the module docstring) is
     missing or from another numba or CPU, or no warm-up compiled them since their file last
     changed (when a function's callers in other files were loaded from the cache, it was
     not: those callers still run its old code). Compiles nothing; a name that does not
@@ -420,7 +420,7 @@ def _cached_files() -> dict[str, list[float]]:
 
 
 def _write_record() -> None:
-    """Add what this process compiled or loaded (after :func:`warm_up`'s games) to the record,
+    """Add what this process compiled or loaded (after ``warm_up``'s games) to the record,
     keeping the entries whose file has not changed since, in the first folder that takes it;
     none does on a read-only install without ``NUMBA_CACHE_DIR``: the hint then says every
     time what numba does anyway."""
@@ -442,7 +442,7 @@ def _write_record() -> None:
 
 def clear_cache() -> int:
     """Delete the numba cache files (``*.nbi``, ``*.nbc``) of the ``numberdrop_env``
-    modules, stale ones included, and :func:`warm_up`'s record; returns how many cache files.
+    modules, stale ones included, and ``warm_up``'s record; returns how many cache files.
     Needed after editing a compiled function that a cached one in another file calls, which
     numba does not notice."""
     removed = 0
@@ -470,7 +470,7 @@ def cache_dirs() -> list[str]:
 def warn_if_not_compiled(env_id: str) -> None:
     """Log one line (once per process) when ``env_id``'s first steps will compile numba code.
 
-    Any failure to tell (a listed name that no longer resolves, which :func:`warm_up` reports)
+    Any failure to tell (a listed name that no longer resolves, which ``warm_up`` reports)
     says nothing: it only ever informs.
     """
     global _warned

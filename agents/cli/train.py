@@ -1,4 +1,4 @@
-"""``python train.py``: train an agent from one YAML config (see :mod:`agents.training`).
+"""``python train.py``: train an agent from one YAML config (see ``agents.training``).
 
 python train.py --config configs/ppo_turn.yaml
 python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint

@@ -58,7 +58,7 @@ class PPOPolicy:
     (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
     best of them on ``samples`` more rolls before choosing. Stronger and about
     (k + r) x samples times slower than the network alone; see the README for both.
-    ``halving=True`` spends the look-ahead by sequential halving instead (:func:`halving`):
+    ``halving=True`` spends the look-ahead by sequential halving instead (``halving``):
     the k candidates are valued on ``samples`` rolls, the better half on ``samples`` new ones,
     and so on down to one, ranked by the mean values (``c_scale`` weighs them against the
     logits; at 1 the values decide); about 2k x samples valuations a turn.
@@ -67,7 +67,7 @@ class PPOPolicy:
     value-trained one gains from seeing more. The default is the number the model was saved
     with (Q-iteration's ``q.slots``, e.g. 128 for ``q_turn.zip``), else its own.
     ``rerank=path`` (a value network, without look-ahead) plays the best of the network's few
-    best candidates by its values plus a re-ranker's corrections (:mod:`agents.networks.reranker`,
+    best candidates by its values plus a re-ranker's corrections (``agents.networks.reranker``,
     trained on the network's look-ahead by ``algorithm: rerank``): still no sampled rolls.
     """
 
@@ -261,7 +261,7 @@ def masked_logits(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -
 
 
 def logits_and_value(model: Any, batch: dict[str, np.ndarray], masks: np.ndarray) -> tuple[np.ndarray, float]:
-    """:func:`masked_logits` and the critic's value of the position (one game's batch)."""
+    """``masked_logits`` and the critic's value of the position (one game's batch)."""
     import torch
 
     with torch.no_grad():
@@ -357,7 +357,7 @@ class TurnSetup(NamedTuple):
 
 
 def turn_setup(model: Any, slots: int | None = None) -> TurnSetup:
-    """The :class:`TurnSetup` a turn-level model was trained with (``slots``: offer that many
+    """The ``TurnSetup`` a turn-level model was trained with (``slots``: offer that many
     candidates instead)."""
     width = getattr(model, "turn_width", None)
     planner = TurnPlanner(width=int(width)) if width else TurnPlanner()

@@ -1,4 +1,4 @@
-"""Training from one YAML config (the command line: ``python train.py``, :mod:`agents.cli.train`).
+"""Training from one YAML config (the command line: ``python train.py``, ``agents.cli.train``).
 
     python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration (make train)
     python train.py --config configs/ppo_turn.yaml
@@ -8,12 +8,12 @@
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
-One schema per trainer (:mod:`agents.training.config`): ``game:``, ``backend:`` and
-``algorithm:`` choose what trains. The trainer loads by name (:data:`TRAINERS`), so the config
+One schema per trainer (``agents.training.config``): ``game:``, ``backend:`` and
+``algorithm:`` choose what trains. The trainer loads by name (``TRAINERS``), so the config
 is checked, and a missing extra named, before torch or Ray is imported. The run directory
-(``runs/<experiment>/``) receives what :mod:`agents.training.sb3`,
-:mod:`agents.training.rllib.train`, :mod:`agents.training.q_iteration` or
-:mod:`agents.training.rerank` describes. Checkpoints follow PPO updates; ``--resume``
+(``runs/<experiment>/``) receives what ``agents.training.sb3``,
+``agents.training.rllib.train``, ``agents.training.q_iteration`` or
+``agents.training.rerank`` describes. Checkpoints follow PPO updates; ``--resume``
 continues exactly where a run stopped; Ctrl-C stops at the next update with a checkpoint and
 prints the command that resumes.
 """
@@ -34,7 +34,7 @@ TRAINERS = {
     "q_iteration": "agents.training.q_iteration:train [train]",
     "rerank": "agents.training.rerank:train [train]",
 }
-"""Each trainer (a config's :attr:`~agents.training.config.TrainConfig.trainer`), with the extra it needs."""
+"""Each trainer (a config's ``trainer``), with the extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
 FIND_STATE = {
     "q_iteration": "agents.training.q_iteration:find_state [train]",

@@ -1,6 +1,6 @@
 """What runs during an SB3 training run besides the PPO updates: SB3 callbacks (game metrics,
 the win rate, the progress bar, the actor warm-up) and the periodic evaluation that keeps
-``best_model.zip``, called at update boundaries (:class:`agents.training.resume.UpdateBoundaries`)."""
+``best_model.zip``, called at update boundaries (``agents.training.resume.UpdateBoundaries``)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ Lucky Numbers trainer), so that each job has one mechanism:
   the file. A JSON-lines file (``evals.jsonl``) skips a line cut mid-way with a note, so a
   resumed run appends after whole lines only and the learning curve is still drawn.
 - **Checkpoint discovery.** Checkpoints are numbered by their step (``ppo_<steps>_steps.zip``,
-  ``rllib_<steps>_steps/``). :func:`pick_checkpoint` takes the one named, or the newest of a
+  ``rllib_<steps>_steps/``). ``pick_checkpoint`` takes the one named, or the newest of a
   run directory, and falls back to the previous good one when it is damaged.
-- **Ctrl-C.** :class:`StopRequest` turns the first Ctrl-C into a request that the trainer
+- **Ctrl-C.** ``StopRequest`` turns the first Ctrl-C into a request that the trainer
   honours at its next update boundary (it saves a checkpoint and says how to resume); a
   second Ctrl-C stops at once.
 """
@@ -277,7 +277,7 @@ def report_stop(config: str | Path, checkpoint: str | Path | None, steps: int) -
 
 # ---------------------------------------------------------------- Ctrl-C
 class StopRequest:
-    """While active (``with StopRequest(): ...``), the first Ctrl-C sets :attr:`requested`
+    """While active (``with StopRequest(): ...``), the first Ctrl-C sets ``requested``
     and the trainer stops at its next update boundary, after saving a checkpoint; a second
     Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main thread it does nothing."""
 

@@ -4,7 +4,7 @@
 default, or ``rllib``: Number Drop on Ray) and ``algorithm:`` (``ppo``, the default;
 ``q_iteration``: afterstate Q-iteration of Number Drop's turn-level network, section ``q``;
 ``rerank``: a re-ranker of a value network's best candidates, section ``rerank``) choose the
-trainer. Each trainer has its own schema (:data:`SCHEMAS`), a pydantic model built from the
+trainer. Each trainer has its own schema (``SCHEMAS``), a pydantic model built from the
 sections it reads, with its own defaults.
 
 ``load_config("configs/ppo_turn.yaml")`` returns the trainer's config. A key the trainer does
@@ -317,9 +317,9 @@ class TrainConfig(Section):
     """What every trainer reads; each trainer's schema adds its own keys."""
 
     trainer: ClassVar[str]
-    """The trainer that runs this schema (the keys of :data:`agents.training.TRAINERS`)."""
+    """The trainer that runs this schema (the keys of ``agents.training.TRAINERS``)."""
     game: str
-    """(Each schema allows its own ``game``, ``backend`` and ``algorithm``, see :data:`SCHEMAS`.)"""
+    """(Each schema allows its own ``game``, ``backend`` and ``algorithm``, see ``SCHEMAS``.)"""
     backend: str
     algorithm: str
     experiment: Name
@@ -342,7 +342,7 @@ class TrainConfig(Section):
         return self
 
     def check(self) -> None:
-        """The checks that read more than one key (:meth:`need` refuses a value)."""
+        """The checks that read more than one key (``need`` refuses a value)."""
 
     def need(self, ok: bool, key: str, what: str) -> None:
         if not ok:
@@ -603,7 +603,7 @@ def _refusal(error: Any, schema: type[TrainConfig]) -> Exception:
     """The ``ValueError``/``TypeError`` of one of pydantic's errors, naming the key by its dotted path."""
     loc, kind, value, ctx = error["loc"], error["type"], error.get("input"), error.get("ctx", {})
     key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-    if not loc:  # a check of the whole config (:meth:`TrainConfig.need`)
+    if not loc:  # a check of the whole config (``TrainConfig.need``)
         return ValueError(str(ctx.get("error", error["msg"])))
     if kind == "extra_forbidden":
         section: Any = schema

@@ -1,5 +1,5 @@
 """What the trainers that run in generations share (afterstate Q-iteration in
-:mod:`agents.training.q_iteration`, the re-ranker in :mod:`agents.training.rerank`): the state
+``agents.training.q_iteration``, the re-ranker in ``agents.training.rerank``): the state
 file ``--resume`` continues from, the first gate entry, the paired gate and their saved arrays.
 
 A generation only adds files until the state, written last, takes them in; a resumed run

@@ -9,12 +9,12 @@ The candidate network already scores each candidate with one number; Q-iteration
 number (its logit over ``network.planner_scale``) the candidate's value in points. Each
 generation:
 
-1. **Self-play** (:func:`agents.training.selfplay.q_self_play`): the newest network plays
+1. **Self-play** (``agents.training.selfplay.q_self_play``): the newest network plays
    ``q.games`` games alone, ``q.envs`` at once in the native vector env, each turn its best
    candidate among ``q.slots``, or with probability ``q.epsilon`` a drawn one.
-2. **Targets**: each played candidate's lambda-return (:func:`lambda_returns`).
+2. **Targets**: each played candidate's lambda-return (``lambda_returns``).
 3. **Training**: the played candidates' logits and the value head fit the targets of the last
-   ``q.window`` generations (:func:`agents.training.imitation.pretrain`).
+   ``q.window`` generations (``agents.training.imitation.pretrain``).
 4. **The paired gate**: the new network alone and the best one play the same ``q.gate_games``
    seeds; the new one becomes the best only when its mean paired difference is above 0. The
    difference and its 95 % interval are logged either way. On more than one core the gate
@@ -96,7 +96,7 @@ def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
 
 
 def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarray]:
-    """The fit's inputs (:func:`imitation.pretrain`'s names) from self-play generations."""
+    """The fit's inputs (``imitation.pretrain``'s names) from self-play generations."""
     data = concatenate(parts)
     targets = np.concatenate([lambda_returns(p, x.td_lambda) for p in parts])
     return {

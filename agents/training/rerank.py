@@ -7,9 +7,9 @@
 The Q-iteration network values a turn's candidates from summary features and picks the one
 whose value it overestimates most; its one-turn look-ahead, which values them through sampled
 next rolls, plays about 6.6 points a game better. Fitting the network itself to the
-look-ahead's values did not move it (``docs/expert-iteration.md``); a separate small network
+look-ahead's values did not move it (``docs/research/q-iteration.md``); a separate small network
 that sees only the best few candidates, with what their sheets can still score
-(:mod:`agents.networks.reranker`), does. Each generation:
+(``agents.networks.reranker``), does. Each generation:
 
 1. **Recording**: the network ``init_from`` plays ``rerank.games`` games alone (with the best
    re-ranker so far after the first generation: the data follow the policy that plays), on
@@ -120,7 +120,7 @@ def record(
     progress: bool,
     desc: str,
 ) -> dict[str, np.ndarray]:
-    """:func:`record_games` of ``seeds`` on ``workers`` processes (the same data for any number)."""
+    """``record_games`` of ``seeds`` on ``workers`` processes (the same data for any number)."""
     tasks = [
         (model_path, rerank_path, list(seeds[i : i + CHUNK]), x.top, x.samples) for i in range(0, len(seeds), CHUNK)
     ]

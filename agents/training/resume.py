@@ -17,7 +17,7 @@ or one resumed with different environments (``vec_env``, ``n_envs`` or the ``env
 continues from its weights, optimizer and step count on new games instead.
 
 ``MaskablePPO.load`` ignores the extra entry, so a checkpoint is also an ordinary model.
-The files are written atomically (:mod:`agents.training.checkpoints`).
+The files are written atomically (``agents.training.checkpoints``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def worker_env(make: Callable[[], gym.Env]) -> gym.Env:
 
 def capture_envs(venv: VecEnv) -> bytes:
     """Every training environment's state: a ``SubprocVecEnv``'s workers one by one (their
-    environments built by :func:`worker_env`), a vector env of this process whole."""
+    environments built by ``worker_env``), a vector env of this process whole."""
     if isinstance(venv, SubprocVecEnv):
         return pickle.dumps({"each": venv.env_method("snapshot")})
     return pickle.dumps({"whole": venv})
@@ -160,7 +160,7 @@ def resume_state(path: str | Path) -> dict[str, Any] | None:
 
 @dataclass
 class Resumed:
-    """A model loaded from a checkpoint; ``rng`` is set (:func:`set_rng_state`) just before
+    """A model loaded from a checkpoint; ``rng`` is set (``set_rng_state``) just before
     training, after anything else that might draw random numbers."""
 
     model: Any
@@ -227,7 +227,7 @@ class UpdateBoundaries(BaseCallback):
 
     At each, in order: a checkpoint ``<folder>/<prefix>_<steps>_steps.zip`` when one is due
     (every ``every`` steps, and at the end; ``every=0`` only on request), the ``hooks``
-    (evaluations), then, if Ctrl-C asked to stop, a checkpoint and :class:`Interrupted`.
+    (evaluations), then, if Ctrl-C asked to stop, a checkpoint and ``Interrupted``.
     ``latest`` is the newest checkpoint (the resumed one at first).
     """
 

@@ -13,9 +13,9 @@ training opponents) and the closing tables; the loop is one.
 
 Checkpoints are taken after a PPO update and hold the environments and random states too,
 so ``--resume`` with the same config continues exactly where the run stopped
-(:mod:`agents.training.resume`). Ctrl-C stops at the next update with a checkpoint and
+(``agents.training.resume``). Ctrl-C stops at the next update with a checkpoint and
 prints the command that resumes; every file is written atomically
-(:mod:`agents.training.checkpoints`).
+(``agents.training.checkpoints``).
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def new_model(cfg: SB3Config, venv: Any) -> Any:
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
     """The model to train and its environments: a new one (cloned from a scripted agent first
     when ``pretrain.games`` asks for it), or the checkpoint ``resume`` names, continued exactly
-    when it can be (:mod:`agents.training.resume`), else on new games."""
+    when it can be (``agents.training.resume``), else on new games."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)

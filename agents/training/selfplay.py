@@ -1,5 +1,5 @@
 """Self-play games of afterstate Q-iteration: the network alone, exploring, in the native vector
-env (:func:`q_self_play`).
+env (``q_self_play``).
 
 A game depends only on its seed, the network and the seed of the exploring draws, so a
 generation's data is the same however it is played.
@@ -60,7 +60,7 @@ def q_self_play(
     native vector env, offered ``slots`` candidates a turn (default: as many as it has slots):
     each turn it plays its highest logit, or with probability ``epsilon`` a uniformly drawn
     candidate (the draws from ``seed``). Yields each game as it ends, rows in turn order
-    (:data:`Q_FIELDS`: ``candidates`` the network's own number of slots, ``played`` the
+    (``Q_FIELDS``: ``candidates`` the network's own number of slots, ``played`` the
     candidate played, ``value`` the best logit over ``planner_scale`` (the network's value of
     the turn in points), ``changed`` whether the move was drawn). The same data for the same
     arguments."""

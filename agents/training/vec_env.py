@@ -1,6 +1,6 @@
 """Stable-Baselines3 ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``.
 
-:class:`NativeTurnVecEnv` presents :class:`numberdrop_env.envs.vector.NumberDropTurnVectorEnv`
+``NativeTurnVecEnv`` presents ``numberdrop_env.envs.vector.NumberDropTurnVectorEnv``
 (N games stepped in one call, their turns enumerated together on every core) to
 Stable-Baselines3 and sb3-contrib's ``MaskablePPO``, in place of a ``DummyVecEnv`` or
 ``SubprocVecEnv`` of ``Monitor``-wrapped ``NumberDropTurnEnv``\\ s; ``train.py`` builds it for

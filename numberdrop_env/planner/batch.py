@@ -1,8 +1,8 @@
 """Many packed games at once, compiled: the batch entry points of the turn planner.
 
 A simulator keeps its games packed (``turns.pack``) between turns: it enumerates every
-game's candidates (:func:`enumerate_many`, on every core), plays the chosen ones
-(:func:`finish_turns`), rolls (:func:`start_turns`) and reads the scores (:func:`score_rows`),
+game's candidates (``enumerate_many``, on every core), plays the chosen ones
+(``finish_turns``), rolls (``start_turns``) and reads the scores (``score_rows``),
 with no Python object per game.
 """
 
@@ -70,9 +70,9 @@ def _own(rules):
 
 @njit(cache=True, nogil=True)
 def enumerate_many(states, order, lo, hi, rules, with_features, count, out, features):
-    """:func:`~.enumeration.enumerate_packed` (and, ``with_features``, :func:`~.features.candidate_features`)
+    """``enumerate_packed`` (and, ``with_features``, ``candidate_features``)
     of the packed games ``order[lo:hi]``, written into their rows of ``out`` (a
-    :class:`~.packing.TurnArrays` with a leading game axis, padded to the slots of ``features``;
+    ``TurnArrays`` with a leading game axis, padded to the slots of ``features``;
     ``count[g]`` says how many rows of game g are candidates).
 
     It holds no GIL, so a few Python threads each given a share of the games run on every
@@ -129,7 +129,7 @@ def enumerate_many(states, order, lo, hi, rules, with_features, count, out, feat
 def finish_turns(states, games, chosen, arrays, ints, over):
     """``SoloGame.play_afterstate`` on packed games, up to the next roll: game ``g = games[j]``
     (row g of ``states``) jumps to the afterstate of its candidate ``chosen[j]`` (row g of the
-    candidate ``arrays``, a :class:`~.packing.TurnArrays` with a leading game axis), ticks the
+    candidate ``arrays``, a ``TurnArrays`` with a leading game axis), ticks the
     box its combination scores (circling a letter both boxes complete), ticks completed lines
     and occupied penalty rows, and ``over[j]`` says whether the game ended (a penalty row
     reached, the tetromino lost, every letter at its last notch)."""

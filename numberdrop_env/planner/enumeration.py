@@ -1,12 +1,12 @@
 """The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out.
 
-It computes exactly what :mod:`numberdrop_env.planner.turns_reference` computes (the module
-docstring of :mod:`numberdrop_env.planner.turns` says what a candidate is and how they are
+It computes exactly what ``numberdrop_env.planner.turns_reference`` computes (the module
+docstring of ``numberdrop_env.planner.turns`` says what a candidate is and how they are
 pruned and ranked), over flat arrays, so that a turn costs no Python objects: the slides and
-block drops are a small explicit tree (:mod:`.slides`), the tetromino search of each distinct
-sheet is memoised (:mod:`.tetromino`), the tails of every leaf are merged by value (ties:
+block drops are a small explicit tree (``.slides``), the tetromino search of each distinct
+sheet is memoised (``.tetromino``), the tails of every leaf are merged by value (ties:
 leaf order, then tail order, as ``heapq.merge`` does) and deduplicated by their afterstate.
-The result is a structure of arrays (:class:`~.packing.TurnArrays`).
+The result is a structure of arrays (``TurnArrays``).
 
 Floating-point sums follow the reference operation by operation (NumPy's pairwise sum
 included), so values are bitwise equal and the order of candidates is the same; the
@@ -73,8 +73,8 @@ def _targets(done, box, bonus, bonus_size):
 
 @njit(cache=True)
 def enumerate_packed(state, rivals, rules):
-    """:func:`enumerate_turn` of a packed game (one int64 vector, see ``STATE_FIELDS``) under
-    ``rules`` (:class:`~.packing.RuleArrays`). ``rivals`` is (2, letters), or (0, 0) at a solo game."""
+    """``enumerate_turn`` of a packed game (one int64 vector, see ``STATE_FIELDS``) under
+    ``rules`` (``RuleArrays``). ``rivals`` is (2, letters), or (0, 0) at a solo game."""
     o = state_offsets(rules.ints)
     identical, consecutive = state[o[6] : o[7]] != 0, state[o[7] : o[8]] != 0
     position = Position(
@@ -101,7 +101,7 @@ def enumerate_packed(state, rivals, rules):
 
 @njit(cache=True)
 def _boxes(identical, consecutive, bonus, rules):
-    """The :class:`~.packing.Boxes` of a sheet with these boxes ticked."""
+    """The ``Boxes`` of a sheet with these boxes ticked."""
     box, bonus_size = rules.box, rules.ints[I_BONUS]
     ident_targets = _targets(identical, box, bonus, bonus_size)
     cons_targets = _targets(consecutive, box, bonus, bonus_size)

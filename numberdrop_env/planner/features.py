@@ -1,6 +1,6 @@
 """The rows ``NumberDropTurn-v0`` observes, compiled: each candidate's features and the state.
 
-``candidate_features`` describes the candidates of :mod:`numberdrop_env.planner.enumeration`
+``candidate_features`` describes the candidates of ``numberdrop_env.planner.enumeration``
 (``envs.turn.CANDIDATE_FEATURES`` names the columns); ``turn_state`` is the game's ``state``
 vector (``envs.turn._state_reference`` is its NumPy reference), and ``turn_states_packed``
 the same of many packed games at once.
@@ -187,7 +187,7 @@ def turn_state(
 
 @njit(cache=True)
 def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shape_die, n_shapes, out):
-    """:func:`turn_state` of packed games inside a turn (rows of ``states``, see ``turns.pack``)
+    """``turn_state`` of packed games inside a turn (rows of ``states``, see ``turns.pack``)
     with their ``extra`` rows, written into ``out``; ``die_of_face[f]`` is the shape die's face
     showing shape f, its last entry the star's."""
     o = state_offsets(ints)

@@ -73,7 +73,7 @@ def pairwise_sum(x):
 
 @njit(cache=True)
 def geometry(vals, heights, lines0, penalties0, ints, floats, pairwise):
-    """(geometry value, line points, penalty points) of a sheet (see :func:`row_geometry`)."""
+    """(geometry value, line points, penalty points) of a sheet (see ``row_geometry``)."""
     filled, holes = row_counts(vals, heights, ints)
     return row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, np.empty(ints[I_REG]))
 

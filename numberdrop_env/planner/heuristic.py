@@ -9,9 +9,9 @@ The value of a position after a turn is
 
 where the potential counts only the ceil(expected remaining turns) largest box credits.
 
-It ranks the candidates of :mod:`numberdrop_env.planner.turns`; the greedy agent plays the best.
+It ranks the candidates of ``numberdrop_env.planner.turns``; the greedy agent plays the best.
 Sheets are flat (cell ``r * cols + c``); the flood fills, paths and box credits run in the
-compiled loops of :mod:`numberdrop_env.planner.kernels`, the row and column terms in NumPy.
+compiled loops of ``numberdrop_env.planner.kernels``, the row and column terms in NumPy.
 
 Heuristic terms (``Weights``; weights in brackets)
 --------------------------------------------------
@@ -91,7 +91,7 @@ DEFAULT_WEIGHTS = Weights()
 
 class Structures(NamedTuple):
     """Same-valued regions and increasing paths of the unused numbers of a sheet
-    (:func:`numberdrop_env.planner.kernels.structures` says what each array holds)."""
+    (``numberdrop_env.planner.kernels.structures`` says what each array holds)."""
 
     free: np.ndarray
     region: np.ndarray
@@ -200,7 +200,7 @@ class Context:
         return value, line_pts, pen_pts
 
     def geometry_batch(self, filled: np.ndarray, heights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`geometry` of many sheets at once: ``filled`` (P, rows, cols) bool, ``heights``
+        """``geometry`` of many sheets at once: ``filled`` (P, rows, cols) bool, ``heights``
         (P, cols); returns (value, line points, penalty points), each (P,)."""
         w, reg, cols = self.w, self.reg_rows, self.cols
         regular = filled[:, :reg]

@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels of the sheet evaluation in :mod:`numberdrop_env.planner.heuristic`.
+"""Compiled (numba) kernels of the sheet evaluation in ``numberdrop_env.planner.heuristic``.
 
 The planner values every (placement, writing, combination) it keeps: a dozen flood fills,
 path searches and box credits per written tetromino, ~30 per turn. Those are short loops
@@ -6,7 +6,7 @@ over a 7 x 14 grid with data-dependent branches (a flood fill, a matching), whic
 cannot vectorise; in pure Python they were most of a turn's time.
 
 Conventions: a sheet is flat (cell ``row * cols + column``); ``nbrs`` is the (cells, 4)
-neighbour table of :func:`numberdrop_env.engine.combos.neighbour_table` (padded with the
+neighbour table of ``numberdrop_env.engine.combos.neighbour_table`` (padded with the
 number of cells), in the order down, up, right, left (the order the flood
 fills and ties follow); box targets are int arrays of box sizes in the order the
 heuristic lists them (open regular boxes ascending, then the bonus box).
@@ -24,7 +24,7 @@ from ..engine.rules import EMPTY
 
 @njit(cache=True)
 def structures(vals, used, nbrs, max_number):
-    """Same-valued regions and increasing paths of the unused numbers (:func:`structures_into`)."""
+    """Same-valued regions and increasing paths of the unused numbers (``structures_into``)."""
     n = vals.shape[0]
     return structures_into(
         vals, used, nbrs, max_number, np.empty(n, np.bool_), np.empty(8 * n + max_number + 3, np.int64)
@@ -193,7 +193,7 @@ def _assign(values, owners, boxes, count, out, n_out):
 
 @njit(cache=True)
 def potential_work(cells, targets):
-    """Scratch space of :func:`potential_into` for a sheet of ``cells`` and up to ``targets`` open boxes."""
+    """Scratch space of ``potential_into`` for a sheet of ``cells`` and up to ``targets`` open boxes."""
     size = cells * max(targets, 1)
     return np.empty(2 * cells + 2 + size), np.empty(2 * size, np.int64)
 
@@ -224,7 +224,7 @@ def potential_into(
 
     ``weights`` = (ready, progress, power, buried, one column share, two columns share);
     ``limit`` < 0 counts every credit, else only the ``limit`` largest. ``work_floats`` and
-    ``work_ints`` are scratch space (:func:`potential_work`).
+    ``work_ints`` are scratch space (``potential_work``).
     """
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
@@ -422,7 +422,7 @@ def _copy_into(targets, out):
 
 
 class SheetWork(NamedTuple):
-    """Scratch space of :func:`written_sheet_into`, reused sheet after sheet."""
+    """Scratch space of ``written_sheet_into``, reused sheet after sheet."""
 
     free: np.ndarray
     buffer: np.ndarray
@@ -441,7 +441,7 @@ class SheetWork(NamedTuple):
 
 @njit(cache=True)
 def sheet_work(cells, max_number, n_ident, n_cons):
-    """A :class:`SheetWork` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
+    """A ``SheetWork`` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
     m = n_ident + n_cons
     pf, pi = potential_work(cells, max(n_ident, n_cons))
     return SheetWork(

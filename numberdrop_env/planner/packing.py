@@ -1,12 +1,12 @@
 """What the compiled planner reads and writes: flat arrays, laid out once for every module.
 
 A game is one int64 vector (``STATE_FIELDS``, see ``turns.pack``); the rules and the planner's
-settings are one :class:`RuleArrays`, built once per rules; the candidates of a turn are one
-:class:`TurnArrays`. A turn being planned is read as a :class:`Position` (the game) and its
-:class:`Boxes` (what a combination can still score). numba passes these NamedTuples of arrays
+settings are one ``RuleArrays``, built once per rules; the candidates of a turn are one
+``TurnArrays``. A turn being planned is read as a ``Position`` (the game) and its
+``Boxes`` (what a combination can still score). numba passes these NamedTuples of arrays
 to compiled functions as they are, so each function takes the few groups it needs.
 
-Conventions as in :mod:`numberdrop_env.planner.kernels`: flat sheets (``row * cols + column``),
+Conventions as in ``numberdrop_env.planner.kernels``: flat sheets (``row * cols + column``),
 the neighbour table padded with the number of cells.
 """
 
@@ -120,7 +120,7 @@ class RuleArrays(NamedTuple):
 
 
 def rule_arrays(rules: Rules, ints: np.ndarray, kweights: np.ndarray, floats: np.ndarray) -> RuleArrays:
-    """The :class:`RuleArrays` of ``rules`` with the planner's parameters ``ints`` (``I_*``, then
+    """The ``RuleArrays`` of ``rules`` with the planner's parameters ``ints`` (``I_*``, then
     the box sizes) and weights."""
     t = tetromino_table(rules)
     owner = np.repeat(t.orientation_shape, rules.cols)

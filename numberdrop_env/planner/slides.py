@@ -2,7 +2,7 @@
 
 Every way through the slides is enumerated exactly, depth first in action order (the
 reference's recursion); a dropping block keeps its ``block_width`` best placements by
-geometry and potential. Each leaf (:class:`Leaves`) is a sheet and notches on which the
+geometry and potential. Each leaf (``Leaves``) is a sheet and notches on which the
 tetromino is dropped (phase PLACE), or a tetromino with no legal placement (LOST).
 """
 

@@ -15,7 +15,7 @@ weights; a learned re-ranker (``agents.networks.reranker``) reads them one by on
 - ``surface_{v}``: unused cells of value v next to a fillable cell (what the next numbers
   can join).
 
-:func:`structure_features` is compiled; :func:`structure_features_reference` is the same in
+``structure_features`` is compiled; ``structure_features_reference`` is the same in
 plain Python, which the tests hold it to.
 """
 
@@ -30,7 +30,7 @@ from . import kernels
 
 
 def structure_names(rules: Rules) -> tuple[str, ...]:
-    """The columns of :func:`structure_features` for ``rules``."""
+    """The columns of ``structure_features`` for ``rules``."""
     sizes = range(2, rules.bonus_size + 1)
     names = [f"regions_{s}_{x}" for s in sizes for x in ("open", "buried")]
     names += [f"paths_{s}_{x}" for s in sizes for x in ("open", "buried")]
@@ -135,7 +135,7 @@ def structure_features_reference(
     bonus: bool,
     rules: Rules,
 ) -> np.ndarray:
-    """:func:`structure_features` by flood fills and walks in plain Python (the tests' reference)."""
+    """``structure_features`` by flood fills and walks in plain Python (the tests' reference)."""
     rows, cols, n = rules.rows, rules.cols, rules.rows * rules.cols
     values, used, heights = list(map(int, values)), list(map(bool, used)), list(map(int, heights))
 

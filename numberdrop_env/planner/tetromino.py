@@ -4,8 +4,8 @@ For one sheet (a leaf of the slides and block drops), stage 1 scores every legal
 (placement, arrangement, wild values) cheaply: exact geometry plus the matches of the new
 numbers with their neighbours, at most 3 per placement and the ``width`` best overall kept;
 stage 2 writes each of those and values every combination that can be scored, and the pass
-(``turns`` module docstring). The result is the sheet's :class:`Tails`, best first, which
-:mod:`numberdrop_env.planner.enumeration` merges across leaves.
+(``turns`` module docstring). The result is the sheet's ``Tails``, best first, which
+``numberdrop_env.planner.enumeration`` merges across leaves.
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@
 A *candidate* is one way to play the rest of the current turn — the slides, the
 placement of any block they drop, the tetromino's placement, arrangement and wild
 values, and the combination scored or the pass — given as the micro-actions of the flat
-encoding (:mod:`numberdrop_env.engine.actions`) together with the sheet it leaves (its
+encoding (``numberdrop_env.engine.actions``) together with the sheet it leaves (its
 *afterstate*) and the official points it scores. Candidates are deduplicated by their
 afterstate: two ways of playing that leave the same grid, used cells, boxes and notches
 are one candidate (the first in ranking order is kept).
 
 The full set of outcomes is far too large to list (a wild die alone multiplies it by
 ten), so the enumeration is pruned by a documented ranking, the planner value of
-:mod:`numberdrop_env.planner.heuristic` (points now plus a hand-written value of the sheet):
+``numberdrop_env.planner.heuristic`` (points now plus a hand-written value of the sheet):
 
 1. Slides are enumerated exactly; a dropping block keeps its ``block_width`` best
    placements by geometry and potential.
@@ -23,10 +23,10 @@ ten), so the enumeration is pruned by a documented ranking, the planner value of
    the turn plus the heuristic of the sheet after it. Every one is a candidate.
 
 ``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
-first, as :class:`TurnCandidates`: a structure of arrays (one row per candidate) that
-also reads as a sequence of :class:`Candidate` objects, built only when asked for. The
-enumeration runs in compiled code (:mod:`numberdrop_env.planner.enumeration`);
-``TurnPlanner(reference=True)`` runs its specification, :mod:`numberdrop_env.planner.turns_reference`.
+first, as ``TurnCandidates``: a structure of arrays (one row per candidate) that
+also reads as a sequence of ``Candidate`` objects, built only when asked for. The
+enumeration runs in compiled code (``numberdrop_env.planner.enumeration``);
+``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_reference``.
 The greedy agent plays the first one, the search agent re-ranks the first few,
 the turn-level environment offers them all; so the greedy's choice is always among
 the candidates the environment offers.
@@ -125,7 +125,7 @@ class TurnCandidates(Sequence):
         )
 
     def play(self, i: int, game: SoloGame) -> int:
-        """Play candidate ``i`` on ``game`` (:meth:`Candidate.play`, without building it); returns its points."""
+        """Play candidate ``i`` on ``game`` (``Candidate.play``, without building it); returns its points."""
         a = self.arrays
         if game.phase is Phase.START:
             return self[i].play(game)
@@ -136,7 +136,7 @@ class TurnCandidates(Sequence):
 
     @classmethod
     def of_batch(cls, arrays: TurnArrays, g: int, k: int) -> TurnCandidates:
-        """The ``k`` candidates of game ``g`` of :meth:`TurnPlanner.candidate_arrays`' output."""
+        """The ``k`` candidates of game ``g`` of ``TurnPlanner.candidate_arrays``' output."""
         return cls(TurnArrays(*(field[g, :k] for field in arrays)))
 
     @classmethod
@@ -212,7 +212,7 @@ class TurnPlanner:
     def candidates_batch(
         self, games: Sequence[SoloGame], limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """:meth:`candidates` of many solo games at once, enumerated on every core (compiled code
+        """``candidates`` of many solo games at once, enumerated on every core (compiled code
         without the GIL, one share of the games per thread), and with
         ``features`` each game's candidate feature rows (``features.candidate_features``,
         padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
@@ -236,7 +236,7 @@ class TurnPlanner:
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
         """The games as packed rows (``packing.STATE_FIELDS``), checked for
-        :meth:`candidates_packed`: solo games of one rule set, each inside a turn."""
+        ``candidates_packed``: solo games of one rule set, each inside a turn."""
         _check_limit(limit)
         if not games:
             raise ValueError("pack_batch needs at least one game")
@@ -253,7 +253,7 @@ class TurnPlanner:
     def candidates_packed(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """:meth:`candidates_batch` of games packed by :meth:`pack_batch` (whose rows a caller
+        """``candidates_batch`` of games packed by ``pack_batch`` (whose rows a caller
         may read too, e.g. for observations)."""
         count, arrays, rows = self.candidate_arrays(states, rules, limit, features)
         return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
@@ -261,7 +261,7 @@ class TurnPlanner:
     def candidate_arrays(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[np.ndarray, TurnArrays, np.ndarray]:
-        """:meth:`candidates_packed` as arrays: each game's count of candidates, the candidates of
+        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of
         all games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the
         feature rows. For callers that keep their games packed and build no per-game objects."""
         _check_limit(limit)
@@ -295,7 +295,7 @@ class TurnPlanner:
         self, states: np.ndarray, rules: Rules, games: np.ndarray, chosen: np.ndarray, arrays: TurnArrays
     ) -> np.ndarray:
         """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (a row of ``states`` and of
-        ``arrays``, the output of :meth:`candidate_arrays`), in place, up to the next roll:
+        ``arrays``, the output of ``candidate_arrays``), in place, up to the next roll:
         ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
         over = np.zeros(len(games), bool)
         batch.finish_turns(states, games, chosen, arrays, self._static(rules).arrays.ints, over)
@@ -336,7 +336,7 @@ def _check_limit(limit: object) -> None:
 
 
 def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
-    """Zeroed (padded) outputs of :func:`batch.enumerate_many` for ``n_games`` games."""
+    """Zeroed (padded) outputs of ``batch.enumerate_many`` for ``n_games`` games."""
     n_features = feature_count(fixed.arrays.ints) if features else 0
     arrays = batch_arrays(n_games, slots, fixed.rules)
     return np.zeros(n_games, np.int64), arrays, np.zeros((n_games, slots, n_features), np.float32)
@@ -344,7 +344,7 @@ def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
 
 def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
     """Candidate arrays of ``n_games`` games with a leading game axis, ``slots`` rows each, all
-    padding (what :meth:`TurnPlanner.candidate_arrays` fills)."""
+    padding (what ``TurnPlanner.candidate_arrays`` fills)."""
     n, cols, letters = rules.rows * rules.cols, rules.cols, len(rules.letters)
     shape = (n_games, slots)
     return TurnArrays(
@@ -511,13 +511,13 @@ class _Static:
 
     def start_turns(self, states: np.ndarray, games: np.ndarray, faces: np.ndarray) -> None:
         """Write each roll (a row of ``engine.solo.roll_faces``) into its packed game's row, as
-        the game's first decision of the next turn: :meth:`pack` after ``play_afterstate``."""
+        the game's first decision of the next turn: ``pack`` after ``play_afterstate``."""
         dice = self.die_values[np.arange(self.die_values.shape[0]), faces[:, :-1]]
         batch.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.arrays.ints)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
         """Write a packed game's sheet and notches back into ``game`` and take it up at that turn
-        (``SoloGame.resume``): the inverse of :meth:`pack` at a turn's first decision or the end."""
+        (``SoloGame.resume``): the inverse of ``pack`` at a turn's first decision or the end."""
         o, s = self.offsets, game.sheet
         s.values[:] = row[o[0] : o[1]].reshape(s.values.shape)
         s.used[:] = row[o[1] : o[2]].reshape(s.used.shape) != 0

@@ -2,11 +2,11 @@
 
 It plays every slide and block drop on cloned games and values each written tetromino
 with the same kernels, building Python objects as it goes. The compiled engine
-(:mod:`numberdrop_env.planner.enumeration`) must produce exactly its candidates: the same
+(``numberdrop_env.planner.enumeration``) must produce exactly its candidates: the same
 actions, points, afterstates and order, values within 1e-9 (the differential tests check
 it). ``TurnPlanner(reference=True)`` plays with it; it is also what a multiplayer seat's
 block phase is planned with (its block ends the seat's turn, which the engine does not model).
-:mod:`numberdrop_env.planner.turns` describes the enumeration, the pruning and the ranking.
+``numberdrop_env.planner.turns`` describes the enumeration, the pruning and the ranking.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Helpers of the tests of the trainers that run in generations (expert iteration, Q-iteration,
-the re-ranker): a tiny copy of a smoke config, and the logged generations without their times."""
+"""Helpers of the tests of the trainers that run in generations (Q-iteration, the re-ranker): a
+tiny copy of a smoke config, and the logged generations without their times."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ def make_env(env_config: dict[str, Any]) -> gym.Env:
     """Build one training environment from RLlib's ``env_config``.
 
     Keys: ``interface`` (``decision`` | ``turn``), ``auto_forced`` (decision), ``candidates``
-    and ``width`` (turn), ``lose_mask`` (see :class:`MaskInObservation`). Top-level so that
+    and ``width`` (turn), ``lose_mask`` (see ``MaskInObservation``). Top-level so that
     env runners on other machines can import it.
     """
     config = dict(env_config)

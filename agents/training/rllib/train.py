@@ -4,8 +4,8 @@
     python train.py --config configs/rllib_ppo.yaml --resume runs/rllib_ppo/checkpoints/rllib_40960_steps
 
 Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster. Env runners
-step the environments (:mod:`agents.training.rllib.env`), the learner updates
-:class:`agents.networks.rllib_module.NumberDropRLModule` with RLlib's PPO. Fault tolerance is off on
+step the environments (``agents.training.rllib.env``), the learner updates
+``agents.networks.rllib_module.NumberDropRLModule`` with RLlib's PPO. Fault tolerance is off on
 purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
 with the environment's message instead of restarting the env runner (RLlib's default,
 which waits a minute and then reports an iteration without env-runner results). Every
@@ -22,7 +22,7 @@ optimizer state after the update. Resumed, the run continues from them on new ga
 runners sample in other processes, so unlike an SB3 run it is not bit for bit the run that
 was never stopped. Ctrl-C stops after the current iteration with a checkpoint and prints
 the command that resumes; checkpoints (folders), ``evals.jsonl`` and the JSON files are
-written atomically (:mod:`agents.training.checkpoints`), and ``--resume RUN_DIR`` takes the newest good
+written atomically (``agents.training.checkpoints``), and ``--resume RUN_DIR`` takes the newest good
 checkpoint.
 """
 
@@ -236,7 +236,7 @@ def set_actor_frozen(frozen: bool, learner: Any) -> None:
 
 # ---------------------------------------------------------------- metrics
 def game_means(runners: dict[str, Any]) -> dict[str, float]:
-    """This iteration's per-episode means from :class:`GameMetrics`' sums and counts."""
+    """This iteration's per-episode means from ``GameMetrics``' sums and counts."""
     game = runners.get("game", {})
     out: dict[str, float] = {}
     for key in GAME_KEYS:
@@ -333,7 +333,7 @@ def checkpoint_steps(path: Path) -> int:
 
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
-    """Train, evaluate and checkpoint as the config says; returns what :func:`agents.training.train` returns."""
+    """Train, evaluate and checkpoint as the config says; returns what ``agents.training.train`` returns."""
 
     progress = cfg.progress_bar and not getattr(args, "no_progress", False)
     resume: Path | None = getattr(args, "resume", None)
@@ -477,7 +477,7 @@ def restore(algo: Any, checkpoint: Path) -> None:
 
 def loop(run: Run, stop: StopRequest, progress: bool) -> None:
     """Iterations until ``total_timesteps``; Ctrl-C stops after the current one, with a
-    checkpoint (:class:`Interrupted`)."""
+    checkpoint (``Interrupted``)."""
 
     cfg = run.cfg
     bar = tqdm(
