@@ -176,3 +176,17 @@ def test_a_stale_results_table_is_found(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8").replace("56.3 ± 0.4", "57.3 ± 0.4"), encoding="utf-8")
     assert results_tables.stale_pages(tmp_path) == ["README.md"]
+
+
+def test_no_docstring_shows_a_sphinx_role():
+    """The API pages render docstrings as Markdown, where ``:class:`X``` prints as text."""
+    role = re.compile(r":(?:py:)?(?:mod|class|meth|func|data|attr|obj|exc|const):`")
+    packages = ["gamekit", "numberdrop_env", "luckynumbers_env", "agents", "benchmarks"]
+    found = [
+        f"{path.relative_to(ROOT)}:{text[: m.start()].count(chr(10)) + 1}"
+        for package in packages
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for text in [path.read_text(encoding="utf-8")]
+        for m in role.finditer(text)
+    ]
+    assert not found, f"Sphinx roles in docstrings: {found[:10]}"
