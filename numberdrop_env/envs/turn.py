@@ -15,7 +15,7 @@ from gymnasium import spaces
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame, as_action
-from ..planner import features as turn_engine
+from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
 from ..warmup import warn_if_not_compiled
 from .base import LegalDiscrete, SoloEnvBase, breakdown_info
@@ -279,7 +279,7 @@ def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray
     over = game.phase is Phase.OVER
     score = game.score() if score is None else score
     extra = np.array([min(game.turn / 20, 1.0), max(score, 0) / r.max_score, float(game.phase is Phase.START), share])
-    return turn_engine.turn_state(
+    return features.turn_state(
         np.array(game.sorted_dice() if game.dice is not None and not over else (), np.int64),
         r.shape_die.index(game.shape_face) if game.shape_face is not None and not over else -1,
         s.identical,
@@ -312,7 +312,7 @@ def packed_states(
         [np.minimum(turns / 20, 1.0), np.maximum(scores, 0) / r.max_score, np.zeros(len(states)), shares]
     )
     out = np.empty((len(states), state_size(r)), np.float32)
-    turn_engine.turn_states_packed(
+    features.turn_states_packed(
         states,
         extra,
         _die_of_face(r),
@@ -338,7 +338,7 @@ def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> n
     """(slots, len(CANDIDATE_FEATURES)) float32, one compiled pass over the candidates' arrays."""
     a, s = offered.arrays, game.sheet
     ints, box = _feature_constants(game.rules)
-    return turn_engine.candidate_features(
+    return features.candidate_features(
         a.value,
         a.points,
         a.values,

@@ -39,7 +39,13 @@ def test_no_import_hook_is_installed():
     assert not [f for f in sys.meta_path if type(f).__module__.split(".")[0] in {"gamekit", "agents", "numberdrop_env"}]
 
 
-OLD = ["agents.evaluate", "agents.play", "numberdrop_env.turn_engine", "luckynumbers_env.rules"]
+OLD = [
+    "agents.evaluate",
+    "agents.play",
+    "numberdrop_env.turn_engine",
+    "numberdrop_env.planner.turn_engine",
+    "luckynumbers_env.rules",
+]
 
 
 @pytest.mark.parametrize("old", OLD)
