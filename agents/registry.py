@@ -189,5 +189,5 @@ def _option_list(name: str, game: str) -> str:
 def _shown(value: Any) -> Any:
     """A shipped model's path as it reads in a checkout (``agents/models/q_turn.zip``)."""
     if isinstance(value, str) and value.startswith(str(MODELS)):
-        return f"agents/models/{value[len(str(MODELS)) + 1:]}"
+        return f"agents/models/{value[len(str(MODELS)) + 1 :]}"
     return value

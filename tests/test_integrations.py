@@ -103,7 +103,11 @@ def test_torchrl_collects_a_mappo_style_batch_from_the_parallel_env():
 
     torch.manual_seed(0)
     env = _parallel_table()
-    obs_key, mask_key, act_key = ("player", "observation", "observation"), ("player", "action_mask"), ("player", "action")
+    obs_key, mask_key, act_key = (
+        ("player", "observation", "observation"),
+        ("player", "action_mask"),
+        ("player", "action"),
+    )
     size, actions = env.observation_spec[obs_key].shape[-1], env.full_action_spec[act_key].space.n
     assert actions == 413
 

@@ -320,7 +320,9 @@ def test_multiplayer_observations_stay_in_their_box():
             raw = max(raw, float(observe(env.table.seats[env.agent_seat[a]])["grid"].max()))
         obs, *_ = env.step(
             {
-                a: players[p].act(env.table.seats[p], env.table.legal_mask(p)) if p in env.table.to_act() else env.wait_action
+                a: players[p].act(env.table.seats[p], env.table.legal_mask(p))
+                if p in env.table.to_act()
+                else env.wait_action
                 for p, a in enumerate(env.possible_agents)
             }
         )
