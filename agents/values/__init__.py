@@ -1,2 +1,2 @@
-"""Learned afterstate values of Number Drop: sums of table lookups (:mod:`.ntuple`), their
-plain-Python specification (:mod:`.reference`) and self-play that learns them by TD (:mod:`.selfplay`)."""
+"""Learned afterstate values of Number Drop: sums of table lookups (``.ntuple``), their
+plain-Python specification (``.reference``) and self-play that learns them by TD (``.selfplay``)."""

@@ -6,7 +6,7 @@ several, for tables shared by positions and by the mirror image of the grid). Th
 multiplications: valuing a sheet costs its flood fills and a few dozen memory reads, so every
 candidate of a turn is valued in one compiled call and the tables learn from very many games.
 
-The tables come in *families* (``FAMILIES``), each switched on or off by :class:`NTupleSpec`:
+The tables come in *families* (``FAMILIES``), each switched on or off by ``NTupleSpec``:
 
 - ``track``: which identical and consecutive boxes and the bonus box are ticked, with the
   notches left (the clock: every turn slides one or two notches, the game ends at none);
@@ -31,7 +31,7 @@ The tables come in *families* (``FAMILIES``), each switched on or off by :class:
   and its mirror image: which values lie where the next pieces land.
 
 The *stage* is the notches left on the board in ``stages`` equal bands. A sheet that ends the
-game is worth 0 (no table is read): the final score is then known. :mod:`.reference` computes
+game is worth 0 (no table is read): the final score is then known. ``.reference`` computes
 the same lookups in plain Python, the specification the tests hold this code to.
 """
 
@@ -269,7 +269,7 @@ def sheet_lookups(
     """The lookups (indices into the weights) of one afterstate, written into ``out``; returns
     how many. ``ident`` / ``cons`` say which boxes are ticked after the turn, ``circled`` which
     letters, ``terms`` the planner's terms of the sheet (``TurnArrays.terms``); ``work`` is
-    scratch space (:func:`lookup_work`)."""
+    scratch space (``lookup_work``)."""
     cols, reg, last, maxn = ints[I_COLS], ints[I_REG], ints[I_LAST], ints[I_MAXN]
     boxes, letters = len(ident), ints[I_LETTERS]
     left = 0
@@ -346,7 +346,7 @@ def sheet_lookups(
 
 
 class LookupWork(NamedTuple):
-    """Scratch space of :func:`sheet_lookups`, reused sheet after sheet."""
+    """Scratch space of ``sheet_lookups``, reused sheet after sheet."""
 
     free: np.ndarray
     buffer: np.ndarray
@@ -359,7 +359,7 @@ class LookupWork(NamedTuple):
 
 @njit(cache=True)
 def lookup_work(cells, maxn):
-    """A :class:`LookupWork` for sheets of ``cells``."""
+    """A ``LookupWork`` for sheets of ``cells``."""
     return LookupWork(
         np.empty(cells, np.bool_),
         np.empty(8 * cells + maxn + 3, np.int64),
@@ -510,7 +510,7 @@ class NTupleValue:
         self, states: np.ndarray, rows: np.ndarray, count: np.ndarray, arrays: TurnArrays
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(value, base, lookups, lookup counts) of every candidate of the games ``rows`` (rows of
-        ``states`` and ``arrays``, as :meth:`TurnPlanner.candidate_arrays` gives them): the value
+        ``states`` and ``arrays``, as ``TurnPlanner.candidate_arrays`` gives them): the value
         is the base (the planner's share) plus the tables', 0 for a candidate that ends the game;
         rows of the other games and padding are 0."""
         lay = self.layout

@@ -1,4 +1,4 @@
-"""The lookups of :mod:`agents.values.ntuple` in plain Python: its specification.
+"""The lookups of ``agents.values.ntuple`` in plain Python: its specification.
 
 Written from the family descriptions of that module's docstring, without its compiled
 shortcuts (regions by a flood fill of sets, paths by walking every increasing path), so the

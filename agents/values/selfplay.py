@@ -1,6 +1,6 @@
 """Solo games played by a table value, packed, and the afterstate TD that learns it.
 
-Many games are played at once as packed rows (:class:`~numberdrop_env.planner.turns.TurnPlanner`'s
+Many games are played at once as packed rows (``TurnPlanner``'s
 packed games): each turn the planner enumerates every game's candidates on every core, the
 value scores them all in one compiled call, each game plays the candidate of the most points
 now plus value (or, with probability ``epsilon``, one drawn at random), and the next roll is
@@ -9,7 +9,7 @@ number in the first column, as the greedy agent plays it: with no value (``value
 loop plays the greedy's games exactly, so scores on the same seeds are paired.
 
 When a game ends and a learner learns, every afterstate it played moves towards its
-lambda-return (:func:`~agents.values.ntuple.lambda_targets`, :func:`~agents.values.ntuple.td_update`).
+lambda-return (``lambda_targets``, ``td_update``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Learning:
 
 
 class Learner:
-    """A value learning by :class:`Learning` from the games it plays, with what its steps
+    """A value learning by ``Learning`` from the games it plays, with what its steps
     remember between games (temporal coherence's sums of errors)."""
 
     def __init__(self, value: NTupleValue, learning: Learning = Learning()) -> None:
