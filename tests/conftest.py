@@ -1,24 +1,90 @@
 """Test-run setup shared by every test file.
 
-numba compiles the planner's kernels on first use (about a minute on two cores with an empty
-cache). The run compiles them once, in the process that starts it, before pytest-xdist starts
-its workers; every worker then loads them from numba's on-disk cache instead of compiling the
-same functions side by side.
+numba compiles the planner's kernels on first use (one to two minutes on one core with an empty
+cache, most of it one kernel). The run compiles them once: alone, before the tests; or, under
+pytest-xdist, in a process of its own started first, while the workers run the tests that need
+no compiled code (``NO_NUMBA``, run first). A test that does need it waits for that process,
+then loads the kernels from numba's on-disk cache instead of compiling them side by side.
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
 from numberdrop_env import warmup
 
+WARMED = "NUMBERDROP_TESTS_WARMED"
+"""The environment variable naming the file the warm-up process writes its exit status to."""
+
+NO_NUMBA = (
+    "tests/luckynumbers_env/",
+    "tests/agents/test_lucky_agents.py",
+    "tests/test_docs.py::test_commands_name_what_exists",
+    "tests/test_docs.py::test_version_histories_are_in_date_order",
+    "tests/test_docs.py::test_no_docstring_shows_a_sphinx_role",
+    "tests/test_documented_commands.py::test_a_documented_command_parses",
+    "tests/test_documented_commands.py::test_each_console_script_answers_help",
+)
+"""Tests that run no compiled Number Drop code: node-id prefixes."""
+
+
+def _parallel(config: pytest.Config) -> bool:
+    workers = getattr(config.option, "numprocesses", None)
+    return bool(workers) and not getattr(config.option, "collectonly", False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not _parallel(config) or WARMED in os.environ:
+        return
+    status = Path(tempfile.mkdtemp(prefix="numberdrop-warm-")) / "status"
+    os.environ[WARMED] = str(status)  # the workers, started after this, inherit it
+    code = _write_status("from numberdrop_env import warmup\nwarmup.warm_up()", status)
+    config._numberdrop_warm = subprocess.Popen([sys.executable, "-c", code])  # type: ignore[attr-defined]
+
+
+def _write_status(code: str, status: Path) -> str:
+    """``code`` that leaves its exit status (0 or the error) in ``status`` however it ends."""
+    return (
+        "import pathlib, traceback\n"
+        f"status = pathlib.Path({str(status)!r})\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "    status.write_text('0')\n"
+        "except BaseException:\n"
+        "    status.write_text(traceback.format_exc())\n"
+        "    raise\n"
+    )
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if hasattr(session.config, "workerinput"):
-        return  # an xdist worker: the controller has filled the cache already
-    if session.config.getoption("collectonly") or session.config.getoption("help", False):
+    config = session.config
+    if hasattr(config, "workerinput") or _parallel(config):
+        return  # the warm-up process runs beside the workers
+    if config.getoption("collectonly") or config.getoption("help", False):
         return
     warmup.warm_up()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    status = os.environ.get(WARMED)
+    if status is None or item.nodeid.startswith(NO_NUMBA):
+        return
+    while not os.path.exists(status):
+        time.sleep(0.2)
+    text = Path(status).read_text()
+    if text != "0":
+        pytest.fail(f"numba's warm-up failed:\n{text}", pytrace=False)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    process = getattr(session.config, "_numberdrop_warm", None)
+    if process is not None and process.wait() != 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 SLOW = (
@@ -43,6 +109,7 @@ INTEGRATION = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(NO_NUMBA))  # stable: these first
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
