@@ -26,6 +26,11 @@ The tables come in *families* (``FAMILIES``), each switched on or off by ``NTupl
 - ``planner``: the planner's own measurements of the sheet, its potential (the box credits of
   its regions and paths) and its geometry term (holes, rows, heights), each in bins, by
   stage, and the two jointly in coarser bins: a learned calibration of the hand-written value;
+- ``regions``: the same-valued regions again, the three largest, each as its size, how many
+  open empty cells touch it (up to 3: where the next pieces can extend it) and whether its
+  value is on a number die's face (else only a star can extend it); tables join the largest
+  with the open identical boxes and the stage, the two largest with the stage, and the
+  second with the open boxes;
 - ``surface``: each two neighbouring columns' top cells (blocked, a number 0..9 not used yet,
   or the floor) and their height difference (-2..2), one table per place, read for the grid
   and its mirror image: which values lie where the next pieces land.
@@ -63,16 +68,22 @@ from numberdrop_env.planner.packing import (
 )
 from numberdrop_env.planner.turns import rule_ints
 
-FAMILIES = ("track", "letters", "identical", "consecutive", "rows", "heights", "surface", "planner")
+FAMILIES = ("track", "letters", "identical", "consecutive", "rows", "heights", "surface", "planner", "regions")
 """The table families, in the order their tables lie in the weights."""
 REGIONS = 4
 """Same-valued regions read, largest first."""
+EXPOSED_REGIONS = 3
+"""Regions read by the ``regions`` family, largest first."""
 PATHS = 3
 """Increasing paths read, longest first."""
 MAX_SIZE = 8
 """Region sizes and path lengths are read up to this (the bonus box's size)."""
 REGION_CODES = 2 * (MAX_SIZE + 1)
 """A region as ``2 * size + grows`` (0: no region)."""
+OPEN_CELLS = 4
+"""Open empty cells beside a region are counted up to OPEN_CELLS - 1."""
+EXPOSED_CODES = (MAX_SIZE + 1) * OPEN_CELLS * 2
+"""A region as ``(size * OPEN_CELLS + open cells beside it) * 2 + its value is on a die``."""
 PATH_CODES = 4 * (MAX_SIZE + 1)
 """A path as ``4 * length + 2 * low end grows + high end grows`` (0: no path of 2 or more)."""
 MAX_HEIGHT = 11
@@ -113,6 +124,8 @@ class Layout:
         self.spec, self.rules = spec, rules
         self.ints = np.array(rule_ints(rules))
         self.nbrs = neighbour_table(rules.rows, rules.cols)
+        faces = {v for die in rules.number_dice for v in die}
+        self.on_dice = np.array([v in faces for v in range(rules.max_number + 1)], np.bool_)
         self.tables = self._tables()
         sizes = [size for _, size in self.tables]
         self.size = int(sum(sizes))
@@ -135,6 +148,7 @@ class Layout:
             "rows": [r.regular_rows * 3**r.cols],
             "heights": [(r.cols - 2) * (MAX_HEIGHT + 1) ** 3],
             "surface": [(r.cols - 1) * STEP_CODES * CELL_CODES**2],
+            "regions": [s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES],
             "planner": [s * POTENTIAL_BINS, s * GEOMETRY_BINS, s * _coarse(POTENTIAL_BINS) * _coarse(GEOMETRY_BINS)],
         }
         return [(f"{f}/{k}", n) for f in self.spec.families for k, n in enumerate(sizes[f])]
@@ -152,6 +166,7 @@ class Layout:
             "heights": 2 * (r.cols - 2),
             "surface": 2 * (r.cols - 1),
             "planner": 3,
+            "regions": 3,
         }
         return sum(per[f] for f in self.spec.families)
 
@@ -204,6 +219,25 @@ def _region_codes(vals, heights, start, members, nbrs, cols, reg, out):
                 grows = 1
                 break
         _keep_largest(out, 2 * min(start[r + 1] - start[r], MAX_SIZE) + grows)
+
+
+@njit(cache=True)
+def _exposed_codes(vals, heights, start, members, nbrs, cols, reg, on_dice, seen, out):
+    """The largest exposed region codes (``EXPOSED_CODES``), descending, 0 padded."""
+    out[:] = 0
+    seen[:] = -1
+    n = vals.shape[0]
+    for r in range(len(start) - 1):
+        count = 0
+        for a in range(start[r], start[r + 1]):
+            for q in range(4):
+                k = nbrs[members[a], q]
+                if k < n and vals[k] == EMPTY and seen[k] != r and heights[k % cols] <= k // cols < reg:
+                    seen[k] = r
+                    count += 1
+        size = min(start[r + 1] - start[r], MAX_SIZE)
+        common = 1 if on_dice[vals[members[start[r]]]] else 0
+        _keep_largest(out, (size * OPEN_CELLS + min(count, OPEN_CELLS - 1)) * 2 + common)
 
 
 @njit(cache=True)
@@ -264,12 +298,12 @@ def _top_code(vals, heights, c, cols, maxn):
 
 @njit(cache=True)
 def sheet_lookups(
-    vals, used, heights, notches, ident, cons, bonus, circled, terms, offsets, stages, ints, nbrs, work, out
+    vals, used, heights, notches, ident, cons, bonus, circled, terms, offsets, stages, ints, nbrs, on_dice, work, out
 ):
     """The lookups (indices into the weights) of one afterstate, written into ``out``; returns
     how many. ``ident`` / ``cons`` say which boxes are ticked after the turn, ``circled`` which
-    letters, ``terms`` the planner's terms of the sheet (``TurnArrays.terms``); ``work`` is
-    scratch space (``lookup_work``)."""
+    letters, ``terms`` the planner's terms of the sheet (``TurnArrays.terms``); ``on_dice[v]``
+    whether a number die shows v; ``work`` is scratch space (``lookup_work``)."""
     cols, reg, last, maxn = ints[I_COLS], ints[I_REG], ints[I_LAST], ints[I_MAXN]
     boxes, letters = len(ident), ints[I_LETTERS]
     left = 0
@@ -299,6 +333,13 @@ def sheet_lookups(
         out[m] = offsets[2, 0] + (imask * REGION_CODES + r[0]) * REGION_CODES + r[1]
         out[m + 1] = offsets[2, 1] + (imask * REGION_CODES + r[2]) * REGION_CODES + r[3]
         out[m + 2] = offsets[2, 2] + (stage * kind_masks + imask) * REGION_CODES + r[0]
+        m += 3
+    if offsets[8, 0] >= 0:  # regions
+        e = work.exposed
+        _exposed_codes(vals, heights, start, members, nbrs, cols, reg, on_dice, work.seen, e)
+        out[m] = offsets[8, 0] + (stage * kind_masks + imask) * EXPOSED_CODES + e[0]
+        out[m + 1] = offsets[8, 1] + (stage * EXPOSED_CODES + e[0]) * EXPOSED_CODES + e[1]
+        out[m + 2] = offsets[8, 2] + imask * EXPOSED_CODES + e[1]
         m += 3
     if offsets[3, 0] >= 0:  # consecutive
         p = work.paths
@@ -355,6 +396,8 @@ class LookupWork(NamedTuple):
     mark: np.ndarray
     layer: np.ndarray
     nxt: np.ndarray
+    exposed: np.ndarray
+    seen: np.ndarray
 
 
 @njit(cache=True)
@@ -368,12 +411,14 @@ def lookup_work(cells, maxn):
         np.empty(cells, np.int64),
         np.empty(cells, np.int64),
         np.empty(cells, np.int64),
+        np.empty(EXPOSED_REGIONS, np.int64),
+        np.empty(cells, np.int64),
     )
 
 
 @njit(cache=True, nogil=True)
 def candidate_values(
-    states, rows, count, arrays, weights, offsets, stages, ints, nbrs, lo, hi, values, lookups, n_lookups
+    states, rows, count, arrays, weights, offsets, stages, ints, nbrs, on_dice, lo, hi, values, lookups, n_lookups
 ):
     """The table value of every candidate of the games ``rows[lo:hi]`` (rows of the packed
     ``states`` and of the candidate ``arrays``, a ``TurnArrays`` with a leading game axis; ``count``
@@ -411,6 +456,7 @@ def candidate_values(
                 stages,
                 ints,
                 nbrs,
+                on_dice,
                 work,
                 lookups[g, k],
             )
@@ -519,7 +565,18 @@ class NTupleValue:
         lookups = np.zeros((games, slots, lay.max_lookups), np.int64)
         n_lookups = np.zeros((games, slots), np.int64)
         rows = np.ascontiguousarray(rows, np.int64)
-        args = (states, rows, count, arrays, self.weights, lay.offsets, lay.spec.stages, lay.ints, lay.nbrs)
+        args = (
+            states,
+            rows,
+            count,
+            arrays,
+            self.weights,
+            lay.offsets,
+            lay.spec.stages,
+            lay.ints,
+            lay.nbrs,
+            lay.on_dice,
+        )
         outs = (values, lookups, n_lookups)
         if self._pool is None or len(rows) < 2 * self.threads:
             candidate_values(*args, 0, len(rows), *outs)

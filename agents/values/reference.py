@@ -15,11 +15,14 @@ from numberdrop_env.engine.rules import EMPTY
 from .ntuple import (
     CELL_CODES,
     COARSE,
+    EXPOSED_CODES,
+    EXPOSED_REGIONS,
     GEOMETRY_BINS,
     GEOMETRY_LOW,
     GEOMETRY_STEP,
     MAX_HEIGHT,
     MAX_SIZE,
+    OPEN_CELLS,
     PATH_CODES,
     PATHS,
     POTENTIAL_BINS,
@@ -80,6 +83,14 @@ def lookups(sheet: Sheet, layout: Layout) -> list[int]:
             start["identical/0"] + (imask * REGION_CODES + g[0]) * REGION_CODES + g[1],
             start["identical/1"] + (imask * REGION_CODES + g[2]) * REGION_CODES + g[3],
             start["identical/2"] + (stage * kind_masks + imask) * REGION_CODES + g[0],
+        ]
+    if "regions" in spec.families:
+        faces = {v for die in r.number_dice for v in die}
+        e = exposed_codes(sheet, r.regular_rows, cols, r.max_number, faces)
+        out += [
+            start["regions/0"] + (stage * kind_masks + imask) * EXPOSED_CODES + e[0],
+            start["regions/1"] + (stage * EXPOSED_CODES + e[0]) * EXPOSED_CODES + e[1],
+            start["regions/2"] + imask * EXPOSED_CODES + e[1],
         ]
     if "consecutive" in spec.families:
         p = path_codes(sheet, r.regular_rows, cols, r.max_number)
@@ -165,6 +176,43 @@ def _can_grow(i: int, sheet: Sheet, reg_rows: int, cols: int) -> bool:
     return any(
         sheet.values[k] == EMPTY and sheet.heights[k % cols] <= k // cols < reg_rows for k in _neighbours(i, n, cols)
     )
+
+
+def _regions(sheet: Sheet, cols: int, max_number: int) -> list[set[int]]:
+    """The same-valued regions of the unused numbers, as sets of cells."""
+    n, free = len(sheet.values), _free(sheet, max_number)
+    seen: set[int] = set()
+    out = []
+    for i in range(n):
+        if not free[i] or i in seen:
+            continue
+        region, todo = {i}, [i]
+        while todo:
+            j = todo.pop()
+            for k in _neighbours(j, n, cols):
+                if free[k] and k not in region and sheet.values[k] == sheet.values[i]:
+                    region.add(k)
+                    todo.append(k)
+        seen |= region
+        out.append(region)
+    return out
+
+
+def exposed_codes(sheet: Sheet, reg_rows: int, cols: int, max_number: int, faces: set[int]) -> list[int]:
+    """The EXPOSED_REGIONS largest ``(min(size, 8) * 4 + open cells beside it, up to 3) * 2 +
+    its value is on a die``, 0 padded."""
+    n, codes = len(sheet.values), []
+    for region in _regions(sheet, cols, max_number):
+        beside = {
+            k
+            for j in region
+            for k in _neighbours(j, n, cols)
+            if sheet.values[k] == EMPTY and sheet.heights[k % cols] <= k // cols < reg_rows
+        }
+        v = sheet.values[next(iter(region))]
+        size = min(len(region), MAX_SIZE)
+        codes.append((size * OPEN_CELLS + min(len(beside), OPEN_CELLS - 1)) * 2 + (v in faces))
+    return (sorted(codes, reverse=True) + [0] * EXPOSED_REGIONS)[:EXPOSED_REGIONS]
 
 
 def region_codes(sheet: Sheet, reg_rows: int, cols: int, max_number: int) -> list[int]:

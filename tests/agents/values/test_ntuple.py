@@ -92,6 +92,9 @@ def test_codes_see_regions_that_grow_and_paths_with_room():
         values, [False] * len(values), heights, [0] * 5, [False] * 5, [False] * 5, False, [False] * 5
     )
     assert reference.region_codes(sheet, 11, cols, 9) == [2 * 3 + 1, 2 * 1 + 1, 2 * 1 + 0, 2 * 1 + 0]
+    # the 5s touch four open cells (three above, one beside), counted up to 3; 5 is on a die
+    faces = {1, 2, 3, 4, 5, 6, 7}
+    assert reference.exposed_codes(sheet, 11, cols, 9, faces) == [(3 * 4 + 3) * 2 + 1, (4 + 1) * 2 + 1, 4 * 2 + 1]
     # 1-2-3: the low end touches the empty column 3 (open), the high end only X and the wall
     assert reference.path_codes(sheet, 11, cols, 9) == [4 * 3 + 2 * 1 + 0, 0, 0]
 
