@@ -5,8 +5,8 @@
 [--width 12] [--load weights.npz]
 [--eval-every 10000] [--eval-games 200] [--out results/ntuple_base.json]``
 
-The value (:mod:`agents.values.ntuple`) learns by afterstate TD(lambda) from the games it plays
-(:mod:`agents.values.selfplay`), on seeds from ``--train-seed`` on. Every ``--eval-every`` games
+The value (``agents.values.ntuple``) learns by afterstate TD(lambda) from the games it plays
+(``agents.values.selfplay``), on seeds from ``--train-seed`` on. Every ``--eval-every`` games
 it plays the held-out seeds ``--eval-seed``.. without learning, and the same seeds' games of
 the greedy planner (the ``greedy`` agent, played by the same loop) give the paired difference.
 Each evaluation prints one plain line; the run's curve, settings and final breakdown go to
