@@ -5,5 +5,6 @@
   the combinations;
 - ``.actions``: the flat action encoding and the phases;
 - ``.solo``: ``SoloGame``; ``.table``: the multiplayer ``Table``;
+- ``.dice``: the exact distribution of a roll, merged by the decisions it allows;
 - ``.persist``: saved games and tables checked field by field.
 """

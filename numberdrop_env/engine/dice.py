@@ -1,0 +1,84 @@
+"""The exact distribution of one roll of the five dice, merged by what it lets the player do.
+
+A roll's decisions depend on the number dice only through their values as a multiset (the
+player writes them into the landed cells in any arrangement, and a star is a value of its own
+until it is chosen) and on the shape die only through its face (two faces showing the same
+shape or two stars are one). So rolls that agree on both are one roll of the distribution;
+the default dice make 1860 distinct rolls of their 7776 face combinations. Every roll is a row of
+faces as ``solo.roll_faces`` gives them, which the turn planner's packed games take as they
+are (``TurnPlanner.start_turns``), so a search can value the next turn under every roll, or
+under a sample of them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from .rules import DEFAULT_RULES, WILD, Rules
+
+__all__ = ["Rolls", "roll_distribution", "sample_rolls"]
+
+
+class Rolls(NamedTuple):
+    """Distinct rolls and their probabilities (summing to 1)."""
+
+    faces: np.ndarray
+    """(rolls, number dice + 1) int64: each number die's face index, then the shape die's (the
+    smallest such row of each merged roll)."""
+    probabilities: np.ndarray
+    """(rolls,) float64."""
+
+
+def roll_distribution(rules: Rules = DEFAULT_RULES) -> Rolls:
+    """Every distinct roll of these rules' dice with its probability, in the order of their
+    smallest face rows (read-only arrays: the table is shared)."""
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+    return _distribution(rules)
+
+
+@lru_cache(maxsize=8)
+def _distribution(rules: Rules) -> Rolls:
+    sizes = [len(d) for d in rules.number_dice] + [len(rules.shape_die)]
+    faces = np.indices(sizes).reshape(len(sizes), -1).T  # every face combination, in row order
+    keys = _roll_keys(faces, rules)
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    out = Rolls(
+        np.ascontiguousarray(faces[first[order]], np.int64),
+        counts[order] / float(len(faces)),
+    )
+    for field in out:
+        field.flags.writeable = False
+    return out
+
+
+def sample_rolls(rng: np.random.Generator, n: int, rules: Rules = DEFAULT_RULES) -> Rolls:
+    """``n`` rolls drawn from ``roll_distribution`` with ``rng``, the same roll drawn twice
+    merged: the distinct rolls drawn, in the table's order, each weighted by its share of the
+    draws."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    table = roll_distribution(rules)
+    drawn = rng.choice(len(table.probabilities), size=int(n), p=table.probabilities)
+    rolls, counts = np.unique(drawn, return_counts=True)
+    return Rolls(table.faces[rolls], counts / float(n))
+
+
+def _roll_keys(faces: np.ndarray, rules: Rules) -> np.ndarray:
+    """One integer per row of faces, equal exactly for rolls that give the same decisions: the
+    number dice's sorted values (a star as the value above the largest) and the shape face."""
+    star = rules.max_number + 1
+    width = max(len(d) for d in rules.number_dice) if rules.number_dice else 1
+    values = np.array([[star if v == WILD else v for v in d] + [0] * (width - len(d)) for d in rules.number_dice])
+    numbers = np.sort(values[np.arange(len(rules.number_dice)), faces[:, :-1]], axis=1) if len(values) else faces[:, :0]
+    shape = np.array([rules.shape_die.index(f) for f in rules.shape_die])[faces[:, -1]]  # a face's first index
+    key = shape.astype(np.int64)
+    for k in range(numbers.shape[1]):
+        key = key * (star + 1) + numbers[:, k]
+    return key
