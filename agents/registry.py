@@ -44,6 +44,7 @@ _CLASSES: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
     "greedy": "agents.numberdrop.greedy:GreedyPolicy",
     "search": "agents.numberdrop.search:SearchPolicy",
+    "ntuple": "agents.numberdrop.ntuple:NTuplePolicy",
     "ppo": "agents.numberdrop.ppo:PPOPolicy [train]",
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
