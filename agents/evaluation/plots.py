@@ -68,7 +68,9 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def plot_learning_curve(entries: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+def plot_learning_curve(
+    entries: Sequence[dict[str, Any]], path: str | Path, title: str = "", x_label: str = "training steps"
+) -> Path:
     """Mean evaluation score against training steps, the greedy's mean on the same seeds
     dashed (``score_mean - diff_vs_greedy``, when the evaluations have it), the best marked."""
     if not entries:
@@ -99,7 +101,7 @@ def plot_learning_curve(entries: Sequence[dict[str, Any]], path: str | Path, tit
     ax.set_ylim(low - 0.35 * (high - low) - 1, high + 0.12 * (high - low) + 1)  # room for the legend and the label
     ax.set_xlim(left=0)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:.0f}k" if x else "0")
-    ax.set_xlabel("training steps")
+    ax.set_xlabel(x_label)
     ax.set_ylabel("mean final score")
     ax.set_title(title or "learning curve", fontsize=11)
     ax.grid(alpha=0.3)

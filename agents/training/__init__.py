@@ -6,6 +6,7 @@
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
     python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
+    python train.py --config configs/ntuple.yaml                               # algorithm: ntuple
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
 One schema per trainer (``agents.training.config``): ``game:``, ``backend:`` and
@@ -33,12 +34,14 @@ TRAINERS = {
     "rllib": "agents.training.rllib.train:train [rllib]",
     "q_iteration": "agents.training.q_iteration:train [train]",
     "rerank": "agents.training.rerank:train [train]",
+    "ntuple": "agents.training.ntuple:train [train]",
 }
 """Each trainer (a config's ``trainer``), with the extra it needs."""
 FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
 FIND_STATE = {
     "q_iteration": "agents.training.q_iteration:find_state [train]",
     "rerank": "agents.training.rerank:find_state [train]",
+    "ntuple": "agents.training.ntuple:find_state [train]",
 }
 """Where the trainers in generations find the state ``--resume`` continues from."""
 

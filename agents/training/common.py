@@ -95,7 +95,7 @@ def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     return sorted(entries, key=lambda e: e["step"])
 
 
-def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
+def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "training steps") -> Path | None:
     """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it; a
     line cut short by a kill is left out). A picture is not worth a failed run: without
     matplotlib, or without scores to draw, it is skipped with a note."""
@@ -104,7 +104,7 @@ def write_learning_curve(run_dir: Path, title: str = "") -> Path | None:
         return None
     try:
         with atomic_path(run_dir / "learning_curve.png", ".png") as tmp:
-            plots.plot_learning_curve(read_evals([evals]), tmp, title)
+            plots.plot_learning_curve(read_evals([evals]), tmp, title, x_label)
         return run_dir / "learning_curve.png"
     except (ImportError, ValueError) as err:
         print(f"note: no learning_curve.png ({err})", file=sys.stderr)
@@ -158,6 +158,9 @@ def final_evaluation(
             if getattr(f, "lookahead", 0):
                 searched = {**options, "lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}
                 results[LOOKAHEAD_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
+            if getattr(f, "top", 0):
+                searched = {**options, "top": f.top, "rolls": f.rolls}
+                results[EXPECTIMAX_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
         if line := over_greedy(out):
@@ -168,6 +171,8 @@ def final_evaluation(
 
 LOOKAHEAD_ROW = "ppo+look-ahead"
 """The closing table's row of the trained network with its look-ahead (``final_eval.lookahead``)."""
+EXPECTIMAX_ROW = "ntuple+expectimax"
+"""The closing table's row of the table value with its expectimax (``final_eval.top``)."""
 
 
 def over_greedy(summary: dict[str, Any]) -> str:

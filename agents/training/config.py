@@ -3,8 +3,9 @@
 ``game:`` (``numberdrop``, the default, or ``luckynumbers``), ``backend:`` (``sb3``, the
 default, or ``rllib``: Number Drop on Ray) and ``algorithm:`` (``ppo``, the default;
 ``q_iteration``: afterstate Q-iteration of Number Drop's turn-level network, section ``q``;
-``rerank``: a re-ranker of a value network's best candidates, section ``rerank``) choose the
-trainer. Each trainer has its own schema (``SCHEMAS``), a pydantic model built from the
+``rerank``: a re-ranker of a value network's best candidates, section ``rerank``; ``ntuple``:
+an afterstate value of table lookups learned from self-play, section ``ntuple``, backend
+``local`` or ``ray``) choose the trainer. Each trainer has its own schema (``SCHEMAS``), a pydantic model built from the
 sections it reads, with its own defaults.
 
 ``load_config("configs/ppo_turn.yaml")`` returns the trainer's config. A key the trainer does
@@ -23,6 +24,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..registry import AGENTS, LUCKY_AGENTS, require_extra
+from ..values.ntuple import FAMILIES, NTupleSpec
 
 
 def _whole(value: Any) -> Any:
@@ -235,12 +237,15 @@ class LookaheadFinalEval(FinalEval):
     """(lookahead) The best candidates valued again on new rolls (0: not)."""
 
 
-class Ray(Section):
+class RayCluster(Section):
     address: Annotated[str, _rule(str.strip, "must be a non-empty address or null")] | None = None
     """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS`` if set,
     else a local Ray started for the run and stopped after it."""
     num_cpus: Positive | None = None
     """(local Ray) CPUs Ray may use; null: all of this machine's."""
+
+
+class Ray(RayCluster):
     env_runners: Count = 1
     """Remote env runners (actors that step ``n_envs`` environments each); 0 samples in the driver."""
     cpus_per_env_runner: Positive = 1
@@ -281,6 +286,51 @@ class QLoop(Section):
     gate_seed: Count = 3_000_000
     workers: Count = 0
     """Above 1, the gate plays in a second process beside the next self-play; 0: one per CPU."""
+
+
+class NTupleLoop(Section):
+    """The table value's self-play: rounds of games played with the same weights, each taken in
+    by the learner's TD(lambda) in seed order, and a paired gate every ``gate_every`` games."""
+
+    games: Positive = 200_000
+    """Self-play games in all."""
+    round_games: Positive = 512
+    """Games of a round (played with the weights the round starts with)."""
+    shards: Positive = 2
+    """A round's games in this many shares (Ray tasks with backend ray, else one after another)."""
+    parallel: Positive = 64
+    """Games a share packs at once."""
+    seed: Count = 6_000_000
+    """Seed of the first self-play game (game ``i`` of the run plays seed ``seed + i``)."""
+    limit: Positive = 64
+    """Candidates valued a turn: the planner's best-ranked."""
+    width: Positive = 12
+    """The planner's tetromino writings kept per sheet."""
+    families: Annotated[list[Literal[FAMILIES]], Field(min_length=1)] = list(NTupleSpec().families)
+    stages: Positive = 5
+    planner_share: Weight = 1.0
+    """Share of the planner's value added to the tables' (1: the tables learn a correction)."""
+    alpha: Annotated[float, Field(gt=0, le=1)] = 0.1
+    """Share of each TD error corrected."""
+    lam: Share = 0.5
+    epsilon: Annotated[float, Field(ge=0, lt=1)] = 0.0
+    """Share of turns played by a drawn candidate."""
+    coherence: bool = False
+    """Temporal coherence: a step size per weight."""
+    gate_every: Positive = 20_000
+    """Self-play games between gates (and checkpoints)."""
+    gate_games: Positive = 300
+    gate_seed: Count = 3_000_000
+    threads: Count = 0
+    """Threads that value candidates (0: one per core)."""
+
+
+class NTupleFinalEval(FinalEval):
+    agents: list[str] = ["ntuple", "greedy"]
+    top: Count = 0
+    """With ``top`` > 0, a second row: the value with its expectimax over ``rolls`` next rolls of
+    its ``top`` best candidates."""
+    rolls: Int = 32
 
 
 class RerankLoop(Section):
@@ -565,12 +615,38 @@ class RerankConfig(_Generations):
         super().check()
 
 
+class NTupleConfig(TrainConfig):
+    """An afterstate value of table lookups (n-tuple style), learned by TD(lambda) from self-play."""
+
+    trainer: ClassVar[str] = "ntuple"
+    game: Literal["numberdrop"] = "numberdrop"
+    backend: Literal["local", "ray"] = "local"
+    """``ray``: each round's shares are Ray tasks (``ray.address``); the games are the same."""
+    algorithm: Literal["ntuple"] = "ntuple"
+    experiment: Name = "ntuple"
+    init_from: str | None = None
+    """Weights (.npz) to start from, whose families and stages win; null: tables at 0."""
+    ship_to: str | None = None
+    """Copy the best weights here at the end."""
+    ntuple: NTupleLoop = NTupleLoop()
+    ray: RayCluster = RayCluster()
+    final_eval: NTupleFinalEval = NTupleFinalEval()
+
+    def check(self) -> None:
+        self.need_agents("final_eval.agents", self.final_eval.agents, AGENTS, "ntuple")
+        path = self.init_from
+        self.need(path is None or Path(path).is_file(), "init_from", "must name an existing weights .npz")
+        self.need(self.ntuple.round_games >= self.ntuple.shards, "ntuple.round_games", "must be at least ntuple.shards")
+
+
 SCHEMAS: dict[tuple[str, str, str], type[TrainConfig]] = {
     ("numberdrop", "sb3", "ppo"): PPOConfig,
     ("numberdrop", "rllib", "ppo"): RLlibConfig,
     ("luckynumbers", "sb3", "ppo"): LuckyConfig,
     ("numberdrop", "sb3", "q_iteration"): QIterationConfig,
     ("numberdrop", "sb3", "rerank"): RerankConfig,
+    ("numberdrop", "local", "ntuple"): NTupleConfig,
+    ("numberdrop", "ray", "ntuple"): NTupleConfig,
 }
 """Each trainer's schema, by ``(game, backend, algorithm)``."""
 
@@ -579,7 +655,9 @@ SCHEMAS: dict[tuple[str, str, str], type[TrainConfig]] = {
 def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
     """The schema a mapping's ``game``, ``backend`` and ``algorithm`` choose."""
     chosen = []
-    for i, (key, default) in enumerate((("game", "numberdrop"), ("backend", "sb3"), ("algorithm", "ppo"))):
+    algorithm = data.get("algorithm", "ppo")
+    backend = next((k[1] for k in SCHEMAS if k[2] == algorithm), "sb3")  # the algorithm's first backend
+    for i, (key, default) in enumerate((("game", "numberdrop"), ("backend", backend), ("algorithm", "ppo"))):
         value, known = data.get(key, default), list(dict.fromkeys(k[i] for k in SCHEMAS))
         if value not in known:
             raise ValueError(f"config key {key!r} must be one of {' | '.join(map(repr, known))}, got {value!r}")
@@ -588,8 +666,9 @@ def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
     if (game, backend, algorithm) in SCHEMAS:
         return SCHEMAS[game, backend, algorithm]
     if algorithm != "ppo":
+        backends = " or ".join(repr(k[1]) for k in SCHEMAS if k[2] == algorithm)
         raise ValueError(
-            f"config key 'algorithm': {algorithm!r} trains Number Drop with backend 'sb3', "
+            f"config key 'algorithm': {algorithm!r} trains Number Drop with backend {backends}, "
             f"got game {game!r} and backend {backend!r}"
         )
     raise ValueError(f"config key 'backend' must be 'sb3' with game {game!r}, got {backend!r}")

@@ -29,20 +29,28 @@ def find_state(path: str | Path, state_file: str, what: str) -> Path:
     return run_dir
 
 
-def resume_state(run_dir: Path, state_file: str, settings: dict[str, Any], section: str) -> dict[str, Any]:
+def resume_state(
+    run_dir: Path,
+    state_file: str,
+    settings: dict[str, Any],
+    section: str,
+    free: tuple[str, ...] = ("generations", "workers"),
+    key: str = "generation",
+) -> dict[str, Any]:
     """The state of a stopped run (``ValueError`` naming the settings it was trained with otherwise);
-    ``evals.jsonl`` loses the lines of a generation the stop cut short."""
+    ``evals.jsonl`` loses the lines past the state's ``key`` (a generation the stop cut short)."""
     state = read_json(run_dir / state_file)
     before = state.get("settings", {})
     changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
     if changed:
+        may = " and ".join(f"{section}.{k}" for k in free)
         raise ValueError(
             f"{run_dir} was trained with other settings of {', '.join(changed)}: "
-            f"a resumed run must keep them (only {section}.generations and {section}.workers may change)"
+            f"a resumed run must keep them (only {may} may change)"
         )
     entries = read_jsonl(run_dir / "evals.jsonl")
-    write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e["generation"] <= state["generation"]])
-    print(f"resuming {run_dir} after generation {state['generation']}", file=sys.stderr)
+    write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e[key] <= state[key]])
+    print(f"resuming {run_dir} after {key} {state[key]}", file=sys.stderr)
     return state
 
 

@@ -9,14 +9,18 @@ number in the first column, as the greedy agent plays it: with no value (``value
 loop plays the greedy's games exactly, so scores on the same seeds are paired.
 
 When a game ends and a learner learns, every afterstate it played moves towards its
-lambda-return (``lambda_targets``, ``td_update``).
+lambda-return (``lambda_targets``, ``td_update``). With ``record=True`` the games keep their
+afterstates instead (``Trajectory``, in seed order) for a learner elsewhere: the trainer plays
+rounds of games with fixed weights, on this process or on Ray tasks, and its learner takes
+them in seed order, so where the games were played changes nothing.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,6 +50,19 @@ class Learning:
             raise ValueError(f"need 0 < alpha <= 1, 0 <= lam <= 1 and 0 <= epsilon < 1, got {self}")
 
 
+class Trajectory(NamedTuple):
+    """One game's afterstates in turn order: what each scored, its value and the best value of
+    its turn at play, whether it was drawn at random, and its lookups and base."""
+
+    rewards: np.ndarray
+    played: np.ndarray
+    best: np.ndarray
+    drawn: np.ndarray
+    lookups: np.ndarray
+    n_lookups: np.ndarray
+    base: np.ndarray
+
+
 class Learner:
     """A value learning by ``Learning`` from the games it plays, with what its steps
     remember between games (temporal coherence's sums of errors)."""
@@ -55,22 +72,12 @@ class Learner:
         size = len(value.weights) if learning.coherence else 0
         self.errors, self.sizes = np.zeros(size), np.zeros(size)
 
-    def learn(
-        self,
-        rewards: np.ndarray,
-        played: np.ndarray,
-        best: np.ndarray,
-        drawn: np.ndarray,
-        lookups: np.ndarray,
-        n_lookups: np.ndarray,
-        base: np.ndarray,
-    ) -> float:
-        """The TD(lambda) update of one finished game's afterstates, in turn order (what each
-        scored, its value and the best value of its turn at play, whether it was drawn); returns
-        the squared errors."""
+    def learn(self, game: Trajectory) -> float:
+        """The TD(lambda) update of one finished game's afterstates; returns the squared errors."""
         x = self.learning
-        targets = lambda_targets(rewards, played, best, drawn, x.lam)
-        return td_update(self.value.weights, lookups, n_lookups, base, targets, x.alpha, self.errors, self.sizes)
+        targets = lambda_targets(game.rewards, game.played, game.best, game.drawn, x.lam)
+        w = self.value.weights
+        return td_update(w, game.lookups, game.n_lookups, game.base, targets, x.alpha, self.errors, self.sizes)
 
 
 @dataclass
@@ -85,6 +92,8 @@ class Played:
     sse: float
     cpu_seconds: float
     wall_seconds: float
+    games: list[Trajectory] | None = None
+    """With ``record=True``: each game's afterstates, in seed order."""
 
     def part(self, name: str) -> np.ndarray:
         return self.parts[:, SCORE_PARTS.index(name)]
@@ -102,17 +111,17 @@ class _Trajectories:
         self.best = np.zeros((slots, MAX_TURNS))
         self.drawn = np.zeros((slots, MAX_TURNS), bool)
 
-    def learn(self, learner: Learner, slot: int, length: int) -> float:
-        """The update of the game that slot ``slot`` just finished, ``length`` turns long."""
+    def game(self, slot: int, length: int) -> Trajectory:
+        """The afterstates of the game that slot ``slot`` just finished, ``length`` turns long (copies)."""
         t = slice(0, length)
-        return learner.learn(
-            self.reward[slot, t],
-            self.played[slot, t],
-            self.best[slot, t],
-            self.drawn[slot, t],
-            self.lookups[slot, t],
-            self.n[slot, t],
-            self.base[slot, t],
+        return Trajectory(
+            self.reward[slot, t].copy(),
+            self.played[slot, t].copy(),
+            self.best[slot, t].copy(),
+            self.drawn[slot, t].copy(),
+            self.lookups[slot, t].copy(),
+            self.n[slot, t].copy(),
+            self.base[slot, t].copy(),
         )
 
 
@@ -122,21 +131,30 @@ def play(
     learner: Learner | None = None,
     limit: int = 64,
     parallel: int = 64,
-    rng_seed: int = 0,
+    rng_seed: int | Sequence[int] = 0,
     rules: Rules = DEFAULT_RULES,
     planner: TurnPlanner | None = None,
     on_game: Callable[[int, int], None] | None = None,
+    record: bool = False,
+    epsilon: float | None = None,
 ) -> Played:
     """Play a game for each of ``seeds``, ``parallel`` at once, each turn's candidate chosen
     among the planner's ``limit`` best by points plus ``value`` (by the planner's value alone
     when ``value`` is None); with a ``learner`` of that value, the value learns after each
-    game. ``on_game(seed, score)`` is called as each game ends."""
+    game. ``record`` keeps each game's afterstates (``Played.games``); ``epsilon`` (default: the
+    learner's, else 0) is the share of turns played by a drawn candidate, drawn from
+    ``rng_seed``. ``on_game(seed, score)`` is called as each game ends."""
     if learner is not None and (value is None or learner.value is not value):
         raise ValueError("a learner must learn the value that plays")
+    if (record or epsilon) and value is None:
+        raise ValueError("recording and exploring need a value")
     seeds = [int(s) for s in seeds]
     planner = planner or TurnPlanner()
     rng = np.random.default_rng(rng_seed)
-    epsilon = learner.learning.epsilon if learner is not None else 0.0
+    if epsilon is None:
+        epsilon = learner.learning.epsilon if learner is not None else 0.0
+    keeps = learner is not None or record
+    games: list[Trajectory | None] = [None] * len(seeds)
     slots = max(1, min(parallel, len(seeds)))
     width = value.layout.max_lookups if value is not None else 1
     traj = _Trajectories(slots, width)
@@ -183,7 +201,7 @@ def play(
                 drawn = rng.random(n) < epsilon
                 chosen = np.where(drawn, (rng.random(n) * count).astype(np.int64), chosen)
                 drawn &= chosen != score.argmax(axis=1)
-            if learner is not None:
+            if keeps:
                 t = turn[live]
                 traj.lookups[live, t] = lookups[rows, chosen]
                 traj.n[live, t] = n_lookups[rows, chosen]
@@ -204,9 +222,14 @@ def play(
             for slot, row in zip(ended.tolist(), p):
                 i = index_of[slot]
                 scores[i], parts[i] = row[-1], row
-                if learner is not None:
-                    sse += traj.learn(learner, slot, int(turn[slot]))
+                if keeps:
+                    finished = traj.game(slot, int(turn[slot]))
+                    if learner is not None:
+                        sse += learner.learn(finished)
+                    if record:
+                        games[i] = finished
                 if on_game is not None:
                     on_game(int(seed_of[slot]), int(row[-1]))
                 start(slot)
-    return Played(np.array(seeds), scores, parts, turns, sse, time.process_time() - cpu, time.perf_counter() - wall)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return Played(np.array(seeds), scores, parts, turns, sse, cpu, wall, games if record else None)  # type: ignore[arg-type]
