@@ -196,8 +196,9 @@ def format_table(summary: dict[str, Any]) -> str:
     """One row per agent; the beat-columns are the share of games above each human score."""
     agents = summary["agents"]
     first = next(iter(agents))
+    w = max(8, *map(len, agents))
     head = (
-        f"{'agent':<8} {'mean ± ci95':>13} {'median':>6} {'p10':>5} {'p90':>5} {'min':>4} {'max':>4} "
+        f"{'agent':<{w}} {'mean ± ci95':>13} {'median':>6} {'p10':>5} {'p90':>5} {'min':>4} {'max':>4} "
         f"{'turns':>5} {'lines':>5} {'boxes':>5} {'GO%':>4} {'dec/s':>7} "
         + " ".join(f">{h:<3}" for h in HUMAN_SCORES)
         + f" {'=100':>4}  {'diff vs ' + first:>20}"
@@ -209,7 +210,7 @@ def format_table(summary: dict[str, Any]) -> str:
         dhalf = (d["ci95"][1] - d["ci95"][0]) / 2
         diff = "—" if name == first else f"{d['mean']:+.1f} ± {dhalf:.1f}"
         lines.append(
-            f"{name:<8} {a['mean']:>6.1f} ± {half:<4.1f} {a['median']:>6.1f} {a['p10']:>5.0f} {a['p90']:>5.0f} "
+            f"{name:<{w}} {a['mean']:>6.1f} ± {half:<4.1f} {a['median']:>6.1f} {a['p10']:>5.0f} {a['p90']:>5.0f} "
             f"{a['min']:>4} {a['max']:>4} {a['game_length']:>5.1f} {a['lines']:>5.2f} {a['boxes']:>5.2f} "
             f"{100 * a['game_over_share']:>4.0f} {a['decisions_per_second']:>7.0f} "
             + " ".join(f"{100 * a['beats'][str(h)]:>3.0f}%" for h in HUMAN_SCORES)

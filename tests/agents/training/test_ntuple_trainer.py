@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.training.config import config_from_dict
+from agents.training.config import config_from_dict, load_config
 from agents.training.ntuple import find_state, learn_round, play_share, round_shares, train
 from agents.values.ntuple import NTupleSpec, NTupleValue
 from agents.values.selfplay import Learner, play
@@ -168,3 +168,21 @@ def test_ray_shares_give_the_run_of_local_ones(whole, local_ray, tmp_path):
     last = sorted((tmp_path / "checkpoints").glob("*.npz"))[-1]
     assert np.array_equal(weights(last), weights(sorted((tmp / "checkpoints").glob("*.npz"))[-1]))
     assert [e["score_mean"] for e in evals(tmp_path)] == [e["score_mean"] for e in evals(tmp)]
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_shipped_configs_load():
+    for name in ("ntuple.yaml", "ntuple_smoke.yaml"):
+        cfg = load_config(ROOT / "configs" / name)
+        assert cfg.trainer == "ntuple"
+
+
+def test_the_smoke_config_trains_and_closes_with_its_table(tmp_path):
+    cfg = load_config(ROOT / "configs" / "ntuple_smoke.yaml").model_copy(update={"output_dir": str(tmp_path)})
+    out = run(cfg)
+    table = json.loads((tmp_path / "final_eval.json").read_text())
+    assert list(table["agents"]) == ["ntuple", "greedy", "ntuple+expectimax"]
+    assert table["model"] == str(tmp_path / "best.npz") == out["best"]
+    assert all(len(a["scores"]) == 6 for a in table["agents"].values())
