@@ -1,0 +1,7 @@
+"""``python -m numberdrop_web``: the same as ``numberdrop-web``."""
+
+import sys
+
+from .cli import cli
+
+sys.exit(cli())

@@ -1,0 +1,330 @@
+"""What an agent would play and why: its hinted turn, and the turn's best candidates valued.
+
+Agents come from the registry by name (``agents.registry``); each game keeps, per agent, an
+``AgentLine``. Its policy is asked only about the positions of the agent's own line (the
+game's start, then the position each hint leads to), in order, once each, so a game played
+by clicking hints is the game ``numberdrop-evaluate`` plays for that seed, look-ahead agents
+included (their sampled rolls come from their own generator, drawn once per turn). A
+position off that line (the player played something else) is asked of a second policy of
+the same agent, reset with a seed drawn from the position, so the same position always
+gets the same hint. Every hint is remembered by position.
+
+The candidates are the turn planner's (``numberdrop_env.planner.turns``), or the agent's own
+offer where it has one (a turn-level network), each with its points and planner value; the
+network's value where the agent has one, and the look-ahead's mean (points plus the mean
+value of the next turn over sampled rolls) where the agent looks ahead. The look-ahead runs
+candidate by candidate, so it reports progress and stops when cancelled; an agent's own
+choice of a turn runs to its end (its answer is kept for when it is asked again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from agents.registry import AGENTS, make_policy
+from numberdrop_env.engine.actions import Phase
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.planner.turns import TURN_PHASES, TurnPlanner
+from numberdrop_env.render.text import decision_words
+
+from .sessions import GameError, GameSession
+from .views import drawing
+
+MAX_TURN_DECISIONS = 400
+"""An agent that has not finished a turn after this many decisions is stuck."""
+
+
+class Cancelled(Exception):
+    """The job was cancelled between two steps."""
+
+
+def agent_names() -> list[str]:
+    """The registry's Number Drop agents, read when asked (new agents appear without a change here)."""
+    return list(AGENTS)
+
+
+def check_agent(name: Any) -> str:
+    if not isinstance(name, str):
+        raise GameError(f"agent must be a string, got {type(name).__name__}", 400)
+    if name not in AGENTS:
+        raise GameError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}", 400)
+    return name
+
+
+def state_key(game: SoloGame) -> str:
+    """A position's identity (its whole state, the dice generator's included)."""
+    return hashlib.sha1(json.dumps(game.to_dict(), sort_keys=True).encode()).hexdigest()
+
+
+def turn_key(game: SoloGame) -> tuple[bytes, bytes, bytes]:
+    """What a turn leaves: the grid, the used cells and the notches."""
+    s = game.sheet
+    return s.values.tobytes(), s.used.tobytes(), game.notches.tobytes()
+
+
+# ---------------------------------------------------------------------------- jobs
+class Job:
+    """Work running beside the requests: its progress, and a flag that asks it to stop."""
+
+    def __init__(self, kind: str) -> None:
+        self.id = uuid.uuid4().hex[:16]
+        self.kind = kind
+        self.stage = "queued"
+        self.progress: float | None = None
+        self.started = time.monotonic()
+        self.cancelled = threading.Event()
+        self.future: Future | None = None
+
+    def report(self, stage: str, progress: float | None = None) -> None:
+        if self.cancelled.is_set():
+            raise Cancelled
+        self.stage, self.progress = stage, progress
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"job": self.id, "kind": self.kind, "stage": self.stage, "progress": self.progress}
+        out["seconds"] = round(time.monotonic() - self.started, 3)
+        if self.cancelled.is_set():
+            out["status"] = "cancelled"
+        elif self.future is None or not self.future.done():
+            out["status"] = "running"
+        elif self.future.exception() is not None:
+            err = self.future.exception()
+            out["status"] = "error"
+            out["error"] = f"{type(err).__name__}: {err}" if not isinstance(err, GameError) else str(err)
+        else:
+            out["status"] = "done"
+            out["result"] = self.future.result()
+        return out
+
+
+class Jobs:
+    """A small pool of worker threads and the recent jobs by id."""
+
+    def __init__(self, workers: int = 4, keep: int = 500) -> None:
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="numberdrop-web")
+        self.keep = keep
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def submit(self, kind: str, work: Callable[[Job], Any]) -> Job:
+        job = Job(kind)
+        with self._lock:
+            self._jobs[job.id] = job
+            while len(self._jobs) > self.keep:
+                self._jobs.popitem(last=False)
+        job.future = self.pool.submit(work, job)
+        return job
+
+    def get(self, job_id: str) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise GameError(f"unknown job {job_id!r}", 404)
+        return job
+
+    def shutdown(self) -> None:
+        for job in list(self._jobs.values()):
+            job.cancelled.set()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------- one agent's line
+class AgentLine:
+    """An agent's policies for one game and the hints they gave, by position."""
+
+    def __init__(self, name: str, session: GameSession) -> None:
+        self.name = check_agent(name)
+        self.seed = session.seed if session.seed is not None else 0
+        self.lock = threading.Lock()
+        self.expected = state_key(session.at(0))
+        self._policy: Any = None
+        self._free: Any = None
+        self.hints: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    def policy(self, on_line: bool, key: str) -> Any:
+        """The line's policy (built and reset with the game's seed once), or the off-line one
+        reset from the position."""
+        if on_line:
+            if self._policy is None:
+                self._policy = make_policy(self.name)
+                self._policy.reset(self.seed)
+            return self._policy
+        if self._free is None:
+            self._free = make_policy(self.name)
+        self._free.reset(int(key[:12], 16))
+        return self._free
+
+    def hint(self, game: SoloGame, job: Job | None = None) -> dict[str, Any]:
+        """The agent's turn from ``game`` (a copy is played; ``game`` is not touched)."""
+        key = state_key(game)
+        with self.lock:
+            if key in self.hints:
+                self.hints.move_to_end(key)
+                return self.hints[key]
+            if job is not None:
+                job.stage = f"{self.name} chooses its turn"
+            on_line = key == self.expected
+            hint = self._play_turn(self.policy(on_line, key), game)
+            hint["on_line"] = on_line
+            if on_line:
+                self.expected = hint.pop("_after")
+            else:
+                hint.pop("_after")
+            self.hints[key] = hint
+            while len(self.hints) > 512:
+                self.hints.popitem(last=False)
+            return hint
+
+    def _play_turn(self, policy: Any, game: SoloGame) -> dict[str, Any]:
+        """The agent plays the rest of the turn on a copy, then any single-choice decisions of
+        the next one (as it would in a whole game, so its plan for that turn is its own)."""
+        start = time.perf_counter()
+        clone, actions, words = game.clone(), [], []
+        turn, turn_end = clone.turn, None
+        while not clone.is_over:
+            mask = clone.legal_mask()
+            if clone.turn != turn:
+                turn_end = turn_end or turn_key(clone)
+                if np.count_nonzero(mask) != 1:
+                    break
+            action = int(policy.act(clone, mask))
+            if not 0 <= action < len(mask) or not mask[action]:
+                raise RuntimeError(f"agent {self.name!r} chose action {action}, which is not legal")
+            words.append(decision_words(clone, action))
+            clone.step(action)
+            actions.append(action)
+            if len(actions) > MAX_TURN_DECISIONS:
+                raise RuntimeError(f"agent {self.name!r} did not finish its turn in {MAX_TURN_DECISIONS} decisions")
+        return {
+            "agent": self.name,
+            "actions": actions,
+            "words": words,
+            "summary": turn_summary(words),
+            "points": clone.score() - game.score(),
+            "score_after": clone.score(),
+            "breakdown_after": clone.sheet.score_breakdown(),
+            "ends_game": clone.is_over,
+            "drawing": drawing(game, clone),
+            "turn_end": _hex(turn_end or turn_key(clone)),
+            "seconds": round(time.perf_counter() - start, 4),
+            "_after": state_key(clone),
+        }
+
+    # ------------------------------------------------------------------ the candidates
+    def analyse(self, game: SoloGame, job: Job, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
+        """The hint and the turn's ``top`` candidates, each valued as the agent can."""
+        hint = self.hint(game, job)
+        job.report("listing the candidates", 0.0)
+        if game.phase not in TURN_PHASES:
+            return {"hint": hint, "candidates": [], "columns": [], "note": _MID_TURN}
+        with self.lock:
+            policy = self._policy if self._policy is not None else self.policy(True, "")
+            offered, values = _offered(policy, game, top)
+            rows = [_candidate_row(game, c, rank) for rank, c in enumerate(offered)]
+            columns = ["points", "value"]
+            if values is not None:
+                columns.append("agent_value")
+                for row, v in zip(rows, values):
+                    row["agent_value"] = round(float(v), 3)
+            search = _look_ahead_of(policy)
+            if search is not None and lookahead and game.phase is not Phase.START:
+                columns.append("lookahead")
+                seeds = np.random.default_rng(int(state_key(game)[:12], 16)).integers(0, 2**63 - 1, search.samples)
+                for i, (row, c) in enumerate(zip(rows, offered)):
+                    job.report(f"look-ahead: candidate {i + 1} of {len(rows)}", i / len(rows))
+                    row["lookahead"] = round(float(search.lookahead(game, [c], seeds)[0]), 3)
+        chosen = [row for row in rows if row["turn_end"] == hint["turn_end"]]
+        for row in chosen[:1]:
+            row["chosen"] = True
+        if not chosen:
+            rows.append(_hint_row(hint, len(rows)))
+        job.report("done", 1.0)
+        return {"hint": hint, "candidates": rows, "columns": columns}
+
+
+_MID_TURN = "the candidates are listed before the drop; this turn's drop is made"
+
+
+def _hex(key: tuple[bytes, ...]) -> str:
+    return hashlib.sha1(b"|".join(key)).hexdigest()
+
+
+def turn_summary(words: list[str]) -> str:
+    """A turn in a few words: the tiles slid, the drops and the combination (not the writing)."""
+    slid = [w.split()[1] for w in words if w.startswith("slide ")]
+    kept = [w for w in words if w.startswith(("drop", "score", "pass", "write the"))]
+    parts = ([f"slide {' '.join(slid)}"] if slid else []) + kept
+    return "; ".join(parts) if parts else "; ".join(words)
+
+
+def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:
+    """The candidates to show: a turn-level network's best by its own values, else the planner's."""
+    if getattr(policy, "turn_level", False) and hasattr(policy, "setup") and game.phase is not Phase.START:
+        from agents.numberdrop.ppo import best_candidates, offer_turns
+
+        (offered,), batch, masks = offer_turns(policy.setup, [game])
+        slots, values = best_candidates(policy.model, batch, masks, top)
+        return [offered[int(j)] for j in slots], values
+    planner = getattr(policy, "planner", None)
+    if not isinstance(planner, TurnPlanner):
+        planner = getattr(getattr(policy, "greedy", None), "planner", None)
+    if not isinstance(planner, TurnPlanner):
+        planner = _PLANNER
+    return list(planner.candidates(game, limit=top)), None
+
+
+_PLANNER = TurnPlanner()
+
+
+def _look_ahead_of(policy: Any) -> Any:
+    """The agent's look-ahead (a search agent, or the one a network agent carries), if any."""
+    from agents.numberdrop.search import SearchPolicy
+
+    if isinstance(policy, SearchPolicy):
+        return policy
+    search = getattr(policy, "search", None)
+    return search if isinstance(search, SearchPolicy) else None
+
+
+def _candidate_row(game: SoloGame, candidate: Any, rank: int) -> dict[str, Any]:
+    clone, words = game.clone(), []
+    for a in candidate.actions:
+        words.append(decision_words(clone, a))
+        clone.step(a)
+    return {
+        "rank": rank + 1,
+        "actions": list(candidate.actions),
+        "summary": turn_summary(words),
+        "points": int(candidate.points),
+        "value": round(float(candidate.value), 3),
+        "breakdown_after": clone.sheet.score_breakdown(),
+        "ends_game": bool(candidate.ends_game),
+        "drawing": drawing(game, clone),
+        "turn_end": _hex(turn_key(clone)),
+        "chosen": False,
+    }
+
+
+def _hint_row(hint: dict[str, Any], rank: int) -> dict[str, Any]:
+    """The agent's own turn when the list does not hold it."""
+    keep = ("actions", "summary", "points", "breakdown_after", "ends_game", "drawing", "turn_end")
+    return {"rank": rank + 1, **{k: hint[k] for k in keep}, "value": None, "chosen": True}
+
+
+def line_of(session: GameSession, agent: str) -> AgentLine:
+    """The session's line of ``agent``, made on first use."""
+    with session.lock:
+        lines = session.extra.setdefault("lines", {})
+        if agent not in lines:
+            lines[agent] = AgentLine(agent, session)
+        return lines[agent]

@@ -1,0 +1,421 @@
+"""The web app: a Starlette application serving the page and a JSON API over the games.
+
+``create_app()`` builds it; ``numberdrop-web`` runs it on uvicorn. The API (every body is
+JSON, every answer JSON; a refused request gets a 4xx and ``{"error": message}``, and the
+game stays as it was):
+
+- ``GET /api/meta``: the grid, the shapes' orientations, the agents (read from the
+  registry), the high-score table;
+- ``POST /api/games``: a new game (``seed``, ``agent``, optional ``actions`` to play at once,
+  or a ``record`` of ``numberdrop-play --record``); ``GET /api/games/{id}``: its state;
+  ``GET /api/games/{id}/state?at=K``: the state after the first K actions (replays);
+- ``POST /api/games/{id}/actions``: ``{"action": A}`` or ``{"actions": [...]}``, checked
+  against the engine's mask, optionally ``expect`` (the index the page believes current) and
+  ``auto`` (then play every decision that has a single choice);
+- ``POST /api/games/{id}/undo``; ``GET /api/games/{id}/record``: the game as a record file;
+- ``POST /api/games/{id}/hint`` and ``/analysis``: a job (``{"agent", "wait"}``) that
+  answers at once when it is quick; ``GET /api/jobs/{id}`` polls it, ``DELETE`` cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agents.cli.replay import Record, replay
+from numberdrop_env.engine.rules import DEFAULT_RULES
+
+from .analysis import Job, Jobs, agent_names, check_agent, line_of
+from .sessions import MAX_ACTIONS, GameError, GameSession, GameStore
+from .views import game_state, geometry
+
+STATIC = Path(__file__).resolve().parent / "static"
+BODY_LIMIT = 64 * 1024
+"""Bytes a request body may have: a whole game's record is about 1 KB."""
+MAX_SEED = 2**63 - 1
+DEFAULT_AGENT = "greedy"
+
+
+class BodyLimit:
+    """Refuses a request body over ``limit`` bytes with 413, whether it says its length or not."""
+
+    def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _error(413 if length.isdigit() else 400, self._message(length))(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise HTTPException(413, f"request body over the limit of {self.limit} bytes")
+            return message
+
+        await self.app(scope, limited, send)
+
+    def _message(self, length: bytes) -> str:
+        if not length.isdigit():
+            return "Content-Length must be a number of bytes"
+        return f"request body of {int(length)} bytes is over the limit of {self.limit} bytes"
+
+
+class SecurityHeaders:
+    """Answers carry a content policy: the page runs its own script and nothing else."""
+
+    HEADERS = [
+        (b"content-security-policy", b"default-src 'self'; img-src 'self' data: blob:; object-src 'none'"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+    ]
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + self.HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+# ---------------------------------------------------------------------------- reading requests
+async def read_json(request: Request) -> dict[str, Any]:
+    """The body as a JSON object (an empty body is ``{}``); anything else is a 4xx."""
+    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise GameError(f"send JSON (Content-Type: application/json), not {kind!r}", 415)
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        import json
+
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise GameError(f"malformed JSON: {err}", 400) from err
+    if not isinstance(data, dict):
+        raise GameError(f"the body must be a JSON object, got {type(data).__name__}", 400)
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def only(body: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise GameError(f"unknown field(s) {unknown}; allowed: {sorted(allowed)}", 400)
+
+
+def integer(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GameError(f"{name} must be an integer, got {type(value).__name__}", 400)
+    if not low <= value <= high:
+        raise GameError(f"{name} must be in {low}..{high}, got {value}", 400)
+    return value
+
+
+def number(value: Any, name: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise GameError(f"{name} must be a number, got {value!r}", 400)
+    if not low <= value <= high:
+        raise GameError(f"{name} must be in {low}..{high}, got {value}", 400)
+    return float(value)
+
+
+def flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise GameError(f"{name} must be true or false, got {value!r}", 400)
+    return value
+
+
+def action_list(value: Any, name: str) -> list[int]:
+    if not isinstance(value, list):
+        raise GameError(f"{name} must be a list of integers, got {type(value).__name__}", 400)
+    if len(value) > MAX_ACTIONS:
+        raise GameError(f"{name}: at most {MAX_ACTIONS} actions, got {len(value)}", 400)
+    for i, a in enumerate(value):
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise GameError(f"{name}[{i}] must be an integer, got {type(a).__name__}", 400)
+    return value
+
+
+# ---------------------------------------------------------------------------- answers
+def session_json(session: GameSession, index: int | None = None) -> dict[str, Any]:
+    """A game's state (after ``index`` actions; by default all) and where it stands."""
+    game = session.game if index is None or index == session.index else session.at(index)
+    return {
+        "id": session.id,
+        "seed": session.seed,
+        "agent": session.agent,
+        "player": session.record.player,
+        "index": session.index if index is None else index,
+        "length": session.index,
+        "actions": list(session.actions),
+        "turn_starts": session.turn_starts(),
+        "last_points": session.last_points if index is None else 0,
+        **game_state(game),
+    }
+
+
+class Api:
+    """The routes' handlers over one store of games and one pool of jobs.
+
+    A decision, an undo or a replayed position takes a millisecond or less of engine time, so it
+    runs in the server's loop (no thread hand-off, the lowest latency); hints and analyses,
+    which can take seconds, run in the jobs' threads."""
+
+    def __init__(self, store: GameStore, jobs: Jobs, default_agent: str) -> None:
+        self.store, self.jobs, self.default_agent = store, jobs, default_agent
+
+    async def meta(self, request: Request) -> Response:
+        agents = agent_names()
+        return JSONResponse(
+            {
+                **geometry(DEFAULT_RULES),
+                "agents": agents,
+                "default_agent": self.default_agent,
+                "body_limit": BODY_LIMIT,
+                "idle_seconds": self.store.idle_seconds,
+            }
+        )
+
+    async def create(self, request: Request) -> Response:
+        body = await read_json(request)
+        only(body, {"seed", "agent", "actions", "record", "auto", "player"})
+        agent = check_agent(body.get("agent", self.default_agent))
+        auto = flag(body.get("auto", False), "auto")
+        player = body.get("player", "human")
+        if not isinstance(player, str) or len(player) > 64:
+            raise GameError("player must be a string of at most 64 characters", 400)
+        if "record" in body:
+            if "seed" in body or "actions" in body:
+                raise GameError("send either a record or a seed and actions, not both", 400)
+            session = self._from_record(body["record"], agent)
+        else:
+            seed = body.get("seed")
+            seed = secrets.randbelow(1_000_000) if seed is None else integer(seed, "seed", 0, MAX_SEED)
+            actions = action_list(body.get("actions", []), "actions")
+            session = GameSession(seed=seed, agent=agent, player=player)
+            if actions or auto:
+                session.play(actions, auto)
+        self.store.add(session)
+        return JSONResponse(session_json(session), status_code=201)
+
+    @staticmethod
+    def _from_record(data: Any, agent: str) -> GameSession:
+        try:
+            record = Record.from_dict(data)
+            if len(record.actions) > MAX_ACTIONS:
+                raise ValueError(f"a record of at most {MAX_ACTIONS} actions, got {len(record.actions)}")
+            for _ in replay(record):  # checks every action and the recorded score
+                pass
+            session = GameSession(seed=record.seed, state=record.state, agent=agent, player=record.player or "record")
+        except (ValueError, TypeError, KeyError) as err:
+            raise GameError(f"record: {err}", 400) from err
+        session.play(list(record.actions))
+        return session
+
+    async def show(self, request: Request) -> Response:
+        session = self.store.get(request.path_params["game"])
+        with session.lock:
+            return JSONResponse(session_json(session))
+
+    async def state_at(self, request: Request) -> Response:
+        session = self.store.get(request.path_params["game"])
+        raw = request.query_params.get("at")
+        if raw is None or not raw.lstrip("-").isdigit():
+            raise GameError("at must be an integer (the number of actions played)", 400)
+        with session.lock:
+            return JSONResponse(session_json(session, integer(int(raw), "at", 0, session.index)))
+
+    async def act(self, request: Request) -> Response:
+        session = self.store.get(request.path_params["game"])
+        body = await read_json(request)
+        only(body, {"action", "actions", "expect", "auto"})
+        if ("action" in body) == ("actions" in body):
+            raise GameError("send one of action (an integer) and actions (a list of integers)", 400)
+        actions = [body["action"]] if "action" in body else action_list(body["actions"], "actions")
+        auto = flag(body.get("auto", False), "auto")
+
+        def play() -> dict[str, Any]:
+            with session.lock:
+                if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
+                    raise GameError(
+                        f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409
+                    )
+                points = session.play(actions, auto)
+                return {**session_json(session), "points": points}
+
+        return JSONResponse(play())
+
+    async def undo(self, request: Request) -> Response:
+        session = self.store.get(request.path_params["game"])
+        body = await read_json(request)
+        only(body, {"count", "expect"})
+        count = body.get("count", 1)
+
+        def take_back() -> dict[str, Any]:
+            with session.lock:
+                if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
+                    raise GameError(f"the game is at decision {session.index}, not {body['expect']}", 409)
+                session.undo(count)
+                return session_json(session)
+
+        return JSONResponse(take_back())
+
+    async def record(self, request: Request) -> Response:
+        session = self.store.get(request.path_params["game"])
+        with session.lock:
+            data = session.to_record().to_dict()
+        name = f"numberdrop-seed{session.seed}.json" if session.seed is not None else "numberdrop-game.json"
+        return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{name}"'})
+
+    async def hint(self, request: Request) -> Response:
+        return await self._job(request, "hint")
+
+    async def analysis(self, request: Request) -> Response:
+        return await self._job(request, "analysis")
+
+    async def _job(self, request: Request, kind: str) -> Response:
+        session = self.store.get(request.path_params["game"])
+        body = await read_json(request)
+        only(body, {"agent", "wait", "top", "lookahead"} if kind == "analysis" else {"agent", "wait"})
+        agent = check_agent(body.get("agent", session.agent))
+        wait = number(body.get("wait", 2.0), "wait", 0.0, 30.0)
+        top = integer(body.get("top", 8), "top", 1, 32)
+        lookahead = flag(body.get("lookahead", True), "lookahead")
+        with session.lock:
+            if session.game.is_over:
+                raise GameError("the game is over: there is no turn to hint", 422)
+            game, index = session.game.clone(), session.index
+        line = line_of(session, agent)
+
+        def work(job: Job) -> dict[str, Any]:
+            result = line.hint(game, job) if kind == "hint" else line.analyse(game, job, top, lookahead)
+            return {**result, "index": index, "game": session.id}
+
+        job = self.jobs.submit(kind, work)
+        return JSONResponse(await self._wait(job, wait), status_code=200)
+
+    @staticmethod
+    async def _wait(job: Job, wait: float) -> dict[str, Any]:
+        if wait > 0 and job.future is not None:
+            await asyncio.wait([asyncio.wrap_future(job.future)], timeout=wait)
+        return job.to_json()
+
+    async def job(self, request: Request) -> Response:
+        if request.method == "DELETE":
+            return await self.cancel(request)
+        job = self.jobs.get(request.path_params["job"])
+        raw = request.query_params.get("wait", "0")
+        try:
+            wait = number(float(raw), "wait", 0.0, 30.0)
+        except ValueError as err:
+            raise GameError(f"wait must be a number of seconds, got {raw!r}", 400) from err
+        return JSONResponse(await self._wait(job, wait))
+
+    async def cancel(self, request: Request) -> Response:
+        job = self.jobs.get(request.path_params["job"])
+        if job.future is None or not job.future.done():
+            job.cancelled.set()
+        return JSONResponse(job.to_json())
+
+
+async def _game_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GameError)
+    return _error(exc.status, str(exc))
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error(exc.status_code, str(exc.detail))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+
+def _favicon(request: Request) -> Response:
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+def _lifespan(jobs: Jobs) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        jobs.shutdown()
+
+    return lifespan
+
+
+def create_app(
+    idle_seconds: float = 3600.0,
+    max_games: int = 1000,
+    workers: int = 4,
+    default_agent: str = DEFAULT_AGENT,
+    store: GameStore | None = None,
+) -> Starlette:
+    """The application; ``app.state.store`` and ``app.state.jobs`` hold its games and jobs."""
+    check_agent(default_agent)
+    store = store or GameStore(idle_seconds, max_games)
+    jobs = Jobs(workers)
+    api = Api(store, jobs, default_agent)
+    routes = [
+        Route("/", _page),
+        Route("/index.html", _page),
+        Route("/favicon.ico", _favicon),
+        Route("/api/meta", api.meta),
+        Route("/api/games", api.create, methods=["POST"]),
+        Route("/api/games/{game}", api.show),
+        Route("/api/games/{game}/state", api.state_at),
+        Route("/api/games/{game}/actions", api.act, methods=["POST"]),
+        Route("/api/games/{game}/undo", api.undo, methods=["POST"]),
+        Route("/api/games/{game}/record", api.record),
+        Route("/api/games/{game}/hint", api.hint, methods=["POST"]),
+        Route("/api/games/{game}/analysis", api.analysis, methods=["POST"]),
+        Route("/api/jobs/{job}", api.job, methods=["GET", "DELETE"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={GameError: _game_error, HTTPException: _http_error, Exception: _server_error},
+        lifespan=_lifespan(jobs),
+    )
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)
+    app.state.store, app.state.jobs = store, jobs
+    return app
