@@ -36,8 +36,10 @@ import math
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -108,13 +110,15 @@ def play_share(
     return r.games or [], r.scores, r.turns
 
 
-_PLANNERS: dict[int, TurnPlanner] = {}
+_PLANNERS: dict[tuple[int, int], TurnPlanner] = {}
 
 
 def _planner(width: int) -> TurnPlanner:
-    if width not in _PLANNERS:
-        _PLANNERS[width] = TurnPlanner(width=width)
-    return _PLANNERS[width]
+    """This thread's planner (a planner keeps its rules' arrays; shares in threads keep apart)."""
+    key = (width, threading.get_ident())
+    if key not in _PLANNERS:
+        _PLANNERS[key] = TurnPlanner(width=width)
+    return _PLANNERS[key]
 
 
 def _spec(value: NTupleValue) -> tuple[Any, ...]:
@@ -135,24 +139,32 @@ def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Shar
 
 
 class LocalPlayer:
-    """Plays a round's shares one after another in this process."""
+    """Plays a round's shares in this process, side by side in threads on more than one core
+    (the compiled enumeration and valuation hold no GIL, so one share's Python runs while the
+    other's kernels do; each share's games are the same either way)."""
 
     def __init__(self, cfg: NTupleConfig, value: NTupleValue) -> None:
         self.spec, self.x = _spec(value), _share_settings(cfg.ntuple, value.threads)
+        side_by_side = min(cfg.ntuple.shards, value.threads)
+        self.pool = ThreadPoolExecutor(side_by_side) if side_by_side > 1 else None
 
     def __call__(self, shares: list[Share]) -> list[tuple[list[Trajectory], np.ndarray, int]]:
-        return [play_share(w, self.spec, self.x, seeds, rng) for w, seeds, rng in shares]
+        if self.pool is None:
+            return [play_share(w, self.spec, self.x, seeds, rng) for w, seeds, rng in shares]
+        jobs = [self.pool.submit(play_share, w, self.spec, self.x, seeds, rng) for w, seeds, rng in shares]
+        return [job.result() for job in jobs]
 
     def close(self) -> None:
-        pass
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
-class RayPlayer(LocalPlayer):
+class RayPlayer:
     """Plays a round's shares as Ray tasks (a CPU each), the weights sent once per round;
     the results come back in share order, as ``LocalPlayer`` gives them."""
 
     def __init__(self, cfg: NTupleConfig, value: NTupleValue) -> None:
-        super().__init__(cfg, value)
+        self.spec, self.x = _spec(value), _share_settings(cfg.ntuple, 1)  # a task has one CPU
         require_extra("rllib", "backend 'ray'")
         import ray  # the rllib extra: checked above, imported only by runs that use it
 
@@ -162,7 +174,6 @@ class RayPlayer(LocalPlayer):
             address = cfg.ray.address or os.environ.get("RAY_ADDRESS")
             kwargs = {"address": address} if address else {"num_cpus": cfg.ray.num_cpus, "include_dashboard": False}
             ray.init(logging_level=logging.WARNING, **kwargs)
-        self.x = {**self.x, "threads": 1}  # a task has one CPU
         self.task = ray.remote(num_cpus=1)(play_share)
 
     def __call__(self, shares: list[Share]) -> list[tuple[list[Trajectory], np.ndarray, int]]:
@@ -332,7 +343,7 @@ def _log(logger: Any, entry: dict[str, Any]) -> None:
     logger.dump(entry["games"])
 
 
-def _player(cfg: NTupleConfig, value: NTupleValue) -> LocalPlayer:
+def _player(cfg: NTupleConfig, value: NTupleValue) -> LocalPlayer | RayPlayer:
     return RayPlayer(cfg, value) if cfg.backend == "ray" else LocalPlayer(cfg, value)
 
 
