@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 
 # the tests also cover the Ray backend and the tools of tests/test_integrations.py (TorchRL,
 # Tianshou, SuperSuit): `make test` adds the `rllib` extra (about 0.55 GB) and the
-# `integrations` one (about 76 MB, 5 s to install, 25 s of tests); `make train` stays without them
+# `integrations` one (about 76 MB, 5 s to install, 25 s of tests), and the `web` one for the web app's
+# tests (Starlette, uvicorn, Playwright driving the system's Chromium); `make train` stays without them
 $(RLLIB_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e ".[train,dev,rllib,integrations]"
+	$(BIN)/pip install --quiet -e ".[train,dev,rllib,integrations,web]"
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)

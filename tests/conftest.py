@@ -107,6 +107,10 @@ INTEGRATION = (
 )
 """Tests that play the environments in another library, also left out by ``make test-fast``."""
 
+BROWSER = ("tests/web/test_browser.py",)
+"""Tests that drive a headless Chromium (Playwright, the ``web`` extra, and the system's Chromium:
+``apt-get install chromium``); they skip, saying so, where it is missing."""
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: not item.nodeid.startswith(NO_NUMBA))  # stable: these first
@@ -115,3 +119,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if item.nodeid.startswith(INTEGRATION):
             item.add_marker(pytest.mark.integration)
+        if item.nodeid.startswith(BROWSER):
+            item.add_marker(pytest.mark.browser)

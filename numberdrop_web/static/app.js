@@ -26,6 +26,7 @@
     const m = $(id).getScreenCTM(), [x, y] = cellXY(r, c);
     return { x: m.a * (x + C / 2) + m.e, y: m.d * (y + C / 2) + m.f };
   };
+  app.ghost = () => currentPlacement(); // the drop a click or Enter would play now
   app.idle = () => !app.busy && !app.asking && !app.compare.syncing && !app.loading;
   window.__nd = app; // the tests and the latency benchmark read it
 
@@ -163,6 +164,7 @@
     app.busy = true;
     try {
       const data = await api("POST", `/api/games/${app.id}/actions`, { actions, expect: app.state.index, auto: app.mode !== "watch" });
+      app.busy = false; // drawn as playable again
       clearError();
       setState(data, data.points);
       timing(kind, t0);
@@ -181,6 +183,7 @@
     app.busy = true;
     try {
       const data = await api("POST", `/api/games/${app.id}/undo`, { expect: app.state.index });
+      app.busy = false;
       clearError();
       setState(data);
       timing("undo", t0);
@@ -321,6 +324,7 @@
     try {
       app.busy = true;
       const data = await api("GET", `/api/games/${app.id}/state?at=${k}`);
+      app.busy = false;
       app.replay.at = k;
       app.state = data;
       resetDecision(data);
