@@ -11,7 +11,8 @@ action (``PlanFollower``), exactly the choice self-play makes: on the same seeds
 ``top`` best candidates are re-scored by their points plus the next turn's expected best
 points plus value, over ``rolls`` rolls sampled from the exact distribution each turn (the
 same for every candidate; ``-1``: every roll, weighted exactly), the next turn looking at its
-``inner_limit`` best candidates. Deterministic for a game seed and ``seed``.
+``inner_limit`` best candidates. Deterministic for a game seed and ``seed``. Solo games only
+(a seat at a table is refused).
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class NTuplePolicy:
 
     def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
         """The turn's candidates and the index of the one to play."""
+        if getattr(game, "rivals", None) is not None:
+            raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
         rules = game.rules
         states = self.planner.pack_batch([game], self.limit)
         count, arrays, _ = self.planner.candidate_arrays(states, rules, self.limit)

@@ -208,3 +208,13 @@ def test_bad_agent_options_are_refused(value_file: str, options: dict) -> None:
 def test_a_missing_value_file_says_so(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="not found"):
         NTuplePolicy(tmp_path / "absent.npz")
+
+
+def test_a_table_seat_is_refused(value_file: str) -> None:
+    from numberdrop_env.engine.table import Table
+
+    table = Table(2, seed=0)
+    for p in range(2):  # the starting numbers: then every seat has a rolled turn
+        table.step(p, p)
+    with pytest.raises(ValueError, match="learned from solo games"):
+        NTuplePolicy(value_file, limit=8).act(table.seats[0], table.legal_mask(0))
