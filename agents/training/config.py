@@ -24,7 +24,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..registry import AGENTS, LUCKY_AGENTS, require_extra
-from ..values.ntuple import FAMILIES, NTupleSpec
+from ..values.ntuple import FAMILIES
 
 
 def _whole(value: Any) -> Any:
@@ -302,20 +302,20 @@ class NTupleLoop(Section):
     """Games a share packs at once."""
     seed: Count = 6_000_000
     """Seed of the first self-play game (game ``i`` of the run plays seed ``seed + i``)."""
-    limit: Positive = 64
+    limit: Positive = 128
     """Candidates valued a turn: the planner's best-ranked."""
     width: Positive = 12
     """The planner's tetromino writings kept per sheet."""
-    families: Annotated[list[Literal[FAMILIES]], Field(min_length=1)] = list(NTupleSpec().families)
+    families: Annotated[list[Literal[FAMILIES]], Field(min_length=1)] = list(FAMILIES)
     stages: Positive = 5
     planner_share: Weight = 1.0
     """Share of the planner's value added to the tables' (1: the tables learn a correction)."""
-    alpha: Annotated[float, Field(gt=0, le=1)] = 0.1
-    """Share of each TD error corrected."""
+    alpha: Annotated[float, Field(gt=0, le=1)] = 1.0
+    """Share of each TD error corrected (with temporal coherence, before each weight's own rate)."""
     lam: Share = 0.5
     epsilon: Annotated[float, Field(ge=0, lt=1)] = 0.0
     """Share of turns played by a drawn candidate."""
-    coherence: bool = False
+    coherence: bool = True
     """Temporal coherence: a step size per weight."""
     gate_every: Positive = 20_000
     """Self-play games between gates (and checkpoints)."""
