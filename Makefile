@@ -26,7 +26,7 @@ $(RLLIB_STAMP): $(STAMP) pyproject.toml
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)
-	$(BIN)/python train.py --config configs/q_iteration.yaml
+	$(BIN)/python train.py --config configs/ntuple.yaml
 
 # the documentation site: the `docs` extra (about 140 MB, mostly the Material theme and Babel; 9 s to
 # install without a pip cache) and `mkdocs build --strict` (about 2 s)
