@@ -268,7 +268,11 @@ def turn_summary(words: list[str]) -> str:
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:
-    """The candidates to show: a turn-level network's best by its own values, else the planner's."""
+    """The candidates to show: a turn-level network's best by its own values, an afterstate
+    value's best by points plus value, else the planner's."""
+    if callable(getattr(policy, "ranked", None)) and game.phase is not Phase.START:
+        offered, values = policy.ranked(game, top)
+        return list(offered), values
     if getattr(policy, "turn_level", False) and hasattr(policy, "setup") and game.phase is not Phase.START:
         from agents.numberdrop.ppo import best_candidates, offer_turns
 

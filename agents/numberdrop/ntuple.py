@@ -18,6 +18,7 @@ same for every candidate; ``-1``: every roll, weighted exactly), the next turn l
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,19 +101,30 @@ class NTuplePolicy:
 
     def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
         """The turn's candidates and the index of the one to play."""
-        if getattr(game, "rivals", None) is not None:
-            raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
-        rules = game.rules
-        states = self.planner.pack_batch([game], self.limit)
-        count, arrays, _ = self.planner.candidate_arrays(states, rules, self.limit)
-        values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
+        states, count, arrays, values = self._valued(game)
         score = turn_scores(count, arrays, values)
         if self.searches and count[0] > 1:
             rolls = self.turn_rolls(game)
             score = expectimax(
-                self.planner, self.value, states, rules, count, arrays, values, self.top, rolls, self.inner_limit
+                self.planner, self.value, states, game.rules, count, arrays, values, self.top, rolls, self.inner_limit
             )
         return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score[0]))
+
+    def ranked(self, game: SoloGame, top: int) -> tuple[list, np.ndarray]:
+        """The turn's ``top`` candidates by points plus value, best first, with those numbers
+        (what an analysis shows; the search, when on, re-ranks the best of them)."""
+        _, count, arrays, values = self._valued(game)
+        score = turn_scores(count, arrays, values)[0]
+        order = np.argsort(-score, kind="stable")[: min(top, int(count[0]))]
+        offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
+        return [offered[int(i)] for i in order], score[order]
+
+    def _valued(self, game: SoloGame) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+        """The packed game, its candidates and the value of each."""
+        states = self.planner.pack_batch([game], self.limit)
+        count, arrays, _ = self.planner.candidate_arrays(states, game.rules, self.limit)
+        values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
+        return states, count, arrays, values
 
     def turn_rolls(self, game: SoloGame) -> Rolls:
         """This turn's rolls of the next: all of them, or a fresh sample."""

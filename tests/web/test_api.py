@@ -308,6 +308,17 @@ def test_the_analysis_lists_valued_candidates_with_the_agents_choice(client) -> 
         assert row["drawing"]["written"]
 
 
+def test_the_ntuple_agents_analysis_ranks_by_its_own_value(client) -> None:
+    gid = new_game(client, seed=5, actions=[0])["id"]
+    job = client.post(f"/api/games/{gid}/analysis", json={"agent": "ntuple", "top": 5, "wait": 30}).json()
+    assert job["status"] == "done", job
+    result = job["result"]
+    assert "agent_value" in result["columns"]
+    values = [r["agent_value"] for r in result["candidates"][:5]]
+    assert values == sorted(values, reverse=True)
+    assert result["candidates"][0].get("chosen")  # one ply: the agent plays its best-valued candidate
+
+
 def test_a_look_ahead_shows_its_mean_reports_progress_and_can_be_cancelled(client) -> None:
     gid = new_game(client, seed=5, actions=[0])["id"]
     done = client.post(f"/api/games/{gid}/analysis", json={"agent": "search", "top": 3, "wait": 30}).json()
