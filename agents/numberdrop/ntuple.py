@@ -121,6 +121,8 @@ class NTuplePolicy:
 
     def _valued(self, game: SoloGame) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
         """The packed game, its candidates and the value of each."""
+        if getattr(game, "rivals", None) is not None:
+            raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
         states = self.planner.pack_batch([game], self.limit)
         count, arrays, _ = self.planner.candidate_arrays(states, game.rules, self.limit)
         values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
