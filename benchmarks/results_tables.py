@@ -49,21 +49,28 @@ BEST = Row(
     "`best`: the Q network, look-ahead 32x8r3",
     (("q_turn_lookahead32_0_299.json", "ppo"), ("q_turn_lookahead32_300_999.json", "ppo")),
 )
+NTUPLE_EXPECTIMAX = Row(
+    "`ntuple_expectimax`: the n-tuple value, expectimax 16x8",
+    (("ntuple_expectimax_1000.json", "ntuple_expectimax"),),
+)
+NTUPLE = Row("`ntuple`: the n-tuple value alone", (("ntuple_1000.json", "ntuple"),))
 Q_RERANK = Row("`q_rerank`: the Q network, re-ranked", (("q_rerank_1000.json", "ppo"),))
 Q = Row("`q`: the Q-iteration network alone", (("q_turn_1000.json", "ppo"),))
 PPO = Row("`ppo`: the MaskablePPO network", (("ppo_turn_1000.json", "ppo"),))
 
 TABLES: dict[str, Table] = {
     "landing": Table(
-        rows=(BEST, Q_RERANK, Q, PPO, GREEDY),
+        rows=(BEST, NTUPLE_EXPECTIMAX, NTUPLE, Q, GREEDY),
         columns=("mean", "vs", ">46", ">55", ">61", ">75"),
         baseline=GREEDY,
     ),
     "benchmark": Table(
         rows=(
             BEST,
+            NTUPLE_EXPECTIMAX,
             Row("`q` with look-ahead 8x4r3", (("q_turn_lookahead_1000.json", "ppo"),)),
             Q_RERANK,
+            NTUPLE,
             Q,
             PPO,
             GREEDY,
