@@ -637,6 +637,8 @@ class NTupleConfig(TrainConfig):
         path = self.init_from
         self.need(path is None or Path(path).is_file(), "init_from", "must name an existing weights .npz")
         self.need(self.ntuple.round_games >= self.ntuple.shards, "ntuple.round_games", "must be at least ntuple.shards")
+        local = self.backend == "local"
+        self.need(not (local and self.ray.address), "ray.address", "needs backend 'ray' (its shares as Ray tasks)")
 
 
 SCHEMAS: dict[tuple[str, str, str], type[TrainConfig]] = {

@@ -132,6 +132,7 @@ def test_a_round_is_learnt_in_seed_order_whatever_the_shares():
         ({"final_eval": {"agents": ["greedy"]}}, ValueError, ["final_eval.agents", "ntuple"]),
         ({"init_from": "no/such.npz"}, ValueError, ["init_from"]),
         ({"ray": {"env_runners": 2}}, ValueError, ["ray.env_runners"]),
+        ({"ray": {"address": "auto"}}, ValueError, ["ray.address", "backend 'ray'"]),
     ],
 )
 def test_bad_configs_are_refused_by_key(change, error, words):
