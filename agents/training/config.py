@@ -319,6 +319,10 @@ class NTupleLoop(Section):
     """Temporal coherence: a step size per weight."""
     gate_every: Positive = 20_000
     """Self-play games between gates (and checkpoints)."""
+    keep: Literal["not_worse", "better"] = "not_worse"
+    """Which value a gate makes the best: the newest unless its paired difference with the best
+    is below 0 beyond its 95 % interval (``not_worse``: on a plateau the gate's noise would
+    otherwise freeze an early lucky gate), or only one whose difference is above 0 (``better``)."""
     gate_games: Positive = 300
     gate_seed: Count = 3_000_000
     threads: Count = 0

@@ -16,7 +16,8 @@ each turn a game plays the candidate of the most points now plus value among the
    its lambda-return (``td_update``).
 3. Every ``ntuple.gate_every`` games, **the paired gate**: the value alone plays the gate's
    seeds; the difference with the best so far (and with the greedy planner on the same seeds)
-   is logged, and the value becomes ``best.npz`` when it is above 0.
+   is logged, and the value becomes ``best.npz`` unless the gate shows it worse than the best
+   (``ntuple.keep: not_worse``), or only when the difference is above 0 (``keep: better``).
 
 The run directory holds ``checkpoints/ntuple_<games>.npz`` (the weights and the learner's
 memory at each gate; the two newest are kept), ``best.npz`` (what the closing table plays and
@@ -309,6 +310,8 @@ def run_gate(
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
     scores = gate_scores(learner.value, cfg.ntuple)
     gate = generations.paired_gate(scores, np.array(state["best_scores"]))
+    if cfg.ntuple.keep == "not_worse":  # the newest value, unless the gate shows it worse than the best
+        gate["kept"] = bool(gate["paired_ci95"][1] > 0)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),

@@ -82,6 +82,18 @@ def test_a_run_learns_gates_and_keeps_its_best(whole):
     assert list(tmp.glob("events.out.tfevents.*"))
 
 
+def test_the_gate_keeps_the_newest_value_unless_it_shows_it_worse(whole):
+    tmp, _ = whole
+    for e in evals(tmp)[1:]:
+        assert e["kept"] == (e["paired_ci95"][1] > 0)
+
+
+def test_a_gate_that_keeps_only_a_better_value(tmp_path):
+    run(config(tmp_path, keep="better"))
+    for e in evals(tmp_path)[1:]:
+        assert e["kept"] == (e["paired_diff"] > 0)
+
+
 def test_a_resumed_run_ends_as_one_never_stopped(whole, tmp_path):
     tmp, _ = whole
     run(config(tmp_path, games=64))
