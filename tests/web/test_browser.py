@@ -322,7 +322,7 @@ def test_a_slow_agent_shows_progress_and_can_be_cancelled(page: Page) -> None:
     pytest.importorskip("torch", reason="the look-ahead agent best needs the train extra")
     p = page.open("?seed=2&agent=best")
     p.click("[data-testid=analyse]")
-    p.wait_for_selector("[data-testid=progress]:visible", timeout=20_000)
+    p.wait_for_selector("[data-testid=progress]:visible", timeout=60_000)  # loading torch and the model first
     assert p.inner_text("[data-testid=progress]")
     p.click("[data-testid=cancel]")
     p.wait_for_selector("[data-testid=progress]", state="hidden")
