@@ -44,7 +44,7 @@ lint: $(STAMP)
 # the suite on every core (pytest-xdist); tests/conftest.py compiles numba's kernels once first
 test: $(RLLIB_STAMP) $(DOCS_STAMP) lint
 	$(MKDOCS) build --strict --quiet
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
+	$(BIN)/python -m pytest -n auto --durations=20
 
 # for daily work: without the tests marked slow (real training, many games) or integration (other libraries)
 test-fast: $(STAMP)

@@ -109,7 +109,6 @@ def test_train_py_answers_help():
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("ray")  # one local Ray at a time: every Ray test on one worker
 def test_the_ray_backend_runs_from_the_documented_command(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "ray.json"

@@ -173,7 +173,6 @@ def local_ray(tmp_path_factory):
 
 
 @pytest.mark.integration
-@pytest.mark.xdist_group("ray")  # one local Ray at a time: every Ray test on one worker
 def test_ray_shares_give_the_run_of_local_ones(whole, local_ray, tmp_path):
     tmp, _ = whole
     data = json.loads(json.dumps(SMALL))

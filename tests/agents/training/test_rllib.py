@@ -23,8 +23,6 @@ pytest.importorskip("ray.rllib")
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("tensorboard")
 
-pytestmark = pytest.mark.xdist_group("ray")  # one local Ray at a time: every Ray test on one worker
-
 ROOT = Path(__file__).resolve().parents[3]
 
 from agents.cli import (
