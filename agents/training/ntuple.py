@@ -217,18 +217,9 @@ def _checkpoint(run_dir: Path, games: int) -> Path:
 
 def save_checkpoint(path: Path, learner: Learner) -> None:
     """The weights, what they mean and the learner's memory (temporal coherence's sums)."""
-    v = learner.value
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, ".npz") as tmp:
-        np.savez(
-            tmp,
-            weights=v.weights,
-            families=np.array(v.spec.families),
-            stages=v.spec.stages,
-            planner_share=v.planner_share,
-            errors=learner.errors,
-            sizes=learner.sizes,
-        )
+        learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
 
 
 def load_checkpoint(path: Path, learner: Learner) -> None:

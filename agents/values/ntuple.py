@@ -591,14 +591,15 @@ class NTupleValue:
             base = np.where(live & ~arrays.ends_game, self.planner_share * (arrays.value - arrays.points), 0.0)
         return values + base, base, lookups, n_lookups
 
-    def save(self, path: str | Path) -> None:
-        """Write the weights and what they mean (``.npz``)."""
+    def save(self, path: str | Path, **extra: np.ndarray) -> None:
+        """Write the weights and what they mean (``.npz``), with any ``extra`` arrays beside them."""
         np.savez_compressed(
             path,
             weights=self.weights,
             families=np.array(self.spec.families),
             stages=self.spec.stages,
             planner_share=self.planner_share,
+            **extra,
         )
 
     @classmethod
