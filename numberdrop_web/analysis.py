@@ -13,8 +13,11 @@ The candidates are the turn planner's (``numberdrop_env.planner.turns``), or the
 offer where it has one (a turn-level network), each with its points and planner value; the
 network's value where the agent has one, and the look-ahead's mean (points plus the mean
 value of the next turn over sampled rolls) where the agent looks ahead. The look-ahead runs
-candidate by candidate, so it reports progress and stops when cancelled; an agent's own
-choice of a turn runs to its end (its answer is kept for when it is asked again).
+candidate by candidate, so it reports progress and stops when cancelled. An agent's turn off
+its line stops between two decisions when cancelled (that policy is reset from the position
+each time, so nothing is lost); the line's own turn runs to its end, since its policy's
+generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for when it
+is asked again).
 """
 
 from __future__ import annotations
@@ -174,7 +177,8 @@ class AgentLine:
             if job is not None:
                 job.stage = f"{self.name} chooses its turn"
             on_line = key == self.expected
-            hint = self._play_turn(self.policy(on_line, key), game)
+            stop = job.cancelled.is_set if job is not None and not on_line else None
+            hint = self._play_turn(self.policy(on_line, key), game, stop)
             hint["on_line"] = on_line
             if on_line:
                 self.expected = hint.pop("_after")
@@ -185,13 +189,16 @@ class AgentLine:
                 self.hints.popitem(last=False)
             return hint
 
-    def _play_turn(self, policy: Any, game: SoloGame) -> dict[str, Any]:
+    def _play_turn(self, policy: Any, game: SoloGame, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """The agent plays the rest of the turn on a copy, then any single-choice decisions of
-        the next one (as it would in a whole game, so its plan for that turn is its own)."""
+        the next one (as it would in a whole game, so its plan for that turn is its own);
+        ``stop`` is asked before each decision, and a yes ends the turn with ``Cancelled``."""
         start = time.perf_counter()
         clone, actions, words = game.clone(), [], []
         turn, turn_end = clone.turn, None
         while not clone.is_over:
+            if stop is not None and stop():
+                raise Cancelled
             mask = clone.legal_mask()
             if clone.turn != turn:
                 turn_end = turn_end or turn_key(clone)

@@ -195,38 +195,49 @@
   }
 
   // ------------------------------------------------------------------ hints and analysis
+  // The first request waits only a moment for the answer (a greedy hint takes milliseconds): an
+  // agent that needs longer answers "running" and its progress shows, with Cancel, until it ends.
+  const MOMENT = 0.2; // seconds
+  const POLL = 0.4; // seconds a poll waits for the job to end
+
   async function ask(kind, gameId = app.id, agent = app.agent) {
-    const body = { agent, wait: 1.5 };
+    const body = { agent, wait: MOMENT };
     if (kind === "analysis") body.top = 8;
     let job = await api("POST", `/api/games/${gameId}/${kind}`, body);
-    app.job = job;
-    showProgress(job);
-    while (job.status === "running") {
-      job = await api("GET", `/api/jobs/${job.job}?wait=0.4`);
-      if (app.job && app.job.job === job.job && app.job.status === "cancelled") job.status = "cancelled";
-      showProgress(job);
+    const mine = { job: job.job, cancelled: false };
+    app.job = mine; // the job whose progress shows (the latest asked)
+    try {
+      showProgress(mine, job);
+      while (job.status === "running" && !mine.cancelled) {
+        job = await api("GET", `/api/jobs/${job.job}?wait=${POLL}`);
+        showProgress(mine, job);
+      }
+    } finally {
+      if (app.job === mine) { app.job = null; $("progress").hidden = true; }
     }
-    app.job = null;
-    $("progress").hidden = true;
+    if (mine.cancelled || job.status === "cancelled") return null;
     if (job.status === "error") throw new Error(job.error);
     return job.status === "done" ? job.result : null;
   }
 
-  function showProgress(job) {
+  function showProgress(mine, job) {
+    if (app.job !== mine || mine.cancelled) return;
     const box = $("progress");
     if (job.status !== "running") { box.hidden = true; return; }
-    box.hidden = false;
     const bar = $("progress-bar");
     if (job.progress === null || job.progress === undefined) bar.removeAttribute("value");
     else bar.value = job.progress;
     $("progress-text").textContent = `${job.stage} (${job.seconds.toFixed(1)} s)`;
+    box.hidden = false;
   }
 
   async function cancelJob() {
-    const job = app.job;
-    if (!job) return;
-    job.status = "cancelled";
-    try { await api("DELETE", `/api/jobs/${job.job}`); } catch (e) { /* finished meanwhile */ }
+    // the server stops the job at its next step; nothing it found is played
+    const mine = app.job;
+    if (!mine) return;
+    mine.cancelled = true;
+    try { await api("DELETE", `/api/jobs/${mine.job}`); } catch (e) { /* finished or forgotten meanwhile */ }
+    if (app.job === mine) app.job = null;
     $("progress").hidden = true;
     $("hint-text").textContent = "cancelled";
   }

@@ -15,7 +15,7 @@ from agents.cli.replay import Record
 from agents.evaluation.solo import play_game
 from agents.registry import AGENTS, make_policy
 from numberdrop_env.engine.solo import SoloGame
-from numberdrop_web.analysis import Cancelled, Job, agent_names
+from numberdrop_web.analysis import AgentLine, Cancelled, Job, agent_names
 from numberdrop_web.sessions import GameSession, GameStore
 from numberdrop_web.views import legal_options, options_actions
 
@@ -340,6 +340,22 @@ def test_a_job_stops_at_its_next_step_once_cancelled() -> None:
     with pytest.raises(Cancelled):
         job.report("working", 0.6)
     assert job.progress == 0.5
+
+
+def test_a_cancelled_hint_stops_off_the_agents_line_and_ends_the_lines_own_turn() -> None:
+    session = GameSession(seed=3, agent="greedy")
+    line = AgentLine("greedy", session)
+    job = Job("hint")
+    job.cancelled.set()
+    own = line.hint(session.game.clone(), job)  # the line's policy must finish its turn
+    assert own["on_line"] and own["actions"]
+    session.play([6])  # the 1 in column 6: off the greedy's line
+    with pytest.raises(Cancelled):
+        line.hint(session.game.clone(), job)
+    assert len(line.hints) == 1  # nothing remembered of the stopped turn
+    again = line.hint(session.game.clone())
+    fresh = AgentLine("greedy", GameSession(seed=3, agent="greedy")).hint(session.game.clone())
+    assert not again["on_line"] and again["actions"] == fresh["actions"]
 
 
 def test_a_game_that_errors_does_not_take_the_server_down(app, monkeypatch) -> None:

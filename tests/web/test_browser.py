@@ -6,6 +6,8 @@ analysis, watch and compare, a phone's screen, and no JavaScript error anywhere 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from agents.cli.replay import Record
 from agents.evaluation.solo import play_game
 from agents.registry import make_policy
 from numberdrop_env.engine.solo import SoloGame
+from numberdrop_web import analysis
 
 from .conftest import Page
 
@@ -318,20 +321,79 @@ def test_compare_your_game_with_the_agents_on_the_same_dice(page: Page) -> None:
     assert p.inner_text("[data-testid=compare-score]") == str(theirs["score"])
 
 
-@pytest.mark.skip(
-    reason="open defect: the page shows no progress for best's analysis at a game's first decision, "
-    "though the API reports the job running (tests/web/test_api.py checks progress and cancel over HTTP)"
-)
-def test_a_slow_agent_shows_progress_and_can_be_cancelled(page: Page) -> None:
+class HeldAgent:
+    """An agent that waits before each decision: ``gate`` opens it (until then the job runs),
+    or it sleeps ``seconds`` (it needs that long), so a test need not race a real agent's speed."""
+
+    def __init__(self, policy: Any, gate: threading.Event | None = None, seconds: float = 0.0) -> None:
+        self._policy, self._gate, self._seconds = policy, gate, seconds
+
+    def act(self, game: SoloGame, mask: Any) -> int:
+        if self._gate is not None:
+            assert self._gate.wait(120), "the test never let the agent go"
+        time.sleep(self._seconds)
+        return self._policy.act(game, mask)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._policy, name)
+
+
+def hold(monkeypatch: pytest.MonkeyPatch, agent: str, **how: Any) -> None:
+    """The live server's new lines of ``agent`` get a ``HeldAgent`` (the server runs in this process)."""
+    real = analysis.make_policy
+    monkeypatch.setattr(
+        analysis,
+        "make_policy",
+        lambda name, *a, **k: HeldAgent(real(name, *a, **k), **how) if name == agent else real(name, *a, **k),
+    )
+
+
+SLOW_SEED = 2
+"""The game's first decision (before the first drop), where the page once showed no progress."""
+
+
+def test_a_slow_agent_shows_progress_and_can_be_cancelled(page: Page, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch", reason="the look-ahead agent best needs the train extra")
     make_policy("best")  # torch imported and the model read once in this process (the server's): no stall mid-job
-    p = page.open("?seed=2&agent=best")
+    gate = threading.Event()
+    hold(monkeypatch, "best", gate=gate)
+    p = page.open(f"?seed={SLOW_SEED}&agent=best")
+    before = engine_game(page, page.state()).to_dict()
     p.click("[data-testid=analyse]")
     p.wait_for_selector("[data-testid=progress]:visible", timeout=60_000)  # loading torch and the model first
-    assert p.inner_text("[data-testid=progress]")
-    p.click("[data-testid=cancel]")
+    assert "best chooses its turn" in p.inner_text("[data-testid=progress]")
+    with p.expect_response(lambda r: r.request.method == "DELETE" and "/api/jobs/" in r.url) as answer:
+        p.click("[data-testid=cancel]")
+    assert answer.value.json()["status"] == "cancelled"  # the server stops it at its next step
     p.wait_for_selector("[data-testid=progress]", state="hidden")
     assert p.inner_text("[data-testid=hint-text]") == "cancelled"
+    gate.set()  # the agent finishes its decision; the job ends there, cancelled
+    job = page.live.app.state.jobs.get(answer.value.json()["job"])
+    job.future.exception(timeout=60)
+    assert job.to_json()["status"] == "cancelled"
+    st = page.state()
+    assert st["index"] == 0 and p.evaluate("() => window.__nd.analysis") is None
+    assert engine_game(page, st).to_dict() == before  # the game as it was
+    p.click("[data-testid=analyse]")  # and the agent's line too: asked again, it answers its own turn
+    p.wait_for_function("() => window.__nd.hint && window.__nd.idle()", timeout=60_000)
+    assert p.evaluate("() => window.__nd.hint.on_line") and page.state()["index"] == 0
+    assert p.inner_text("[data-testid=hint-text]").startswith("best: write the 1")
+
+
+def test_an_agent_that_needs_a_second_shows_progress_then_its_answer(
+    page: Page, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hold(monkeypatch, "greedy", seconds=1.0)
+    p = page.open(f"?seed={SLOW_SEED}&agent=greedy")
+    p.evaluate(
+        """() => { window.__shown = 0; const box = document.getElementById("progress");
+        new MutationObserver(() => { if (!box.hidden) window.__shown += 1; }).observe(box, { attributes: true }); }"""
+    )
+    p.click("[data-testid=hint]")
+    p.wait_for_function("() => window.__nd.hint && window.__nd.idle()", timeout=60_000)
+    assert p.evaluate("() => window.__shown") > 0  # shown while the agent chose
+    assert p.locator("[data-testid=progress]").is_hidden()
+    assert p.inner_text("[data-testid=hint-text]").startswith("greedy: write the 1")
 
 
 def test_a_phone_screen_shows_the_whole_sheet_and_plays(browser, live) -> None:
