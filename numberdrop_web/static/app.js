@@ -856,7 +856,9 @@
   }
 
   function onSheetMove(ev) {
-    if (!canPlay() || ev.pointerType !== "mouse") return;
+    // a mouse or a hovering pen aims as it moves, a finger as it slides on the sheet (a touch
+    // makes no move but while it is down); only a tap or a click drops
+    if (!canPlay()) return;
     const at = cellAt($("sheet"), ev.clientX, ev.clientY);
     if (!at || !at.nearGrid) return;
     const ph = app.state.phase;
@@ -874,7 +876,7 @@
       const before = ph === "start" ? app.ui.col : (currentPlacement() || {}).action;
       aimAt(at.col);
       const after = ph === "start" ? app.ui.col : (currentPlacement() || {}).action;
-      if (ev.pointerType !== "mouse" && before !== after) { renderOverlay(); return; } // a touch aims first
+      if (ev.pointerType !== "mouse" && before !== after) { renderOverlay(); return; } // a tap elsewhere aims first
       drop(t0);
     } else if (ph === "arrange" && at.inside) {
       const cell = st.legal.cells.findIndex(([r, c]) => r === at.row && c === at.col);
@@ -897,7 +899,8 @@
     app.ui.picked = die;
     drag = { die, x: ev.clientX, y: ev.clientY, ghost: null };
     window.addEventListener("pointermove", onDragMove);
-    window.addEventListener("pointerup", onDragUp, { once: true });
+    window.addEventListener("pointerup", onDragUp);
+    window.addEventListener("pointercancel", onDragUp); // a touch the browser took back: no drop
     redraw();
   }
   function onDragMove(ev) {
@@ -912,10 +915,13 @@
   }
   function onDragUp(ev) {
     window.removeEventListener("pointermove", onDragMove);
+    window.removeEventListener("pointerup", onDragUp);
+    window.removeEventListener("pointercancel", onDragUp);
     const d = drag;
     drag = null;
     if (!d) return;
     if (d.ghost) d.ghost.remove();
+    if (ev.type === "pointercancel") return;
     const at = cellAt($("sheet"), ev.clientX, ev.clientY);
     if (at && at.inside) {
       const cell = app.state.legal.cells.findIndex(([r, c]) => r === at.row && c === at.col);

@@ -84,8 +84,12 @@ def browser() -> Iterator[Any]:
 class Page:
     """A Playwright page that records every JavaScript error and console error it meets."""
 
-    def __init__(self, browser: Any, live: LiveServer, width: int = 1280, height: int = 800) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    def __init__(
+        self, browser: Any, live: LiveServer, width: int = 1280, height: int = 800, touch: bool = False
+    ) -> None:
+        self.context = browser.new_context(
+            viewport={"width": width, "height": height}, has_touch=touch, accept_downloads=True
+        )
         self.page = self.context.new_page()
         self.live = live
         self.errors: list[str] = []

@@ -1,5 +1,5 @@
 """The page in a real headless Chromium (Playwright): games played to their end by clicking
-hints, every kind of decision made by pointer and by keyboard, undo, replays, records, the
+hints, every kind of decision made by pointer, by touch and by keyboard, undo, replays, records, the
 analysis, watch and compare, a phone's screen, and no JavaScript error anywhere (the
 ``page`` fixture fails a test that met one)."""
 
@@ -394,6 +394,122 @@ def test_an_agent_that_needs_a_second_shows_progress_then_its_answer(
     assert p.evaluate("() => window.__shown") > 0  # shown while the agent chose
     assert p.locator("[data-testid=progress]").is_hidden()
     assert p.inner_text("[data-testid=hint-text]").startswith("greedy: write the 1")
+
+
+def tap_cell(page: Page, row: int, col: int) -> None:
+    page.page.evaluate("() => document.getElementById('sheet').scrollIntoView({ block: 'nearest' })")
+    at = page.page.evaluate("([r, c]) => window.__nd.cellCenter(r, c)", [row, col])
+    page.page.touchscreen.tap(at["x"], at["y"])
+
+
+def finger_slide(page: Page, cdp: Any, start: dict, end: dict, steps: int = 6) -> None:
+    """A finger put down at ``start``, slid to ``end`` and lifted (Chromium's touch events)."""
+    touch = "Input.dispatchTouchEvent"
+    cdp.send(touch, {"type": "touchStart", "touchPoints": [{"x": start["x"], "y": start["y"]}]})
+    for k in range(1, steps + 1):
+        x = start["x"] + (end["x"] - start["x"]) * k / steps
+        y = start["y"] + (end["y"] - start["y"]) * k / steps
+        cdp.send(touch, {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send(touch, {"type": "touchEnd", "touchPoints": []})
+
+
+def aim_point(page: Page, option: dict) -> dict:
+    """Where a pointer aims a drop at ``option``: the middle column of its top row."""
+    cols = [c for _, c in option["cells"]]
+    top_row = max(r for r, _ in option["cells"])
+    return page.page.evaluate(
+        "([r, c]) => window.__nd.cellCenter(r, c)", [top_row, option["column"] + (max(cols) - min(cols)) // 2]
+    )
+
+
+def play_by_touch(page: Page, cdp: Any, seen: set[str]) -> None:
+    """One decision by touch: a tile tapped, a drop aimed by a finger's slide then tapped, a die
+    tapped then its cell, a star's value and a combination's cells tapped."""
+    p, st = page.page, page.state()
+    phase, legal, index = st["phase"], st["legal"], st["index"]
+    if phase in ("slide", "star_slide"):
+        p.locator(f"[data-testid=tile-{legal['tiles'][-1]['letter']}]").tap()
+        wait_index_past(page, index)
+    elif phase in ("place", "block"):
+        ghost = p.evaluate("() => window.__nd.ghost()")
+        options = [o for o in legal["placements"] if o["orientation"] == ghost["orientation"]]
+        target = options[len(options) // 2]  # the pointer test's drop: the same game
+        starts = [o for o in options if o["action"] not in (ghost["action"], target["action"])]
+        if starts:  # put down off the ghost (a touch there would drop), slid to the target
+            p.evaluate("() => document.getElementById('sheet').scrollIntoView({ block: 'nearest' })")
+            finger_slide(page, cdp, aim_point(page, starts[0]), aim_point(page, target))
+            assert p.evaluate("() => window.__nd.ghost().action") == target["action"]  # it followed
+            assert page.state()["index"] == index  # and nothing dropped
+        else:  # a single other drop: a tap aims it
+            at = aim_point(page, target)
+            p.touchscreen.tap(at["x"], at["y"])
+            assert page.state()["index"] == index
+        at = aim_point(page, target)
+        p.touchscreen.tap(at["x"], at["y"])
+        st = wait_index_past(page, index)
+        if phase == "place" and st["phase"] == "arrange":
+            assert st["pending_cells"] == target["cells"]
+        else:
+            assert all(engine_game(page, st).sheet.values[r, c] != -1 for r, c in target["cells"])
+    elif phase == "arrange":
+        cells, dice = legal["cells"], st["sorted_dice"]
+        order = list(reversed(range(len(dice))))
+        for cell, die in enumerate(order):
+            p.locator(f"[data-testid=die-{die}]").tap()
+            tap_cell(page, *cells[cell])
+        st = wait_index_past(page, index)
+        game = engine_game(page, st)
+        for (r, c), die in zip(cells, order):
+            if dice[die] != "*":
+                assert game.sheet.values[r, c] == dice[die] or st["phase"] == "wild"
+    elif phase == "wild":
+        r, c = legal["cell"]
+        p.locator("[data-testid=wild-7]").tap()
+        st = wait_index_past(page, index)
+        assert engine_game(page, st).sheet.values[r, c] == 7 or 7 in st["pending_values"]
+    elif phase == "combo":
+        if legal["confirm"] is not None:
+            p.locator("[data-testid=confirm]").tap()
+            assert wait_index_past(page, index)["score"] > st["score"]
+            seen.add("confirm")
+        elif legal["select"]:
+            r, c = legal["select"][0]["cell"]
+            tap_cell(page, r, c)
+            assert [r, c] in wait_index_past(page, index)["selection"]
+        else:
+            p.locator("[data-testid=pass]").tap()
+            wait_index_past(page, index)
+    seen.add(phase)
+
+
+def test_a_touch_screen_makes_every_kind_of_decision(browser, live) -> None:
+    phone = Page(browser, live, 390, 844, touch=True)
+    try:
+        p = phone.open("?seed=31&agent=greedy")
+        cdp = phone.context.new_cdp_session(p)
+        index = phone.state()["index"]
+        assert p.evaluate("() => window.__nd.ui.col") != 4
+        tap_cell(phone, 0, 4)  # a tap off the ghost aims it there
+        p.wait_for_function("() => window.__nd.ui.col === 4")
+        assert phone.state()["index"] == index
+        tap_cell(phone, 0, 4)  # a tap on it writes the 1
+        st = wait_index_past(phone, index)
+        assert engine_game(phone, st).sheet.values[0, 4] == 1
+        seen: set[str] = set()
+        wanted = {"slide", "place", "arrange", "wild", "combo", "confirm"}
+        for _ in range(150):
+            if wanted <= seen or phone.state()["over"]:
+                break
+            play_by_touch(phone, cdp, seen)
+        assert wanted <= seen, seen
+        st = phone.state()
+        replayed = SoloGame(seed=31)
+        for a in st["actions"]:
+            replayed.step(a)
+        assert replayed.to_dict() == engine_game(phone, st).to_dict()
+        assert phone.errors == []
+    finally:
+        phone.close()
 
 
 def test_a_phone_screen_shows_the_whole_sheet_and_plays(browser, live) -> None:
