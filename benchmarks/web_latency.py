@@ -1,6 +1,7 @@
 """Latencies of the web app (``numberdrop-web``), concurrent clients, and the docs' screenshots.
 
-``python -m benchmarks.web_latency [--games N] [--screenshots docs/web] [--out results/web_latency.json]``.
+``python -m benchmarks.web_latency [--games N] [--screenshots docs/web] [--out results/web_latency.json]``;
+``--only-screenshots`` takes the pictures alone (``--sizes 390x844`` at a phone's size only).
 The app is served by uvicorn on a free port of 127.0.0.1, in this process. Measured:
 
 - over HTTP (httpx, one client): a decision (``POST .../actions``), the greedy agent's hint
@@ -170,7 +171,7 @@ def page_latencies(url: str, turns: int = 12) -> dict[str, Any]:
     return {kind: summary(ms) for kind, ms in sorted(by_kind.items())}
 
 
-def screenshots(url: str, folder: Path) -> list[str]:
+def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZES) -> list[str]:
     """Each view at each size: play with a hint, the analysis hovered, watch, replay, compare, game over."""
     from playwright.sync_api import sync_playwright
 
@@ -179,7 +180,7 @@ def screenshots(url: str, folder: Path) -> list[str]:
     written = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM))
-        for width, height in SIZES:
+        for width, height in sizes:
             page = browser.new_page(viewport={"width": width, "height": height})
 
             def shot(name: str, page: Any = page, width: int = width) -> None:
@@ -234,6 +235,17 @@ def screenshots(url: str, folder: Path) -> list[str]:
     return written
 
 
+def viewport_sizes(text: str) -> tuple[tuple[int, int], ...]:
+    """``1280x800,390x844`` as ``((1280, 800), (390, 844))``."""
+    sizes = []
+    for part in text.split(","):
+        width, sep, height = part.strip().partition("x")
+        if not sep or not width.isdigit() or not height.isdigit() or int(width) < 1 or int(height) < 1:
+            raise argparse.ArgumentTypeError(f"a size is WIDTHxHEIGHT in pixels (390x844), got {part.strip()!r}")
+        sizes.append((int(width), int(height)))
+    return tuple(sizes)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.web_latency", description=plain_text(__doc__), formatter_class=HelpFormatter
@@ -241,7 +253,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=6, help="random games for the HTTP latencies")
     parser.add_argument("--out", type=Path, default=Path("results/web_latency.json"), help="where to write the results")
     parser.add_argument("--screenshots", type=Path, metavar="DIR", help="write each view's picture here")
+    parser.add_argument(
+        "--sizes",
+        type=viewport_sizes,
+        default=SIZES,
+        help="the pictures' viewports, WIDTHxHEIGHT,... (1280x800,390x844)",
+    )
+    parser.add_argument(
+        "--only-screenshots", action="store_true", help="take the pictures and measure nothing (no results file)"
+    )
     args = parser.parse_args(argv)
+    if args.only_screenshots:
+        if args.screenshots is None:
+            parser.error("--only-screenshots needs --screenshots DIR")
+        if not CHROMIUM.exists():
+            parser.error(f"no Chromium at {CHROMIUM}: apt-get install chromium")
+        server = Server()
+        try:
+            print(f"screenshots into {args.screenshots} ...", flush=True)
+            for path in screenshots(server.url, args.screenshots, args.sizes):
+                print(path, flush=True)
+        finally:
+            server.stop()
+        return 0
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     server = Server()
     try:
@@ -255,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             results["page"] = page_latencies(server.url)
             if args.screenshots:
                 print(f"screenshots into {args.screenshots} ...", flush=True)
-                results["screenshots"] = screenshots(server.url, args.screenshots)
+                results["screenshots"] = screenshots(server.url, args.screenshots, args.sizes)
         else:
             print(f"no Chromium at {CHROMIUM}: the page's latencies and the screenshots are left out", flush=True)
     finally:

@@ -512,6 +512,11 @@ def test_a_touch_screen_makes_every_kind_of_decision(browser, live) -> None:
         phone.close()
 
 
+def on_screen(page: Any, selector: str, width: int, height: int) -> bool:
+    box = page.locator(selector).bounding_box()
+    return box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width and box["y"] + box["height"] <= height
+
+
 def test_a_phone_screen_shows_the_whole_sheet_and_plays(browser, live) -> None:
     phone = Page(browser, live, 390, 844)
     try:
@@ -519,9 +524,19 @@ def test_a_phone_screen_shows_the_whole_sheet_and_plays(browser, live) -> None:
         assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
         box = p.locator("[data-testid=sheet]").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-        index = phone.state()["index"]
-        p.click("[data-testid=play-hint]")
-        wait_index_past(phone, index)
+        assert on_screen(p, "header h1", 390, 844)
+        for _ in range(3):  # the play view fits the screen: the title, the sheet and the buttons
+            index = phone.state()["index"]
+            p.click("[data-testid=play-hint]")
+            wait_index_past(phone, index)
+        assert p.evaluate("() => window.scrollY") == 0
+        for selector in ("header h1", "[data-testid=sheet]", "#controls", "[data-testid=play-hint]"):
+            assert on_screen(p, selector, 390, 844), selector
+        p.click("[data-testid=analyse]")
+        p.wait_for_selector("[data-testid=candidate-1]")
+        p.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        p.wait_for_function("() => window.scrollY > 0")
+        assert on_screen(p, "header h1", 390, 844)  # the title stays on screen as the page scrolls
         assert phone.errors == []
     finally:
         phone.close()
