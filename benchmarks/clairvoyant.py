@@ -1,7 +1,8 @@
 """A clairvoyant benchmark of solo Number Drop: how much a player who knew every roll would score.
 
 ``python -m benchmarks.clairvoyant [--seeds 0..199] [--beams 1,8,32,128,512,1024] [--limit 8]
-[--out results/clairvoyant_200.json]``
+[--out results/clairvoyant_200.json]``; ``--gaps-only`` recomputes only the gaps of the agents
+recorded in ``results/`` since, against the widest beam of the report ``--out`` already holds.
 
 A game seed's rolls are fixed before it starts: ``SoloGame(seed=seed)`` with the starting
 number in the first column, then ``roll_faces`` of the game's generator, the dice every agent
@@ -510,7 +511,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=8, help="candidates of each kept game expanded per turn")
     parser.add_argument("--scale", type=float, default=1.0, help="weight of the planner's heuristic in the ranking")
     parser.add_argument("--out", type=Path, default=None, help="write the report here as JSON")
+    parser.add_argument(
+        "--gaps-only", action="store_true", help="recompute the gaps of the report in --out, searching nothing"
+    )
     args = parser.parse_args(argv)
+    if args.gaps_only:
+        if args.out is None or not args.out.is_file():
+            parser.error("--gaps-only needs --out naming an existing report")
+        report = regap(json.loads(args.out.read_text()))
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        _print_gaps(report)
+        return
     try:
         seeds, widths = parse_seeds(args.seeds), parse_beams(args.beams)
         check_settings(1, args.limit)
@@ -526,6 +537,21 @@ def main(argv: list[str] | None = None) -> None:
             args.out.write_text(json.dumps({"command": command, **report}, indent=1) + "\n")
 
     report = run(seeds, widths, args.limit, args.scale, log=lambda line: print(line, flush=True), on_width=write)
+    _print_gaps(report)
+
+
+def regap(report: dict[str, Any], results: Path = RESULTS) -> dict[str, Any]:
+    """``report`` with its gaps recomputed against its widest beam, for the agents recorded in
+    ``results`` now (results written after the search are then paired with it too)."""
+    seeds = report["seeds"]
+    seeds = parse_seeds(seeds) if isinstance(seeds, str) else [int(s) for s in seeds]
+    bound = np.asarray(report["widths"][-1]["scores"], float)
+    if len(bound) != len(seeds):
+        raise ValueError(f"the report's widest beam has {len(bound)} scores for {len(seeds)} seeds")
+    return {**report, "gaps": gaps(bound, recorded_agents(results, seeds))}
+
+
+def _print_gaps(report: dict[str, Any]) -> None:
     for g in report["gaps"][:12]:
         gap = g["gap"]
         print(f"{g['agent']:>8} {g['file']:<45} mean {g['mean']:6.2f}  gap {gap['mean']:6.2f} ± {_half(gap):.2f}")

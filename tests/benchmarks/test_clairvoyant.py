@@ -18,6 +18,7 @@ from benchmarks.clairvoyant import (
     parse_seeds,
     recorded_agents,
     reference_beam,
+    regap,
     replay,
 )
 from numberdrop_env.engine.actions import layout_for
@@ -163,3 +164,18 @@ def test_the_command_refuses_bad_arguments(argv):
 def test_game_paths_count_their_turns():
     p = GamePath(seed=0, limit=4, score=3, parts=(0,) * 7, candidates=(0, 1), actions=((1,), (2,)))
     assert p.turns == 2
+
+
+def test_gaps_are_recomputed_against_the_widest_beam_for_results_recorded_later(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    games = {"games": 4, "seed": 10, "agents": {"later": {"scores": [1, 2, 3, 4]}, "short": {"scores": [1]}}}
+    (results / "later_4.json").write_text(json.dumps(games))
+    report = {"seeds": "11..12", "widths": [{"width": 1, "scores": [0, 0]}, {"width": 8, "scores": [5, 9]}], "gaps": []}
+    out = regap(report, results)
+    assert report["gaps"] == [] and out["widths"] == report["widths"]  # the search's rows are kept as they were
+    (gap,) = out["gaps"]
+    assert gap["file"] == "results/later_4.json" and gap["agent"] == "later"
+    assert gap["mean"] == 2.5 and gap["gap"]["mean"] == pytest.approx(((5 - 2) + (9 - 3)) / 2)
+    with pytest.raises(ValueError, match="2 scores for 3 seeds"):
+        regap({**report, "seeds": [11, 12, 13]}, results)
