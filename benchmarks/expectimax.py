@@ -84,7 +84,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--all-games", type=int, default=20, help="games of the configurations over every roll")
     ap.add_argument("--limit", type=int, default=128)
     ap.add_argument("--inner-limit", type=int, default=32)
-    ap.add_argument("--inner-width", type=int, default=None, help="the next turns' planner width (default: 12)")
     ap.add_argument("--seed", type=int, default=0, help="the agent's sampling seed")
     ap.add_argument("--out", default="results/expectimax_sweep.json")
     ap.add_argument("--resume", action="store_true", help="keep the rows of an earlier run of these settings")
@@ -92,8 +91,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     configs = [parse_config(c) for c in args.configs.split(",") if c]
     seeds = list(range(args.games))
     settings = {"value": str(args.value), "limit": args.limit, "inner_limit": args.inner_limit, "seed": args.seed}
-    if args.inner_width is not None:
-        settings["inner_width"] = args.inner_width
     out = earlier(Path(args.out), settings, len(seeds)) if args.resume else None
     if out is None:
         base, base_cpu = games_of(NTuplePolicy(args.value, limit=args.limit), seeds)
@@ -104,13 +101,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     done = {(r["top"], ALL_ROLLS if r["rolls"] == "all" else r["rolls"]) for r in out["rows"]}
     for top, rolls in [c for c in configs if c not in done]:
         policy = NTuplePolicy(
-            args.value,
-            limit=args.limit,
-            top=top,
-            rolls=rolls,
-            inner_limit=args.inner_limit,
-            inner_width=args.inner_width,
-            seed=args.seed,
+            args.value, limit=args.limit, top=top, rolls=rolls, inner_limit=args.inner_limit, seed=args.seed
         )
         n = min(args.games, args.all_games) if rolls == ALL_ROLLS else args.games
         scores, cpu = games_of(policy, seeds[:n])

@@ -11,9 +11,7 @@ action (``PlanFollower``), exactly the choice self-play makes: on the same seeds
 ``top`` best candidates are re-scored by their points plus the next turn's expected best
 points plus value, over ``rolls`` rolls sampled from the exact distribution each turn (the
 same for every candidate; ``-1``: every roll, weighted exactly), the next turn looking at its
-``inner_limit`` best candidates, enumerated by a planner of width ``inner_width`` (default
-``width``: a narrower one makes each of the many next turns cheaper, and buys more rolls).
-Deterministic for a game seed and ``seed``. Solo games only
+``inner_limit`` best candidates. Deterministic for a game seed and ``seed``. Solo games only
 (a seat at a table is refused).
 """
 
@@ -52,7 +50,6 @@ class NTuplePolicy:
         top: int = 8,
         rolls: int = 0,
         inner_limit: int = 32,
-        inner_width: int | None = None,
         seed: int = 0,
     ) -> None:
         for name, x in (("limit", limit), ("top", top), ("inner_limit", inner_limit)):
@@ -67,12 +64,6 @@ class NTuplePolicy:
             )
         self.value = NTupleValue.load(self.path)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        if inner_width is not None and (
-            isinstance(inner_width, bool) or not isinstance(inner_width, int) or inner_width < 1
-        ):
-            raise ValueError(f"inner_width must be a positive int or None (the width), got {inner_width!r}")
-        inner_width = width if inner_width is None else inner_width
-        self.inner = self.planner if inner_width == width else TurnPlanner(width=inner_width, block_width=block_width)
         self.limit, self.top, self.rolls, self.inner_limit = limit, top, rolls, inner_limit
         self.seed = int(seed)
         self.rng = np.random.default_rng([self.seed, 0])
@@ -115,17 +106,7 @@ class NTuplePolicy:
         if self.searches and count[0] > 1:
             rolls = self.turn_rolls(game)
             score = expectimax(
-                self.planner,
-                self.value,
-                states,
-                game.rules,
-                count,
-                arrays,
-                values,
-                self.top,
-                rolls,
-                self.inner_limit,
-                inner=self.inner,
+                self.planner, self.value, states, game.rules, count, arrays, values, self.top, rolls, self.inner_limit
             )
         return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score[0]))
 

@@ -64,15 +64,13 @@ def expectimax(
     rolls: Rolls,
     limit: int,
     chunk: int = CHUNK,
-    inner: TurnPlanner | None = None,
 ) -> np.ndarray:
     """The expectimax score of the ``top`` best candidates of each packed game by points plus
     value (``states`` at a turn's first decision; ``count``, ``arrays`` their candidates and
     ``values`` the value of each, as ``candidate_arrays`` and ``candidate_values`` give them):
     points plus the ``rolls``-weighted mean of the next turn's best points plus value among its
     ``limit`` best candidates (points alone where the candidate ends the game); ``-inf`` for the
-    candidates not searched and padding. Ties keep the one-ply order. ``inner`` (default
-    ``planner``) enumerates the next turns: a narrower planner makes each child cheaper."""
+    candidates not searched and padding. Ties keep the one-ply order."""
     _check(top, limit, chunk, rolls)
     score = turn_scores(count, arrays, values)
     games, slots = score.shape
@@ -93,7 +91,7 @@ def expectimax(
     if not parents or not sum(len(p) for p in parents):
         return out
     g, c, rows = np.concatenate(parents), np.concatenate(chosen), np.concatenate(after)
-    nexts = next_turn_values(inner or planner, value, rows, rules, rolls, limit, chunk)
+    nexts = next_turn_values(planner, value, rows, rules, rolls, limit, chunk)
     out[g, c] = arrays.points[g, c] + nexts @ rolls.probabilities
     return out
 

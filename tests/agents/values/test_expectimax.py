@@ -44,18 +44,10 @@ def one_turn(planner: TurnPlanner, value: NTupleValue, game: SoloGame, limit: in
 
 
 def reference_expectimax(
-    planner: TurnPlanner,
-    value: NTupleValue,
-    game: SoloGame,
-    top: int,
-    rolls: Rolls,
-    outer: int,
-    inner: int,
-    next_planner: TurnPlanner | None = None,
+    planner: TurnPlanner, value: NTupleValue, game: SoloGame, top: int, rolls: Rolls, outer: int, inner: int
 ) -> dict[int, float]:
     """Candidate index -> score, one child at a time on ``SoloGame`` objects: the candidate's
-    afterstate played on a clone, then each roll resumed on a clone of that (its turn
-    enumerated by ``next_planner``, default ``planner``)."""
+    afterstate played on a clone, then each roll resumed on a clone of that."""
     _, count, arrays, values = one_turn(planner, value, game, outer)
     k = int(count[0])
     offered = TurnCandidates.of_batch(arrays, 0, k)
@@ -72,7 +64,7 @@ def reference_expectimax(
         for faces, p in zip(rolls.faces.tolist(), rolls.probabilities.tolist()):
             child = after.clone()
             child.resume(*roll_of(faces, R), after.turn, over=False)
-            _, c_count, c_arrays, c_values = one_turn(next_planner or planner, value, child, inner)
+            _, c_count, c_arrays, c_values = one_turn(planner, value, child, inner)
             best = max(float(c_arrays.points[0, j] + c_values[0, j]) for j in range(int(c_count[0])))
             expected += p * best
         out[i] = points + expected
@@ -107,22 +99,6 @@ def test_expectimax_matches_a_plain_loop_over_the_children() -> None:
             for i, w in want.items():
                 assert got[i] == pytest.approx(w, abs=1e-9)
     assert len(games) >= 4
-
-
-def test_a_narrower_next_turn_planner_values_the_next_turns() -> None:
-    planner, narrow, value = TurnPlanner(), TurnPlanner(width=2), noisy_value(4)
-    rolls = sample_rolls(np.random.default_rng(4), 4)
-    differs = False
-    for game in positions(range(2), 12):
-        states, count, arrays, values = one_turn(planner, value, game, 16)
-        got = expectimax(planner, value, states, R, count, arrays, values, 3, rolls, 8, inner=narrow)[0]
-        want = reference_expectimax(planner, value, game, 3, rolls, 16, 8, next_planner=narrow)
-        assert set(np.flatnonzero(np.isfinite(got)).tolist()) == set(want)
-        for i, w in want.items():
-            assert got[i] == pytest.approx(w, abs=1e-9)
-        wide = expectimax(planner, value, states, R, count, arrays, values, 3, rolls, 8)[0]
-        differs |= not np.array_equal(wide, got)
-    assert differs  # the narrow planner sees fewer next turns, so some candidate is valued less
 
 
 def test_expectimax_of_a_candidate_that_ends_the_game_is_its_points() -> None:
@@ -222,16 +198,7 @@ def test_searching_agent_is_deterministic_and_searches(value_file: str) -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [
-        {"limit": 0},
-        {"top": 0},
-        {"rolls": -2},
-        {"inner_limit": 0},
-        {"rolls": 1.5},
-        {"limit": True},
-        {"inner_width": 0},
-        {"inner_width": 2.0},
-    ],
+    [{"limit": 0}, {"top": 0}, {"rolls": -2}, {"inner_limit": 0}, {"rolls": 1.5}, {"limit": True}],
 )
 def test_bad_agent_options_are_refused(value_file: str, options: dict) -> None:
     with pytest.raises(ValueError):
