@@ -32,14 +32,14 @@ _Q_MODEL = str(MODELS / "q_turn.zip")
 
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "best": ("ppo", {"path": _Q_MODEL, "lookahead": 32, "samples": 8, "refine": 3}),
-    "ntuple_expectimax": ("ntuple", {"top": 16, "rolls": 8}),
+    "ntuple_expectimax": ("ntuple", {"top": 8, "rolls": 16}),
     "q": ("ppo", {"path": _Q_MODEL}),
     "q_rerank": ("ppo", {"path": _Q_MODEL, "rerank": str(MODELS / "q_rerank.pt")}),
 }
 """Shipped agents worth choosing by name: a registered agent and its options (``--option``
 overrides them). ``best`` is the strongest (the Q-iteration network re-ranked by a one-turn
 look-ahead, about 2.4 CPU-s a game); ``ntuple_expectimax`` is the n-tuple value with an
-expectimax over 8 sampled next rolls of its 16 best candidates (about 1 CPU-s a game, without
+expectimax over 16 sampled next rolls of its 8 best candidates (about 1 CPU-s a game, without
 torch); ``q`` is the Q-iteration network alone and ``q_rerank`` with its learned re-ranker (both
 about 0.03 CPU-s a game); the ``ntuple`` agent alone plays in about 0.02. Their means on the
 benchmark are in ``results/``."""

@@ -50,7 +50,7 @@ BEST = Row(
     (("q_turn_lookahead32_0_299.json", "ppo"), ("q_turn_lookahead32_300_999.json", "ppo")),
 )
 NTUPLE_EXPECTIMAX = Row(
-    "`ntuple_expectimax`: the n-tuple value, expectimax 16x8",
+    "`ntuple_expectimax`: the n-tuple value, expectimax 8x16",
     (("ntuple_expectimax_1000.json", "ntuple_expectimax"),),
 )
 NTUPLE = Row("`ntuple`: the n-tuple value alone", (("ntuple_1000.json", "ntuple"),))
