@@ -1,20 +1,20 @@
 """Training from one YAML config (the command line: ``python train.py``, ``agents.cli.train``).
 
-    python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration (make train)
+    python train.py --config configs/ntuple.yaml                               # algorithm: ntuple (make train)
+    python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration
     python train.py --config configs/ppo_turn.yaml
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
     python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
-    python train.py --config configs/ntuple.yaml                               # algorithm: ntuple
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
 One schema per trainer (``agents.training.config``): ``game:``, ``backend:`` and
 ``algorithm:`` choose what trains. The trainer loads by name (``TRAINERS``), so the config
 is checked, and a missing extra named, before torch or Ray is imported. The run directory
-(``runs/<experiment>/``) receives what ``agents.training.sb3``,
+(``runs/<experiment>/``) receives what ``agents.training.ntuple``, ``agents.training.sb3``,
 ``agents.training.rllib.train``, ``agents.training.q_iteration`` or
-``agents.training.rerank`` describes. Checkpoints follow PPO updates; ``--resume``
+``agents.training.rerank`` describes. Checkpoints follow each trainer's rounds; ``--resume``
 continues exactly where a run stopped; Ctrl-C stops at the next update with a checkpoint and
 prints the command that resumes.
 """
