@@ -53,6 +53,14 @@
   const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
   const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[ch]));
 
+  // Writes markup only when it changed: most decisions redraw a few of the page's parts, and
+  // reparsing the others (the sheet's hundreds of SVG nodes) was most of a click's time.
+  function paint(el, html) {
+    if (el.__html === html) return;
+    el.innerHTML = html;
+    el.__html = html;
+  }
+
   function timing(kind, t0) {
     if (t0 === undefined) return;
     requestAnimationFrame(() => app.timings.push({ kind, ms: performance.now() - t0 }));
@@ -407,7 +415,7 @@
     $("compare-score").textContent = String(st.score);
     const svg = $("compare-sheet");
     svg.setAttribute("viewBox", `0 0 ${layout().width} ${layout().height}`);
-    svg.innerHTML = sheetBase(st, true);
+    paint(svg, sheetBase(st, true));
   }
 
   // ------------------------------------------------------------------ drawing: the sheet
@@ -479,21 +487,28 @@
     const sy = cy + 70;
     h += `<text class="label left" x="${tx + 4}" y="${sy}">score</text>`;
     h += `<text class="num big" x="${tx + 84}" y="${sy + 30}">${st.score}</text>`;
-    h += `<text class="label left" x="${tx + 4}" y="${sy + 66}">turn ${st.turn}${small ? "" : ` \u00b7 ${esc(st.phase.replace("_", " "))}`}</text>`;
+    if (small) h += turnLabel(st, false);
     return h;
+  }
+
+  function turnLabel(st, phase = true) {
+    const L = layout(), sy = GY + 22 + META.box_sizes.length * 42 + 4 + 44 + 70;
+    return `<text class="label left" x="${L.tx + 4}" y="${sy + 66}">turn ${st.turn}${phase ? ` \u00b7 ${esc(st.phase.replace("_", " "))}` : ""}</text>`;
   }
 
   function renderSheet() {
     const svg = $("sheet"), L = layout();
     svg.setAttribute("viewBox", `0 0 ${L.width} ${L.height}`);
-    svg.innerHTML = `<g id="base">${sheetBase(app.state)}</g><g id="overlay"></g>`;
+    if (!document.getElementById("base")) svg.innerHTML = `<g id="base"></g><g id="turn-label"></g><g id="overlay"></g>`;
+    paint(document.getElementById("base"), sheetBase(app.state));
+    paint(document.getElementById("turn-label"), turnLabel(app.state));
     renderOverlay();
   }
 
   function renderOverlay() {
     const g = document.getElementById("overlay");
     if (!g || !app.state) return;
-    g.innerHTML = overlay(app.state);
+    paint(g, overlay(app.state));
   }
 
   function overlay(st) {
@@ -558,7 +573,7 @@
       if (shown && shown[i]) h += `<text class="slide-hint" x="${x + W / 2}" y="${top + (last + 1) * (H + 4) + 2}">+${shown[i]}</text>`;
     });
     h += `<text class="label go" x="${W * 5 + 8}" y="${top + last * (H + 4) + H / 2}">GO!</text>`;
-    svg.innerHTML = h;
+    paint(svg, h);
   }
 
   function glyph(shape, cx, cy, size = 6) {
@@ -569,7 +584,7 @@
 
   function renderDice() {
     const st = app.state, box = $("dice");
-    if (!st.dice) { box.innerHTML = ""; return; }
+    if (!st.dice) { paint(box, ""); return; }
     const used = new Set(app.ui.assign.filter((x) => x !== null));
     const arranging = st.phase === "arrange" && canPlay();
     let h = st.sorted_dice.map((v, i) => {
@@ -577,7 +592,7 @@
       return `<button type="button" class="${cls}" data-die="${i}" data-testid="die-${i}" title="die ${i + 1}">${v === "*" ? "\u2605" : v}</button>`;
     }).join("");
     h += `<button type="button" class="die shape" data-testid="shape-die" tabindex="-1" title="shape die">${st.shape_face === "*" ? "\u2605" : esc(st.shape_face)}</button>`;
-    box.innerHTML = h;
+    paint(box, h);
   }
 
   function renderControls() {
@@ -604,7 +619,7 @@
         h += button("pass", "Pass");
       }
     }
-    box.innerHTML = h;
+    paint(box, h);
     const prompt = st.over ? "game over" : st.phase === "block" ? `block ${st.block_letter} drops: ${st.prompt}` : st.prompt;
     $("prompt").textContent = app.mode === "replay" ? `replay: ${prompt}` : app.mode === "watch" ? `${app.agent}: ${prompt}` : prompt;
   }
@@ -630,12 +645,12 @@
   function renderBreakdown() {
     const b = app.state.breakdown;
     const names = { identical: "identical", consecutive: "consecutive", bonus: "bonus", column_bonuses: "full columns", lines: "lines (+2)", penalties: "penalty rows (\u22125)", total: "total" };
-    $("breakdown").innerHTML = Object.entries(names).map(([k, label]) => `<tr class="${k === "total" ? "total" : ""}"><td>${label}</td><td>${b[k]}</td></tr>`).join("");
+    paint($("breakdown"), Object.entries(names).map(([k, label]) => `<tr class="${k === "total" ? "total" : ""}"><td>${label}</td><td>${b[k]}</td></tr>`).join(""));
   }
 
   function renderOver() {
     const slot = $("over-slot"), st = app.state;
-    if (!st.over) { slot.innerHTML = ""; return; }
+    if (!st.over) { paint(slot, ""); return; }
     const rows = [];
     let placed = false;
     for (const h of META.high_scores) {
@@ -643,17 +658,17 @@
       rows.push(`<tr><td>${h}</td><td>${h === 13 ? "Benoit" : ""}</td></tr>`);
     }
     if (!placed) rows.push(`<tr class="you"><td>${st.score}</td><td>you</td></tr>`);
-    slot.innerHTML = `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div>the rulebook's high scores</div><table>${rows.join("")}</table></div>`;
+    paint(slot, `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div>the rulebook's high scores</div><table>${rows.join("")}</table></div>`);
   }
 
   function renderAnalysis() {
     const table = $("analysis"), a = app.analysis, st = app.state;
-    if (!a || a.index !== st.index) { table.innerHTML = ""; $("afterstate").textContent = ""; return; }
+    if (!a || a.index !== st.index) { paint(table, ""); $("afterstate").textContent = ""; return; }
     const cols = a.columns;
     const head = `<thead><tr><th>#</th><th class="what">turn</th><th title="points now">pts</th><th title="planner value">value</th>${cols.includes("agent_value") ? '<th title="the network\'s value">agent</th>' : ""}${cols.includes("lookahead") ? '<th title="points plus the mean value of the next turn over sampled rolls">look-ahead</th>' : ""}</tr></thead>`;
     const fmt = (v) => (v === null || v === undefined ? "\u2014" : Number(v).toFixed(1));
     const rows = a.candidates.map((c, i) => `<tr data-row="${i}" data-testid="candidate-${i}" class="${c.chosen ? "chosen" : ""}${app.hover === c ? " hover" : ""}" title="${esc(c.summary)}"><td>${c.chosen ? "\u2605" : c.rank}</td><td class="what">${esc(c.summary)}</td><td>${c.points}</td><td>${fmt(c.value)}</td>${cols.includes("agent_value") ? `<td>${fmt(c.agent_value)}</td>` : ""}${cols.includes("lookahead") ? `<td>${fmt(c.lookahead)}</td>` : ""}</tr>`).join("");
-    table.innerHTML = head + `<tbody>${rows}</tbody>` + (a.note ? `<caption>${esc(a.note)}</caption>` : "");
+    paint(table, head + `<tbody>${rows}</tbody>` + (a.note ? `<caption>${esc(a.note)}</caption>` : ""));
     const shown = app.hover || a.candidates.find((c) => c.chosen);
     $("afterstate").textContent = shown ? `after it: ${Object.entries(shown.breakdown_after).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(", ")}` : "";
   }
