@@ -422,7 +422,9 @@
   function layout() {
     const gw = META.cols * C, gh = META.rows * C;
     const tx = GX + gw + 52;
-    return { gw, gh, tx, width: tx + 168, height: GY + gh + 26 };
+    // the score track's rows, top to bottom: a row per box size, the bonus, the full columns, the score
+    const trackTop = GY + 22, bonusY = trackTop + META.box_sizes.length * 42 + 4, columnsY = bonusY + 44;
+    return { gw, gh, tx, trackTop, bonusY, columnsY, scoreY: columnsY + 70, width: tx + 168, height: GY + gh + 26 };
   }
   const cellXY = (r, c) => [GX + c * C, GY + (META.rows - 1 - r) * C];
 
@@ -468,7 +470,7 @@
     const goY = GY + (R - META.regular_rows) * C;
     h += `<line class="goline" x1="${GX - 6}" y1="${goY}" x2="${GX + L.gw + 46}" y2="${goY}"/>`;
     // the score track: a row per size, the identical and consecutive boxes and the letter
-    const tx = L.tx, top = GY + 22;
+    const tx = L.tx, top = L.trackTop;
     h += `<text class="label" x="${tx + 44}" y="${GY + 8}">same</text><text class="label" x="${tx + 92}" y="${GY + 8}">run</text>`;
     META.box_sizes.forEach((size, i) => {
       const y = top + i * 42;
@@ -479,12 +481,10 @@
       h += `<text class="letter" x="${cx}" y="${cy}">${META.letters[i]}</text>`;
       if (s.circled[i]) h += `<circle class="ring" cx="${cx}" cy="${cy}" r="13"/>`;
     });
-    const by = top + META.box_sizes.length * 42 + 4;
-    h += tickBox(tx + 22, by, 92, 32, s.bonus, `bonus ${META.bonus_size}`);
-    const cy = by + 44;
-    h += tickBox(tx + 22, cy, 44, 26, s.identical.every(Boolean), `+${META.full_column_points}`);
-    h += tickBox(tx + 70, cy, 44, 26, s.consecutive.every(Boolean), `+${META.full_column_points}`);
-    const sy = cy + 70;
+    h += tickBox(tx + 22, L.bonusY, 92, 32, s.bonus, `bonus ${META.bonus_size}`);
+    h += tickBox(tx + 22, L.columnsY, 44, 26, s.identical.every(Boolean), `+${META.full_column_points}`);
+    h += tickBox(tx + 70, L.columnsY, 44, 26, s.consecutive.every(Boolean), `+${META.full_column_points}`);
+    const sy = L.scoreY;
     h += `<text class="label left" x="${tx + 4}" y="${sy}">score</text>`;
     h += `<text class="num big" x="${tx + 84}" y="${sy + 30}">${st.score}</text>`;
     if (small) h += turnLabel(st, false);
@@ -492,8 +492,8 @@
   }
 
   function turnLabel(st, phase = true) {
-    const L = layout(), sy = GY + 22 + META.box_sizes.length * 42 + 4 + 44 + 70;
-    return `<text class="label left" x="${L.tx + 4}" y="${sy + 66}">turn ${st.turn}${phase ? ` \u00b7 ${esc(st.phase.replace("_", " "))}` : ""}</text>`;
+    const L = layout();
+    return `<text class="label left" x="${L.tx + 4}" y="${L.scoreY + 66}">turn ${st.turn}${phase ? ` \u00b7 ${esc(st.phase.replace("_", " "))}` : ""}</text>`;
   }
 
   function renderSheet() {
