@@ -4,6 +4,8 @@ nothing, undo, records, hints that replay the agent's own game, idle games, safe
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import anyio
 import numpy as np
@@ -319,18 +321,37 @@ def test_the_ntuple_agents_analysis_ranks_by_its_own_value(client) -> None:
     assert result["candidates"][0].get("chosen")  # one ply: the agent plays its best-valued candidate
 
 
-def test_a_look_ahead_shows_its_mean_reports_progress_and_can_be_cancelled(client) -> None:
+def test_a_look_ahead_shows_its_mean(client) -> None:
     gid = new_game(client, seed=5, actions=[0])["id"]
     done = client.post(f"/api/games/{gid}/analysis", json={"agent": "search", "top": 3, "wait": 30}).json()
     assert done["status"] == "done", done
     assert "lookahead" in done["result"]["columns"]
     assert all(isinstance(r.get("lookahead"), float) for r in done["result"]["candidates"][:3])
-    other = new_game(client, seed=6, actions=[0])["id"]
-    job = client.post(f"/api/games/{other}/analysis", json={"agent": "search", "top": 32, "wait": 0}).json()
-    assert job["status"] == "running" and job["stage"]
+
+
+def test_a_running_analysis_reports_progress_and_is_cancelled_by_delete(client, monkeypatch) -> None:
+    # An analysis that runs until it is told to stop: a real look-ahead can end before the DELETE.
+    running = threading.Event()
+
+    def endless(self, game, job, top=8, lookahead=True):
+        step_no = 0
+        while True:
+            job.report(f"candidate {step_no}", 0.5)
+            running.set()
+            step_no += 1
+            time.sleep(0.005)
+
+    monkeypatch.setattr(AgentLine, "analyse", endless)
+    gid = new_game(client, seed=6, actions=[0])["id"]
+    job = client.post(f"/api/games/{gid}/analysis", json={"agent": "search", "top": 32, "wait": 0}).json()
+    assert job["status"] == "running"
+    assert running.wait(5)
+    polled = client.get(f"/api/jobs/{job['job']}").json()
+    assert polled["status"] == "running" and polled["stage"].startswith("candidate") and polled["progress"] == 0.5
     cancelled = client.delete(f"/api/jobs/{job['job']}").json()
     assert cancelled["status"] == "cancelled"
     assert client.get(f"/api/jobs/{job['job']}?wait=5").json()["status"] == "cancelled"
+    assert isinstance(client.app.state.jobs.get(job["job"]).future.exception(timeout=5), Cancelled)
 
 
 def test_a_job_stops_at_its_next_step_once_cancelled() -> None:
