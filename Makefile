@@ -10,28 +10,35 @@ MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
 .PHONY: train test test-fast lint docs bench demo clean
 
-$(STAMP): pyproject.toml
+# uv installs the dependencies in seconds where pip takes a minute or more; it does not read pip's
+# configuration, so pip's find-links folders (where a machine keeps a wheel of torch's CPU build) are passed on
+UV := $(BIN)/uv
+FIND_LINKS := $(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+INSTALL := $(UV) pip install --quiet --python $(BIN)/python $(foreach f,$(FIND_LINKS),--find-links $(f))
+
+$(UV):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[train,dev]"
+	$(BIN)/pip install --quiet uv
+
+$(STAMP): pyproject.toml | $(UV)
+	$(INSTALL) torch==2.13.0 -e ".[train,dev]"
 	touch $(STAMP)
 
 # the tests also cover the Ray backend and the tools of tests/test_integrations.py (TorchRL,
 # Tianshou, SuperSuit): `make test` adds the `rllib` extra (about 0.55 GB) and the
-# `integrations` one (about 76 MB, 5 s to install, 25 s of tests), and the `web` one for the web app's
-# tests (Starlette, uvicorn, Playwright driving the system's Chromium); `make train` stays without them
+# `integrations` one (about 76 MB), and the `web` one for the web app's tests (Starlette,
+# uvicorn, Playwright driving the system's Chromium); `make train` stays without them
 $(RLLIB_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e ".[train,dev,rllib,integrations,web]"
+	$(INSTALL) torch==2.13.0 -e ".[train,dev,rllib,integrations,web]"
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)
 	$(BIN)/python train.py --config configs/ntuple.yaml
 
-# the documentation site: the `docs` extra (about 140 MB, mostly the Material theme and Babel; 9 s to
-# install without a pip cache) and `mkdocs build --strict` (about 2 s)
+# the documentation site: the `docs` extra (about 140 MB, mostly the Material theme and Babel) and
+# `mkdocs build --strict` (about 2 s)
 $(DOCS_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e ".[docs]"
+	$(INSTALL) torch==2.13.0 -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 # import contracts (pyproject.toml: the floors of each game, the games independent, engines free of
