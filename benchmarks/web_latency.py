@@ -4,7 +4,8 @@
 ``--only-screenshots`` takes the pictures alone (``--sizes 390x844`` at a phone's size only).
 The app is served by uvicorn on a free port of 127.0.0.1, in this process. Measured:
 
-- over HTTP (httpx, one client): a decision (``POST .../actions``), the greedy agent's hint
+- over HTTP (httpx, one client): a decision (``POST .../actions``; ``decision_ahead`` with the
+  states of the next decision's options sent ahead, as the page asks), the greedy agent's hint
   (``POST .../hint``) and its analysis, milliseconds per request, median and 95th percentile;
 - in the page (a headless Chromium through Playwright, the system's ``/usr/bin/chromium``):
   from a click to the drawn result, as the page itself records it (``window.__nd.timings``):
@@ -78,8 +79,8 @@ def api_latencies(url: str, games: int) -> dict[str, Any]:
     (round trips, and the server's own time on each)."""
     import httpx
 
-    decision, hint, analysis = [], [], []
-    served: dict[str, list[float]] = {"decision": [], "greedy_hint": [], "greedy_analysis": []}
+    trips: dict[str, list[float]] = {"decision": [], "decision_ahead": [], "greedy_hint": [], "greedy_analysis": []}
+    served: dict[str, list[float]] = {kind: [] for kind in trips}
     with httpx.Client(base_url=url, timeout=120) as client:
         warm = client.post("/api/games", json={"seed": 999, "actions": [0]}).json()  # loads the compiled planner
         client.post(f"/api/games/{warm['id']}/analysis", json={"wait": 100})
@@ -87,27 +88,30 @@ def api_latencies(url: str, games: int) -> dict[str, Any]:
             rng = np.random.default_rng(seed)
             state = client.post("/api/games", json={"seed": seed, "auto": True}).json()
             gid = state["id"]
+            kind = "decision_ahead" if seed % 2 else "decision"  # what the page asks: the next decision's states too
             while not state["over"]:
                 if state["phase"] == "slide":
                     t = time.perf_counter()
                     r = client.post(f"/api/games/{gid}/hint", json={"wait": 10})
-                    hint.append(1000 * (time.perf_counter() - t))
+                    trips["greedy_hint"].append(1000 * (time.perf_counter() - t))
                     served["greedy_hint"].append(server_ms(r))
                     job = r.json()
                     assert job["status"] == "done", job
                     t = time.perf_counter()
                     r = client.post(f"/api/games/{gid}/analysis", json={"wait": 10})
-                    analysis.append(1000 * (time.perf_counter() - t))
+                    trips["greedy_analysis"].append(1000 * (time.perf_counter() - t))
                     served["greedy_analysis"].append(server_ms(r))
                 action = int(rng.choice(options_actions(state["legal"])))
                 t = time.perf_counter()
-                body = {"action": action, "expect": state["index"], "auto": True}
+                body = {"action": action, "expect": state["index"], "auto": True, "ahead": kind == "decision_ahead"}
                 r = client.post(f"/api/games/{gid}/actions", json=body)
-                decision.append(1000 * (time.perf_counter() - t))
-                served["decision"].append(server_ms(r))
+                trips[kind].append(1000 * (time.perf_counter() - t))
+                served[kind].append(server_ms(r))
                 state = r.json()
-    trips = {"decision": summary(decision), "greedy_hint": summary(hint), "greedy_analysis": summary(analysis)}
-    return {"round_trip": trips, "server": {k: summary(v) for k, v in served.items()}}
+    return {
+        "round_trip": {k: summary(v) for k, v in trips.items()},
+        "server": {k: summary(v) for k, v in served.items()},
+    }
 
 
 def concurrent_clients(url: str, clients: int = 10, games: int = 30) -> dict[str, Any]:

@@ -11,7 +11,9 @@ game stays as it was):
   ``GET /api/games/{id}/state?at=K``: the state after the first K actions (replays);
 - ``POST /api/games/{id}/actions``: ``{"action": A}`` or ``{"actions": [...]}``, checked
   against the engine's mask, optionally ``expect`` (the index the page believes current) and
-  ``auto`` (then play every decision that has a single choice);
+  ``auto`` (then play every decision that has a single choice) and ``ahead`` (then the answer
+  also holds, by action, the state each option of the next decision leads to, when it has at
+  most ``AHEAD_OPTIONS``: the page draws a click at once);
 - ``POST /api/games/{id}/undo``; ``GET /api/games/{id}/record``: the game as a record file;
 - ``POST /api/games/{id}/hint`` and ``/analysis``: a job (``{"agent", "wait"}``) that
   answers at once when it is quick; ``GET /api/jobs/{id}`` polls it, ``DELETE`` cancels it.
@@ -28,6 +30,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -192,6 +195,26 @@ def session_json(session: GameSession, index: int | None = None) -> dict[str, An
     }
 
 
+AHEAD_OPTIONS = 12
+"""A decision with at most this many options (a slide, a starting column, a wild value) comes
+with the state each option leads to: the page draws a click's outcome at once and the server's
+answer, the same state, arrives after it. Larger choices (drops, arrangements) go without."""
+
+
+def ahead_json(session: GameSession, auto: bool) -> dict[str, dict[str, Any]]:
+    """The state each legal action of the pending decision leads to, by action (empty when
+    there are more than ``AHEAD_OPTIONS``); the game is left as it was."""
+    game = session.game
+    legal = [] if game.is_over else np.flatnonzero(game.legal_mask()).tolist()
+    if len(legal) > AHEAD_OPTIONS:
+        return {}
+    out = {}
+    for action in legal:
+        with session.trying(action, auto) as points:
+            out[str(action)] = {**session_json(session), "points": points}
+    return out
+
+
 class Api:
     """The routes' handlers over one store of games and one pool of jobs.
 
@@ -266,11 +289,12 @@ class Api:
     async def act(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
         body = await read_json(request)
-        only(body, {"action", "actions", "expect", "auto"})
+        only(body, {"action", "actions", "expect", "auto", "ahead"})
         if ("action" in body) == ("actions" in body):
             raise GameError("send one of action (an integer) and actions (a list of integers)", 400)
         actions = [body["action"]] if "action" in body else action_list(body["actions"], "actions")
         auto = flag(body.get("auto", False), "auto")
+        ahead = flag(body.get("ahead", False), "ahead")
 
         def play() -> dict[str, Any]:
             with session.lock:
@@ -279,7 +303,10 @@ class Api:
                         f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409
                     )
                 points = session.play(actions, auto)
-                return {**session_json(session), "points": points}
+                out = {**session_json(session), "points": points}
+                if ahead:
+                    out["ahead"] = ahead_json(session, auto)
+                return out
 
         return JSONResponse(play())
 

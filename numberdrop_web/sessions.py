@@ -19,7 +19,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,17 @@ class GameSession:
         if game.turn != turn and not game.is_over:
             self._checkpoints[self.index] = game.clone()
         return points
+
+    @contextmanager
+    def trying(self, action: int, auto: bool = False) -> Iterator[int]:
+        """Play ``action`` (as ``play`` does), give its points, then put the game back exactly as
+        it was: the page is sent the positions its next clicks lead to before they are made."""
+        game, checkpoints, points, index = self.game.clone(), dict(self._checkpoints), self.last_points, self.index
+        try:
+            yield self.play([action], auto)
+        finally:
+            self.game, self._checkpoints, self.last_points = game, checkpoints, points
+            del self.record.actions[index:]
 
     def undo(self, count: int = 1) -> None:
         """Take back ``count`` decisions, and with them the decisions played for the player

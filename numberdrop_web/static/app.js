@@ -18,6 +18,7 @@
     compare: { id: null, state: null, syncing: false },
     watch: { running: false },
     timings: [],
+    mispredicted: 0,
     errors: [],
     loading: false,
   };
@@ -60,6 +61,9 @@
     el.innerHTML = html;
     el.__html = html;
   }
+
+  // the answer to a click equals the state sent ahead for it (the tests check that none differed)
+  const sameState = (a, b) => JSON.stringify({ ...a, ahead: undefined }) === JSON.stringify({ ...b, ahead: undefined });
 
   function timing(kind, t0) {
     if (t0 === undefined) return;
@@ -170,14 +174,24 @@
     if (app.busy || !app.state || app.state.over) return false;
     if (!internal && !canPlay()) return false;
     app.busy = true;
+    // the state this click leads to, when the server sent it ahead: drawn now, confirmed by the answer
+    const before = app.state;
+    const guess = actions.length === 1 && before.ahead ? before.ahead[actions[0]] : undefined;
+    if (guess) {
+      setState(guess, guess.points);
+      timing(kind, t0);
+    }
     try {
-      const data = await api("POST", `/api/games/${app.id}/actions`, { actions, expect: app.state.index, auto: app.mode !== "watch" });
+      const body = { actions, expect: before.index, auto: app.mode !== "watch", ahead: app.mode !== "watch" };
+      const data = await api("POST", `/api/games/${app.id}/actions`, body);
       app.busy = false; // drawn as playable again
       clearError();
-      setState(data, data.points);
-      timing(kind, t0);
+      if (guess && !sameState(guess, data)) app.mispredicted += 1;
+      setState(data, guess ? 0 : data.points);
+      if (!guess) timing(kind, t0);
       return true;
     } catch (e) {
+      if (guess) setState(before); // the click did not happen after all
       if (!(await recover(e).catch(() => false))) showError(e.message);
       return false;
     } finally {

@@ -116,5 +116,7 @@ def page(browser: Any, live: LiveServer) -> Iterator[Page]:
     p = Page(browser, live)
     yield p
     errors = list(p.errors)
+    mispredicted = p.page.evaluate("() => window.__nd ? window.__nd.mispredicted : 0")
     p.close()
     assert errors == [], f"the page raised JavaScript errors: {errors}"
+    assert mispredicted == 0, f"{mispredicted} click(s) drew a state the server's answer then changed"

@@ -432,3 +432,23 @@ def test_legal_options_give_each_drop_its_landed_cells() -> None:
     offset = game.layout.place if game.phase.value == "place" else game.layout.block
     for o in options["placements"]:
         assert o["cells"] == [list(c) for c in game.block_cells(o["action"] - offset)]
+
+
+def test_the_states_sent_ahead_are_the_answers_to_those_actions(client, app) -> None:
+    rng = np.random.default_rng(3)
+    state, checked = new_game(client, seed=4), 0
+    while not state["over"] and state["turn"] < 4:
+        answer = step(client, state["id"], int(rng.choice(options_actions(state["legal"]))), auto=True, ahead=True)
+        ahead = answer.pop("ahead")
+        offered = options_actions(answer["legal"])
+        assert (sorted(map(int, ahead)) == offered) == (len(offered) <= 12)
+        for action, expected in ahead.items():  # each option played, then taken back
+            now = engine_state(app, state["id"])
+            played = step(client, state["id"], int(action), auto=True, ahead=True)
+            played.pop("ahead")
+            assert played == expected
+            client.post(f"/api/games/{state['id']}/undo", json={})
+            assert engine_state(app, state["id"]) == now
+            checked += 1
+        state = answer
+    assert checked > 20

@@ -234,6 +234,32 @@ def test_undo_restores_the_state_exactly(page: Page) -> None:
     page.page.wait_for_function("(i) => window.__nd.state.index < i && window.__nd.idle()", arg=st["index"])
 
 
+def test_a_click_is_drawn_before_the_servers_answer_which_agrees(page: Page) -> None:
+    p = page.open("?seed=5&agent=greedy")
+    while not (page.state()["phase"] == "slide" and page.state().get("ahead")):
+        index = page.state()["index"]
+        p.click("[data-testid=play-hint]")
+        wait_index_past(page, index)
+    st = page.state()
+    tile = st["legal"]["tiles"][0]
+    held: list = []
+
+    def hold(route: Any) -> None:  # the request waits until the test lets it go
+        held.append(route)
+
+    p.route("**/actions", hold)
+    p.click(f"[data-testid=tile-{tile['letter']}]")
+    page.page.wait_for_function("(i) => window.__nd.state.index > i", arg=st["index"])
+    drawn = page.state()
+    assert drawn == st["ahead"][str(tile["action"])] and p.inner_text("[data-testid=score]") == str(drawn["score"])
+    assert len(held) == 1 and not page.page.evaluate("() => window.__nd.idle()")
+    held[0].continue_()
+    p.unroute("**/actions", hold)
+    page.idle()
+    answer = page.state()
+    assert answer.pop("ahead") is not None and answer == drawn
+
+
 def test_a_replay_steps_to_the_recorded_score_and_a_game_saves_as_a_record(page: Page, tmp_path) -> None:
     policy = make_policy("greedy")
     policy.reset(4)
