@@ -142,12 +142,13 @@ class Step:
 
 
 # ---------------------------------------------------------------------------- warming up
-def warm_up(stream: TextIO | None = None) -> list[Step]:
+def warm_up(stream: TextIO | None = None, after: Callable[[Step], None] | None = None) -> list[Step]:
     """Compile (or load from numba's cache) every compiled function the environments and
     agents use, by playing small deterministic games; returns the steps it ran.
 
     With a ``stream``, prints one line per step (its seconds) and a total; when the stream
-    is a terminal, a ticking line shows the step in progress.
+    is a terminal, a ticking line shows the step in progress. ``after`` is called with each step
+    once it has run, so that work needing only the first steps' code can start before the rest.
     """
     global _warned
     _warned = True  # the environments built here need no hint that their first steps compile
@@ -162,6 +163,8 @@ def warm_up(stream: TextIO | None = None) -> list[Step]:
             steps.append(Step(name, time.perf_counter() - t, detail))
         if stream is not None:
             print(f"{name}: {steps[-1].seconds:.2f} s ({detail})", file=stream, flush=True)
+        if after is not None:
+            after(steps[-1])
     missed = not_compiled([name for names in ENTRY_POINTS.values() for name in names])
     if missed:
         raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")

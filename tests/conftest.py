@@ -1,10 +1,12 @@
 """Test-run setup shared by every test file.
 
-numba compiles the planner's kernels on first use (one to two minutes on one core with an empty
-cache, most of it one kernel). The run compiles them once: alone, before the tests; or, under
-pytest-xdist, in a process of its own started first, while the workers run the tests that need
-no compiled code (``NO_NUMBA``, run first). A test that does need it waits for that process,
-then loads the kernels from numba's on-disk cache instead of compiling them side by side.
+numba compiles the engine's and the planner's kernels on first use (about 80 s on one core with an
+empty cache, most of it the turn planner). The run compiles them once: alone, before the tests;
+or, under pytest-xdist, in a process of its own started first, while the workers run the tests
+that need no compiled code (``NO_NUMBA``, run first), then those that need only the decision
+engine's (``ENGINE_ONLY``, compiled in the warm-up's first seconds). A test that needs more waits
+for that process, then loads the kernels from numba's on-disk cache instead of compiling them
+side by side.
 """
 
 from __future__ import annotations
@@ -34,6 +36,23 @@ NO_NUMBA = (
 )
 """Tests that run no compiled Number Drop code: node-id prefixes."""
 
+ENGINE_STEP = "NumberDrop-v0 game"
+ENGINE_ONLY = (
+    "tests/gamekit/test_public_names.py",
+    "tests/gamekit/test_state_fuzz.py",
+    "tests/numberdrop_env/envs/test_env_api.py",
+    "tests/numberdrop_env/envs/test_multiplayer_env.py",
+    "tests/numberdrop_env/engine/test_golden.py",
+    "tests/numberdrop_env/engine/test_masks.py",
+    "tests/numberdrop_env/engine/test_multiplayer.py",
+    "tests/numberdrop_env/engine/test_persistence.py",
+    "tests/numberdrop_env/engine/test_rules.py",
+    "tests/numberdrop_env/engine/test_state_and_determinism.py",
+)
+"""Tests that run only the decision engine's compiled code (its placements and combinations),
+compiled by the warm-up's first step: they start while it compiles the turn planner. One that
+reached further would still pass, only compiling what it needs itself."""
+
 
 def _parallel(config: pytest.Config) -> bool:
     workers = getattr(config.option, "numprocesses", None)
@@ -43,22 +62,33 @@ def _parallel(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or not _parallel(config) or WARMED in os.environ:
         return
-    status = Path(tempfile.mkdtemp(prefix="numberdrop-warm-")) / "status"
-    os.environ[WARMED] = str(status)  # the workers, started after this, inherit it
-    code = _write_status("from numberdrop_env import warmup\nwarmup.warm_up()", status)
-    config._numberdrop_warm = subprocess.Popen([sys.executable, "-c", code])  # type: ignore[attr-defined]
+    folder = tempfile.mkdtemp(prefix="numberdrop-warm-")
+    os.environ[WARMED] = folder  # the workers, started after this, inherit it
+    config._numberdrop_warm = subprocess.Popen([sys.executable, "-c", _warm_up(folder)])  # type: ignore[attr-defined]
 
 
-def _write_status(code: str, status: Path) -> str:
-    """``code`` that leaves its exit status (0 or the error) in ``status`` however it ends."""
-    return (
-        "import pathlib, traceback\n"
-        f"status = pathlib.Path({str(status)!r})\n"
-        "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "    status.write_text('0')\n"
-        "except BaseException:\n"
-        "    status.write_text(traceback.format_exc())\n"
-        "    raise\n"
-    )
+def _warm_up(folder: str) -> str:
+    """The warm-up process's code: it leaves ``engine`` in ``folder`` once the decision engine's
+    code is compiled and ``all`` once everything is, each holding ``0`` or the error that stopped it."""
+    return f"""
+import os, pathlib, traceback
+from numberdrop_env import warmup
+
+folder = pathlib.Path({folder!r})
+
+def write(stage, text):
+    (folder / (stage + ".tmp")).write_text(text)
+    os.replace(folder / (stage + ".tmp"), folder / stage)  # whole, or not there yet
+
+try:
+    warmup.warm_up(after=lambda step: step.name == {ENGINE_STEP!r} and write("engine", "0"))
+    write("all", "0")
+except BaseException:
+    for stage in ("engine", "all"):
+        if not (folder / stage).exists():
+            write(stage, traceback.format_exc())
+    raise
+"""
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -71,12 +101,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    status = os.environ.get(WARMED)
-    if status is None or item.nodeid.startswith(NO_NUMBA):
+    folder = os.environ.get(WARMED)
+    if folder is None or item.nodeid.startswith(NO_NUMBA):
         return
-    while not os.path.exists(status):
+    status = Path(folder) / ("engine" if item.nodeid.startswith(ENGINE_ONLY) else "all")
+    while not status.exists():
         time.sleep(0.2)
-    text = Path(status).read_text()
+    text = status.read_text()
     if text != "0":
         pytest.fail(f"numba's warm-up failed:\n{text}", pytrace=False)
 
@@ -112,8 +143,12 @@ BROWSER = ("tests/web/test_browser.py",)
 ``apt-get install chromium``); they skip, saying so, where it is missing."""
 
 
+def _order(item: pytest.Item) -> int:
+    return 0 if item.nodeid.startswith(NO_NUMBA) else 1 if item.nodeid.startswith(ENGINE_ONLY) else 2
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(NO_NUMBA))  # stable: these first
+    items.sort(key=_order)  # stable: the tests that need no compiled code, then the engine's, then the rest
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
