@@ -10,11 +10,13 @@ MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
 .PHONY: train test test-fast lint docs bench demo clean
 
-# uv installs the dependencies in seconds where pip takes a minute or more; it does not read pip's
-# configuration, so pip's find-links folders (where a machine keeps a wheel of torch's CPU build) are passed on
+# uv installs the dependencies in about 30 s where pip takes about 70 s. It does not read pip's
+# configuration, so pip's find-links folders (where a machine keeps a wheel of torch's CPU build)
+# are passed on; and it compiles the bytecode as pip does, without which every process of the
+# tests (with PYTHONDONTWRITEBYTECODE set) would compile torch's and Ray's sources again
 UV := $(BIN)/uv
 FIND_LINKS := $(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
-INSTALL := $(UV) pip install --quiet --python $(BIN)/python $(foreach f,$(FIND_LINKS),--find-links $(f))
+INSTALL := $(UV) pip install --quiet --compile-bytecode --python $(BIN)/python $(foreach f,$(FIND_LINKS),--find-links $(f))
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
