@@ -12,6 +12,7 @@ side by side.
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,12 @@ from pathlib import Path
 import pytest
 
 from numberdrop_env import warmup
+
+os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
+"""Ray's local clusters (the Ray backend's tests) authenticate with a token. One for the whole
+run, in the environment, reaches every cluster a test starts, in its process or another, and no
+test writes ``~/.ray/auth_token``; Ray caches the first token a process finds, so a token file
+in a per-test home failed once another test in that process had started Ray."""
 
 WARMED = "NUMBERDROP_TESTS_WARMED"
 """The environment variable naming the file the warm-up process writes its exit status to."""

@@ -58,8 +58,7 @@ def local_ray(tmp_path_factory):
     base = tmp_path_factory.mktemp("r")
     if len(str(base)) + SOCKET_ROOM > 107:  # a deep temporary folder: fall back to a short one
         base = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
-    patch = pytest.MonkeyPatch()
-    patch.setenv("HOME", str(base))  # Ray writes its token to ~/.ray/auth_token
+    patch = pytest.MonkeyPatch()  # the run's token for Ray is in the environment: tests/conftest.py
     patch.delenv("RAY_ADDRESS", raising=False)
     ray.init(num_cpus=1, include_dashboard=False, _temp_dir=str(base / "t"), logging_level=logging.WARNING)
     yield base
