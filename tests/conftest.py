@@ -29,6 +29,11 @@ run, in the environment, reaches every cluster a test starts, in its process or 
 test writes ``~/.ray/auth_token``; Ray caches the first token a process finds, so a token file
 in a per-test home failed once another test in that process had started Ray."""
 
+WORKER_NICENESS = 10
+"""The workers run below the warm-up process's priority: it is the run's critical path (every
+test of the planner waits for it), and with three processes on two cores it would otherwise get
+two thirds of one. Among themselves the workers, and what they start, stay equal."""
+
 WARMED = "NUMBERDROP_TESTS_WARMED"
 """The environment variable naming the file the warm-up process writes its exit status to."""
 
@@ -67,7 +72,11 @@ def _parallel(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput") or not _parallel(config) or WARMED in os.environ:
+    if hasattr(config, "workerinput"):
+        if WARMED in os.environ:
+            os.nice(WORKER_NICENESS)
+        return
+    if not _parallel(config) or WARMED in os.environ:
         return
     folder = tempfile.mkdtemp(prefix="numberdrop-warm-")
     os.environ[WARMED] = folder  # the workers, started after this, inherit it
