@@ -9,7 +9,8 @@ The app is served by uvicorn on a free port of 127.0.0.1, in this process. Measu
   (``POST .../hint``) and its analysis, milliseconds per request, median and 95th percentile;
 - in the page (a headless Chromium through Playwright, the system's ``/usr/bin/chromium``):
   from a click to the drawn result, as the page itself records it (``window.__nd.timings``):
-  a hint drawn as a ghost, a decision played and drawn, a hinted turn played;
+  a hint drawn as a ghost, decisions played and drawn (a slide by click, a drop and an
+  arrangement by key), a hinted turn played;
 - ten clients playing random games over HTTP at once: requests, errors, requests a second;
 
 and, with ``--screenshots``, a picture of each view at 1280x800 and at 390x844 (a phone).
@@ -145,34 +146,58 @@ def concurrent_clients(url: str, clients: int = 10, games: int = 30) -> dict[str
     return {"clients": clients, "games": games, **counts, "requests_per_s": round(counts["requests"] / seconds, 1)}
 
 
-def page_latencies(url: str, turns: int = 12) -> dict[str, Any]:
-    """Click to drawn, in a headless Chromium: hints, hinted turns and decisions by click."""
+def page_latencies(url: str, seeds: tuple[int, ...] = (21, 22, 23)) -> dict[str, Any]:
+    """Click to drawn, in a headless Chromium: hints, hinted turns and decisions of one's own."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM))
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(f"{url}/?seed=21&agent=greedy")
-        idle = "() => window.__nd && window.__nd.state && window.__nd.idle()"
-        page.wait_for_function(idle)
-        for _ in range(turns):
-            st = page.evaluate("() => window.__nd.state")
-            if st["over"]:
-                break
-            page.click("[data-testid=hint]")
-            page.wait_for_function(idle)
-            if st["phase"] == "slide":  # a decision of one's own: the first tile the hint does not slide
-                letter = st["legal"]["tiles"][0]["letter"]
-                page.click(f"[data-testid=tile-{letter}]")
-                page.wait_for_function(idle)
-            page.click("[data-testid=play-hint]")
-            page.wait_for_function(idle)
-        timings = page.evaluate("() => window.__nd.timings")
+        timings: list[dict[str, Any]] = []
+        for seed in seeds:
+            page.goto(f"{url}/?seed={seed}&agent=greedy")
+            _wait_idle(page)
+            while not page.evaluate("() => window.__nd.state.over"):
+                page.click("[data-testid=hint]")
+                _wait_idle(page)
+                if _own_decisions(page):
+                    page.click("[data-testid=hint]")  # the rest of the turn, from where it stands
+                    _wait_idle(page)
+                index = page.evaluate("() => window.__nd.state.index")
+                page.click("[data-testid=play-hint]")
+                page.wait_for_function("(i) => window.__nd.state.index > i && window.__nd.idle()", arg=index)
+            timings += page.evaluate("() => window.__nd.timings")
         browser.close()
     by_kind: dict[str, list[float]] = {}
     for t in timings:
         by_kind.setdefault(t["kind"], []).append(t["ms"])
     return {kind: summary(ms) for kind, ms in sorted(by_kind.items())}
+
+
+def _wait_idle(page: Any) -> None:
+    page.wait_for_function("() => window.__nd && window.__nd.state && window.__nd.idle()")
+
+
+def _own_decisions(page: Any) -> bool:
+    """A turn started with a slide is played by the page's own controls up to its combinations:
+    slides by click (the first tile offered), drops by key (where the ghost is), arrangements
+    by typing the dice. Whether any decision was made."""
+    st = page.evaluate("() => window.__nd.state")
+    turn, made = st["turn"], False
+    while st["phase"] in ("slide", "place", "arrange") and st["turn"] == turn and not st["over"]:
+        if st["phase"] == "slide":
+            page.click(f"[data-testid=tile-{st['legal']['tiles'][0]['letter']}]")
+        elif st["phase"] == "place":
+            page.keyboard.press("Enter")
+        else:
+            for v in st["sorted_dice"]:
+                page.keyboard.press(str(v))
+        _wait_idle(page)
+        now = page.evaluate("() => window.__nd.state")
+        if now["index"] == st["index"]:  # a key that played nothing (no drop where the ghost is)
+            break
+        st, made = now, True
+    return made and not st["over"]
 
 
 def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZES) -> list[str]:

@@ -195,10 +195,11 @@ def session_json(session: GameSession, index: int | None = None) -> dict[str, An
     }
 
 
-AHEAD_OPTIONS = 12
-"""A decision with at most this many options (a slide, a starting column, a wild value) comes
-with the state each option leads to: the page draws a click's outcome at once and the server's
-answer, the same state, arrives after it. Larger choices (drops, arrangements) go without."""
+AHEAD_OPTIONS = 32
+"""A decision with at most this many options (a slide, a drop, an arrangement, a wild value)
+comes with the state each option leads to: the page draws a click's outcome at once and the
+server's answer, the same state, arrives after it. Only the star's drops (any shape, up to about
+a hundred options) go without: they wait for the answer."""
 
 
 def ahead_json(session: GameSession, auto: bool) -> dict[str, dict[str, Any]]:

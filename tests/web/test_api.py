@@ -18,6 +18,7 @@ from agents.evaluation.solo import play_game
 from agents.registry import AGENTS, make_policy
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_web.analysis import AgentLine, Cancelled, Job, agent_names
+from numberdrop_web.app import AHEAD_OPTIONS
 from numberdrop_web.sessions import GameSession, GameStore
 from numberdrop_web.views import legal_options, options_actions
 
@@ -441,7 +442,7 @@ def test_the_states_sent_ahead_are_the_answers_to_those_actions(client, app) -> 
         answer = step(client, state["id"], int(rng.choice(options_actions(state["legal"]))), auto=True, ahead=True)
         ahead = answer.pop("ahead")
         offered = options_actions(answer["legal"])
-        assert (sorted(map(int, ahead)) == offered) == (len(offered) <= 12)
+        assert (sorted(map(int, ahead)) == offered) == (len(offered) <= AHEAD_OPTIONS)
         for action, expected in ahead.items():  # each option played, then taken back
             now = engine_state(app, state["id"])
             played = step(client, state["id"], int(action), auto=True, ahead=True)
