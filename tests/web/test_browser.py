@@ -252,6 +252,10 @@ def test_a_click_is_drawn_before_the_servers_answer_which_agrees(page: Page) -> 
     page.page.wait_for_function("(i) => window.__nd.state.index > i", arg=st["index"])
     drawn = page.state()
     assert drawn == st["ahead"][str(tile["action"])] and p.inner_text("[data-testid=score]") == str(drawn["score"])
+    for _ in range(500):  # the held request reaches the test soon after the page drew the click
+        if held:
+            break
+        p.wait_for_timeout(10)
     assert len(held) == 1 and not page.page.evaluate("() => window.__nd.idle()")
     held[0].continue_()
     p.unroute("**/actions", hold)
