@@ -16,6 +16,7 @@ MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 # tests (with PYTHONDONTWRITEBYTECODE set) would compile torch's and Ray's sources again
 UV := $(BIN)/uv
 FIND_LINKS := $(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+TORCH := torch==2.13.0
 INSTALL := $(UV) pip install --quiet --compile-bytecode --python $(BIN)/python $(foreach f,$(FIND_LINKS),--find-links $(f))
 
 $(UV):
@@ -23,7 +24,7 @@ $(UV):
 	$(BIN)/pip install --quiet uv
 
 $(STAMP): pyproject.toml | $(UV)
-	$(INSTALL) torch==2.13.0 -e ".[train,dev]"
+	$(INSTALL) $(TORCH) -e ".[train,dev]"
 	touch $(STAMP)
 
 # the tests also cover the Ray backend and the tools of tests/test_integrations.py (TorchRL,
@@ -31,7 +32,7 @@ $(STAMP): pyproject.toml | $(UV)
 # `integrations` one (about 76 MB), and the `web` one for the web app's tests (Starlette,
 # uvicorn, Playwright driving the system's Chromium); `make train` stays without them
 $(RLLIB_STAMP): $(STAMP) pyproject.toml
-	$(INSTALL) torch==2.13.0 -e ".[train,dev,rllib,integrations,web]"
+	$(INSTALL) $(TORCH) -e ".[train,dev,rllib,integrations,web]"
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)
@@ -40,7 +41,7 @@ train: $(STAMP)
 # the documentation site: the `docs` extra (about 140 MB, mostly the Material theme and Babel) and
 # `mkdocs build --strict` (about 2 s)
 $(DOCS_STAMP): $(STAMP) pyproject.toml
-	$(INSTALL) torch==2.13.0 -e ".[docs]"
+	$(INSTALL) $(TORCH) -e ".[docs]"
 	touch $(DOCS_STAMP)
 
 # import contracts (pyproject.toml: the floors of each game, the games independent, engines free of

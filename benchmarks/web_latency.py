@@ -205,7 +205,6 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
     from playwright.sync_api import sync_playwright
 
     folder.mkdir(parents=True, exist_ok=True)
-    idle = "() => window.__nd && window.__nd.state && window.__nd.idle()"
     written = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM))
@@ -218,16 +217,16 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
                 written.append(str(path))
 
             page.goto(f"{url}/?seed=7&agent=greedy")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             for _ in range(5):
                 page.click("[data-testid=play-hint]")
-                page.wait_for_function(idle)
+                _wait_idle(page)
             letter = page.evaluate("() => window.__nd.state.legal.tiles[0].letter")
             page.click(f"[data-testid=tile-{letter}]")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             while page.evaluate("() => window.__nd.state.phase") not in ("place", "block"):
                 page.click("[data-testid=play-hint]")
-                page.wait_for_function(idle)
+                _wait_idle(page)
             at = page.evaluate("() => window.__nd.cellCenter(12, 3)")
             page.mouse.move(at["x"], at["y"])
             shot("play")
@@ -236,28 +235,28 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
             page.hover("[data-testid=candidate-1]")
             shot("analysis")
             page.goto(f"{url}/?mode=compare&seed=7&agent=greedy")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             for _ in range(6):
                 page.click("[data-testid=play-hint]")
-                page.wait_for_function(idle)
+                _wait_idle(page)
             shot("compare")
             page.goto(f"{url}/?mode=watch&seed=7&agent=greedy")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             page.select_option("[data-testid=watch-speed]", "0")
             page.click("[data-testid=watch-toggle]")
             page.wait_for_function("() => window.__nd.state.turn >= 8")
             page.click("[data-testid=watch-toggle]")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             shot("watch")
             page.click("[data-testid=watch-toggle]")
             page.wait_for_selector("[data-testid=game-over]", timeout=120_000)
             shot("game_over")
             page.click("[data-testid=mode-replay]")
-            page.wait_for_function(idle)
+            _wait_idle(page)
             page.click("[data-testid=replay-first]")
             for _ in range(6):
                 page.click("[data-testid=replay-next-turn]")
-                page.wait_for_function(idle)
+                _wait_idle(page)
             shot("replay")
             page.close()
         browser.close()
