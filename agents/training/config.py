@@ -1,22 +1,18 @@
 """Training configuration: one YAML file = one experiment, validated before anything runs.
 
-``game:`` (``numberdrop``, the default, or ``luckynumbers``), ``backend:`` (``sb3``, the
-default, or ``rllib``: Number Drop on Ray) and ``algorithm:`` (``ppo``, the default;
-``q_iteration``: afterstate Q-iteration of Number Drop's turn-level network, section ``q``;
-``rerank``: a re-ranker of a value network's best candidates, section ``rerank``; ``ntuple``:
-an afterstate value of table lookups learned from self-play, section ``ntuple``, backend
-``local`` or ``ray``) choose the trainer. Each trainer has its own schema (``SCHEMAS``), a pydantic model built from the
-sections it reads, with its own defaults.
-
-``load_config("configs/ppo_turn.yaml")`` returns the trainer's config. A key the trainer does
-not read, a wrong type (no ``"3"`` and no ``true`` for an int) or an out-of-range value raises
-a ``ValueError``/``TypeError`` naming the key by its dotted path (``ppo.learning_rate``), so a
-typo never silently falls back to a default.
+``game:`` (``numberdrop``, the default, or ``luckynumbers``), ``backend:`` (``sb3``, the default;
+``rllib``: Number Drop on Ray; ``local`` or ``ray`` for ``ntuple``) and ``algorithm:`` (``ppo``, the
+default, ``q_iteration``, ``rerank`` or ``ntuple``) choose the trainer's schema (``SCHEMAS``), a pydantic
+model built from the sections it reads, with its own defaults. ``load_config(path)`` returns it; a key
+the trainer does not read, a wrong type (no ``"3"`` and no ``true`` for an int) or an out-of-range value
+raises a ``ValueError``/``TypeError`` naming the key's dotted path (``ppo.learning_rate``), so a typo
+never silently falls back to a default.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -33,7 +29,7 @@ def _whole(value: Any) -> Any:
 
 
 def _rule(test: Callable[[Any], Any], what: str) -> AfterValidator:
-    """A check of one value (``what`` it must be, when ``test`` fails)."""
+    """A check of one value: ``what`` it must be when ``test`` fails."""
 
     def check(value: Any) -> Any:
         if not test(value):
@@ -66,8 +62,7 @@ class Env(Section):
     """Number Drop's training environment."""
 
     interface: Literal["decision", "turn"] = "decision"
-    """``turn``: ``NumberDropTurn-v0``, one step per turn over candidate afterstates, scored by
-    the candidate policy; ``decision``: ``NumberDrop-v0``, one step per decision, the CNN policy."""
+    """``turn``: ``NumberDropTurn-v0``, a step per turn over candidate afterstates; ``decision``: ``NumberDrop-v0``."""
     auto_forced: bool = True
     """(decision) Apply decisions with a single legal action inside the env."""
     candidates: Positive = 32
@@ -183,8 +178,7 @@ class Pretrain(LuckyPretrain):
 
 class LuckyEval(Section):
     every_steps: Count = 50_000
-    """Evaluate the current policy every this many environment steps (0 disables); the best
-    evaluation is kept as ``best_model.zip`` (Lucky Numbers: the win rate, the mean score breaking ties)."""
+    """Evaluate every this many steps (0 disables), keeping the best as ``best_model.zip`` (Lucky: by win rate)."""
     games: Positive = 100
     seed: Count = 10_000
     """Game ``i`` of each evaluation uses seed ``seed + i`` (the same games every time)."""
@@ -229,8 +223,7 @@ class RLlibFinalEval(FinalEval):
 
 class LookaheadFinalEval(FinalEval):
     lookahead: OffOrTwo = 0
-    """Also play the trained network with its look-ahead over its this many most likely
-    candidates (the ``ppo`` agent's ``lookahead``; 0: not)."""
+    """Also play the network with its look-ahead (the ``ppo`` agent's) over this many likeliest candidates (0: not)."""
     samples: Positive = 4
     """(lookahead) Sampled next rolls per candidate."""
     refine: OffOrTwo = 3
@@ -239,8 +232,7 @@ class LookaheadFinalEval(FinalEval):
 
 class RayCluster(Section):
     address: Annotated[str, _rule(str.strip, "must be a non-empty address or null")] | None = None
-    """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS`` if set,
-    else a local Ray started for the run and stopped after it."""
+    """Cluster to join (``auto``, ``HOST:6379``, ``ray://HOST:10001``); null: ``RAY_ADDRESS``, else a local Ray."""
     num_cpus: Positive | None = None
     """(local Ray) CPUs Ray may use; null: all of this machine's."""
 
@@ -257,8 +249,7 @@ class Ray(RayCluster):
 
 
 class QLoop(Section):
-    """Afterstate Q-iteration's generations: self-play of the newest network alone, the fit of its
-    played candidates' values to their lambda-returns, and the paired gate."""
+    """Q-iteration's generations: self-play of the newest network, a fit to lambda-returns, a paired gate."""
 
     generations: Positive = 10
     games: Positive = 400
@@ -268,8 +259,7 @@ class QLoop(Section):
     envs: Positive = 32
     """Self-play games at once in the native vector env (it plans their turns on every core)."""
     slots: Positive | None = None
-    """Candidates the network chooses among in self-play, the gate and the closing table (null:
-    its own number of slots); each generation's model is saved with it for the ``ppo`` agent."""
+    """Candidates the network picks among in self-play, gate and closing table, saved with its model (null: its own)."""
     epsilon: Share = 0.05
     """Share of self-play turns that play a uniformly drawn candidate instead of the best."""
     td_lambda: Share = 0.7
@@ -289,8 +279,7 @@ class QLoop(Section):
 
 
 class NTupleLoop(Section):
-    """The table value's self-play: rounds of games played with the same weights, each taken in
-    by the learner's TD(lambda) in seed order, and a paired gate every ``gate_every`` games."""
+    """The table value's self-play: rounds of games, TD(lambda) in seed order, a gate every ``gate_every``."""
 
     games: Positive = 200_000
     """Self-play games in all."""
@@ -320,9 +309,8 @@ class NTupleLoop(Section):
     gate_every: Positive = 20_000
     """Self-play games between gates (and checkpoints)."""
     keep: Literal["not_worse", "better"] = "not_worse"
-    """Which value a gate makes the best: the newest unless its paired difference with the best
-    is below 0 beyond its 95 % interval (``not_worse``: on a plateau the gate's noise would
-    otherwise freeze an early lucky gate), or only one whose difference is above 0 (``better``)."""
+    """``not_worse``: the newest value unless the gate shows it worse than the best (a plateau's noise would
+    freeze an early lucky gate); ``better``: only a value the gate shows better."""
     gate_games: Positive = 300
     gate_seed: Count = 3_000_000
     threads: Count = 0
@@ -332,8 +320,7 @@ class NTupleLoop(Section):
 class NTupleFinalEval(FinalEval):
     agents: list[str] = ["ntuple", "greedy"]
     top: Count = 0
-    """With ``top`` > 0, a second row: the value with its expectimax over ``rolls`` next rolls of
-    its ``top`` best candidates."""
+    """Above 0, a second row: the value's expectimax over ``rolls`` next rolls of its ``top`` best candidates."""
     rolls: Int = 32
 
 
@@ -342,8 +329,7 @@ class RerankLoop(Section):
 
     generations: Positive = 1
     games: Positive = 1000
-    """Games recorded per generation, played by ``init_from`` (with the best re-ranker so far
-    after the first generation)."""
+    """Games recorded per generation by ``init_from`` (with the best re-ranker after the first)."""
     seed: Count = 900_000
     """Game ``i`` of generation ``g`` uses seed ``seed + g * games + i``."""
     top: Annotated[Int, Field(ge=2)] = 16
@@ -367,20 +353,27 @@ class RerankLoop(Section):
 
 
 # ---------------------------------------------------------------- the trainers' schemas
+Rule = tuple[bool, str, str]
+"""A check of a config: whether it holds, the key it refuses and what that key must be."""
+
+
 class TrainConfig(Section):
     """What every trainer reads; each trainer's schema adds its own keys."""
 
-    trainer: ClassVar[str]
-    """The trainer that runs this schema (the keys of ``agents.training.TRAINERS``)."""
-    game: str
+    game: Literal["numberdrop"] = "numberdrop"
     """(Each schema allows its own ``game``, ``backend`` and ``algorithm``, see ``SCHEMAS``.)"""
-    backend: str
-    algorithm: str
+    backend: Literal["sb3"] = "sb3"
+    algorithm: Literal["ppo"] = "ppo"
     experiment: Name
     seed: Count = 0
     output_dir: str | None = None
     """Run directory; default ``runs/<experiment>/``."""
     progress_bar: bool = True
+
+    @property
+    def trainer(self) -> str:
+        """The trainer that runs this config (a key of ``agents.training.TRAINERS``)."""
+        return self.backend if self.algorithm == "ppo" else self.algorithm
 
     @property
     def run_dir(self) -> Path:
@@ -392,34 +385,28 @@ class TrainConfig(Section):
 
     @model_validator(mode="after")
     def _fits(self) -> TrainConfig:
-        self.check()
+        for ok, key, what in self.rules():
+            if not ok:
+                raise ValueError(f"config key {key!r} {what}, got {attrgetter(key)(self)!r}")
         return self
 
-    def check(self) -> None:
-        """The checks that read more than one key (``need`` refuses a value)."""
+    def rules(self) -> list[Rule]:
+        """The checks that read more than one key, in order: the first that fails is reported."""
+        return []
 
-    def need(self, ok: bool, key: str, what: str) -> None:
-        if not ok:
-            value: Any = self
-            for part in key.split("."):
-                value = getattr(value, part)
-            raise ValueError(f"config key {key!r} {what}, got {value!r}")
-
-    def need_agents(self, key: str, names: list[str], among: dict[str, Any], model: str | None = None) -> None:
-        """``names`` are registry agents: distinct ones including ``model``, or scripted ones."""
+    def agents(self, key: str, among: dict[str, Any], model: str | None = None) -> Rule:
+        """The agents at ``key`` are registry agents: distinct ones including ``model``, or scripted ones."""
+        names = attrgetter(key)(self)
+        names = [names] if isinstance(names, str) else names
         if model is None:
             scripted = sorted(set(among) - {"ppo", "rllib"})
-            self.need(bool(names) and set(names) <= set(scripted), key, f"must list scripted agents among {scripted}")
-        else:
-            self.need(
-                len(names) == len(set(names)) and model in names and set(names) <= set(among),
-                key,
-                f"must be distinct agents among {sorted(among)}, including {model!r}",
-            )
+            return bool(names) and set(names) <= set(scripted), key, f"must list scripted agents among {scripted}"
+        ok = len(names) == len(set(names)) and model in names and set(names) <= set(among)
+        return ok, key, f"must be distinct agents among {sorted(among)}, including {model!r}"
 
-    def need_model_file(self) -> None:
-        path = getattr(self, "init_from", None)
-        self.need(path is None or Path(path).is_file(), "init_from", "must name an existing model .zip")
+    def init_file(self, what: str = "model .zip") -> Rule:
+        path = self.init_from  # type: ignore[attr-defined]
+        return path is None or Path(path).is_file(), "init_from", f"must name an existing {what}"
 
 
 class _PPORun(TrainConfig):
@@ -431,15 +418,17 @@ class _PPORun(TrainConfig):
     ppo: PPO = PPO()
     checkpoint: Checkpoint = Checkpoint()
 
-    def check(self) -> None:
+    def rules(self) -> list[Rule]:
         clones = getattr(self, "pretrain", LuckyPretrain()).games > 0
-        self.need(
-            self.total_timesteps > 0 or clones,
-            "total_timesteps",
-            "must be > 0 (or 0 with pretrain.games > 0: behaviour cloning alone)",
-        )
         limit, what = self.batch_limit()
-        self.need(self.ppo.batch_size <= limit, "ppo.batch_size", f"must be at most {what}")
+        return [
+            (
+                self.total_timesteps > 0 or clones,
+                "total_timesteps",
+                "must be > 0 (or 0 with pretrain.games > 0: behaviour cloning alone)",
+            ),
+            (self.ppo.batch_size <= limit, "ppo.batch_size", f"must be at most {what}"),
+        ]
 
     def batch_limit(self) -> tuple[int, str]:
         """The largest ``ppo.batch_size``: the steps of a rollout."""
@@ -449,61 +438,48 @@ class _PPORun(TrainConfig):
 class PPOConfig(_PPORun):
     """MaskablePPO (Stable-Baselines3) on Number Drop, solo or in one seat of a table."""
 
-    trainer: ClassVar[str] = "sb3"
-    game: Literal["numberdrop"] = "numberdrop"
-    backend: Literal["sb3"] = "sb3"
-    algorithm: Literal["ppo"] = "ppo"
     experiment: Name = "ppo_solo"
     vec_env: Literal["dummy", "subproc", "native"] = "dummy"
-    """How the ``n_envs`` training envs run: ``dummy`` one after the other in this process,
-    ``subproc`` one process each, ``native`` (turn interface, solo) all games in one native
-    vector env that enumerates their turns together on every core."""
+    """``dummy``: the envs one after the other; ``subproc``: a process each; ``native`` (turn, solo): one vector env."""
     ship_to: str | None = None
     """Copy the best model here at the end (e.g. ``agents/models/ppo_turn.zip``)."""
     init_from: str | None = None
-    """Start from this model's weights (same spaces and network); unlike ``--resume`` the step
-    count starts at 0."""
+    """Start from this model's weights (same spaces and network); unlike ``--resume`` the steps start at 0."""
     env: Env = Env()
     pretrain: Pretrain = Pretrain()
     network: Network = Network()
     eval: Eval = Eval()
     final_eval: LookaheadFinalEval = LookaheadFinalEval()
 
-    def check(self) -> None:
-        super().check()
+    def rules(self) -> list[Rule]:
         e, turn, solo = self.env, self.env.interface == "turn", self.env.players == 1
-        self.need(solo or turn, "env.players", "needs env.interface 'turn'")
-        self.need(
-            self.vec_env != "native" or (turn and solo),
-            "vec_env",
-            "'native' needs env.interface 'turn' and env.players 1",
-        )
-        self.need(
-            not turn or self.pretrain.games == 0,
-            "pretrain.games",
-            "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)",
-        )
-        self.need(
-            not e.afterstates or (turn and solo), "env.afterstates", "needs env.interface 'turn' and env.players 1"
-        )
-        self.need(
-            self.final_eval.lookahead == 0 or (turn and solo),
-            "final_eval.lookahead",
-            "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
-        )
-        self.need_agents("env.opponents", e.opponents, AGENTS)
-        self.need_agents("pretrain.agent", [self.pretrain.agent], AGENTS)
-        self.need_agents("final_eval.agents", self.final_eval.agents, AGENTS, "ppo")
-        self.need_model_file()
+        turn_solo = "needs env.interface 'turn' and env.players 1"
+        return [
+            *super().rules(),
+            (solo or turn, "env.players", "needs env.interface 'turn'"),
+            (self.vec_env != "native" or (turn and solo), "vec_env", f"'native' {turn_solo}"),
+            (
+                not turn or self.pretrain.games == 0,
+                "pretrain.games",
+                "must be 0 with env.interface 'turn' (the candidate policy starts from the planner instead)",
+            ),
+            (not e.afterstates or (turn and solo), "env.afterstates", turn_solo),
+            (
+                self.final_eval.lookahead == 0 or (turn and solo),
+                "final_eval.lookahead",
+                "needs a turn-level model of solo games (env.interface 'turn', env.players 1)",
+            ),
+            self.agents("env.opponents", AGENTS),
+            self.agents("pretrain.agent", AGENTS),
+            self.agents("final_eval.agents", AGENTS, "ppo"),
+            self.init_file(),
+        ]
 
 
 class RLlibConfig(_PPORun):
     """PPO on RLlib (Ray): solo Number Drop, ``n_envs`` environments per env runner."""
 
-    trainer: ClassVar[str] = "rllib"
-    game: Literal["numberdrop"] = "numberdrop"
     backend: Literal["rllib"] = "rllib"
-    algorithm: Literal["ppo"] = "ppo"
     experiment: Name = "rllib_ppo"
     env: Env = Env()
     network: Network = Network()
@@ -518,22 +494,23 @@ class RLlibConfig(_PPORun):
 
     def module_config(self) -> dict[str, Any]:
         """What the RL module is built from: the interface, its environment settings and the network."""
-        e = self.env
-        env = {"interface": e.interface, "auto_forced": e.auto_forced, "candidates": e.candidates, "width": e.width}
+        env = self.env.model_dump(include={"interface", "auto_forced", "candidates", "width"})
         return {**env, **self.network.model_dump()}
 
-    def check(self) -> None:
-        super().check()
+    def rules(self) -> list[Rule]:
         p = self.ppo
-        self.need(self.env.players == 1, "env.players", "must be 1 with backend 'rllib' (solo games)")
-        self.need(not self.env.afterstates, "env.afterstates", "needs backend 'sb3'")
-        self.need(p.target_kl is None, "ppo.target_kl", "must be null with backend 'rllib' (RLlib has no early stop)")
-        self.need(
-            p.normalize_advantage,
-            "ppo.normalize_advantage",
-            "must be true with backend 'rllib' (RLlib always standardises advantages)",
-        )
-        self.need_agents("final_eval.agents", self.final_eval.agents, AGENTS, "rllib")
+        return [
+            *super().rules(),
+            (self.env.players == 1, "env.players", "must be 1 with backend 'rllib' (solo games)"),
+            (not self.env.afterstates, "env.afterstates", "needs backend 'sb3'"),
+            (p.target_kl is None, "ppo.target_kl", "must be null with backend 'rllib' (RLlib has no early stop)"),
+            (
+                p.normalize_advantage,
+                "ppo.normalize_advantage",
+                "must be true with backend 'rllib' (RLlib always standardises advantages)",
+            ),
+            self.agents("final_eval.agents", AGENTS, "rllib"),
+        ]
 
     def batch_limit(self) -> tuple[int, str]:
         """Each learner's share of an iteration's steps."""
@@ -544,10 +521,7 @@ class RLlibConfig(_PPORun):
 class LuckyConfig(_PPORun):
     """MaskablePPO on Lucky Numbers, one seat of a table."""
 
-    trainer: ClassVar[str] = "sb3"
     game: Literal["luckynumbers"] = "luckynumbers"
-    backend: Literal["sb3"] = "sb3"
-    algorithm: Literal["ppo"] = "ppo"
     experiment: Name = "lucky_ppo"
     total_timesteps: Count = 300_000
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -558,16 +532,18 @@ class LuckyConfig(_PPORun):
     eval: LuckyEval = LuckyEval()
     final_eval: LuckyFinalEval = LuckyFinalEval()
 
-    def check(self) -> None:
-        super().check()
-        self.need(
-            self.ppo.actor_warmup_steps == 0,
-            "ppo.actor_warmup_steps",
-            "is a Number Drop turn-level setting; leave it 0",
-        )
-        self.need_agents("env.opponents", self.env.opponents, LUCKY_AGENTS)
-        self.need_agents("pretrain.agent", [self.pretrain.agent], LUCKY_AGENTS)
-        self.need_agents("final_eval.opponents", self.final_eval.opponents, LUCKY_AGENTS)
+    def rules(self) -> list[Rule]:
+        return [
+            *super().rules(),
+            (
+                self.ppo.actor_warmup_steps == 0,
+                "ppo.actor_warmup_steps",
+                "is a Number Drop turn-level setting; leave it 0",
+            ),
+            self.agents("env.opponents", LUCKY_AGENTS),
+            self.agents("pretrain.agent", LUCKY_AGENTS),
+            self.agents("final_eval.opponents", LUCKY_AGENTS),
+        ]
 
 
 class _Generations(TrainConfig):
@@ -575,26 +551,21 @@ class _Generations(TrainConfig):
 
     section: ClassVar[str]
     """The section of the generations' settings."""
-    game: Literal["numberdrop"] = "numberdrop"
-    backend: Literal["sb3"] = "sb3"
     ship_to: str | None = None
     """Copy the best generation's model here at the end."""
 
-    def check(self) -> None:
-        self.need_agents("final_eval.agents", self.final_eval.agents, AGENTS, "ppo")
-        self.need_model_file()
+    def rules(self) -> list[Rule]:
+        return [self.agents("final_eval.agents", AGENTS, "ppo"), self.init_file()]
 
 
 class QIterationConfig(_Generations):
     """Afterstate Q-iteration: the candidate network's logits learn each candidate's value in points."""
 
-    trainer: ClassVar[str] = "q_iteration"
     section: ClassVar[str] = "q"
     algorithm: Literal["q_iteration"] = "q_iteration"
     experiment: Name = "q_iteration"
     init_from: str | None = None
-    """The turn-level model to start from; null: a new network (``network``) whose logits are
-    the planner's values."""
+    """The turn-level model to start from; null: a new network (``network``) whose logits are the planner's values."""
     network: TurnNetwork = TurnNetwork()
     q: QLoop = QLoop()
     final_eval: LookaheadFinalEval = LookaheadFinalEval()
@@ -603,7 +574,6 @@ class QIterationConfig(_Generations):
 class RerankConfig(_Generations):
     """A re-ranker of the value network ``init_from``'s best candidates, fitted to its look-ahead."""
 
-    trainer: ClassVar[str] = "rerank"
     section: ClassVar[str] = "rerank"
     algorithm: Literal["rerank"] = "rerank"
     experiment: Name = "q_rerank"
@@ -612,18 +582,17 @@ class RerankConfig(_Generations):
     rerank: RerankLoop = RerankLoop()
     final_eval: FinalEval = FinalEval()
 
-    def check(self) -> None:
-        self.need(
-            self.init_from is not None, "init_from", "must name the value network (.zip) whose candidates are re-ranked"
-        )
-        super().check()
+    def rules(self) -> list[Rule]:
+        named = self.init_from is not None
+        return [
+            (named, "init_from", "must name the value network (.zip) whose candidates are re-ranked"),
+            *super().rules(),
+        ]
 
 
 class NTupleConfig(TrainConfig):
     """An afterstate value of table lookups (n-tuple style), learned by TD(lambda) from self-play."""
 
-    trainer: ClassVar[str] = "ntuple"
-    game: Literal["numberdrop"] = "numberdrop"
     backend: Literal["local", "ray"] = "local"
     """``ray``: each round's shares are Ray tasks (``ray.address``); the games are the same."""
     algorithm: Literal["ntuple"] = "ntuple"
@@ -636,13 +605,14 @@ class NTupleConfig(TrainConfig):
     ray: RayCluster = RayCluster()
     final_eval: NTupleFinalEval = NTupleFinalEval()
 
-    def check(self) -> None:
-        self.need_agents("final_eval.agents", self.final_eval.agents, AGENTS, "ntuple")
-        path = self.init_from
-        self.need(path is None or Path(path).is_file(), "init_from", "must name an existing weights .npz")
-        self.need(self.ntuple.round_games >= self.ntuple.shards, "ntuple.round_games", "must be at least ntuple.shards")
-        local = self.backend == "local"
-        self.need(not (local and self.ray.address), "ray.address", "needs backend 'ray' (its shares as Ray tasks)")
+    def rules(self) -> list[Rule]:
+        n, local = self.ntuple, self.backend == "local"
+        return [
+            self.agents("final_eval.agents", AGENTS, "ntuple"),
+            self.init_file("weights .npz"),
+            (n.round_games >= n.shards, "ntuple.round_games", "must be at least ntuple.shards"),
+            (not (local and self.ray.address), "ray.address", "needs backend 'ray' (its shares as Ray tasks)"),
+        ]
 
 
 SCHEMAS: dict[tuple[str, str, str], type[TrainConfig]] = {
@@ -660,17 +630,16 @@ SCHEMAS: dict[tuple[str, str, str], type[TrainConfig]] = {
 # ---------------------------------------------------------------- reading a config
 def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
     """The schema a mapping's ``game``, ``backend`` and ``algorithm`` choose."""
-    chosen = []
     algorithm = data.get("algorithm", "ppo")
-    backend = next((k[1] for k in SCHEMAS if k[2] == algorithm), "sb3")  # the algorithm's first backend
-    for i, (key, default) in enumerate((("game", "numberdrop"), ("backend", backend), ("algorithm", "ppo"))):
-        value, known = data.get(key, default), list(dict.fromkeys(k[i] for k in SCHEMAS))
-        if value not in known:
-            raise ValueError(f"config key {key!r} must be one of {' | '.join(map(repr, known))}, got {value!r}")
-        chosen.append(value)
+    first = next((k[1] for k in SCHEMAS if k[2] == algorithm), "sb3")  # the algorithm's first backend
+    chosen = data.get("game", "numberdrop"), data.get("backend", first), algorithm
+    for i, key in enumerate(("game", "backend", "algorithm")):
+        known = list(dict.fromkeys(k[i] for k in SCHEMAS))
+        if chosen[i] not in known:
+            raise ValueError(f"config key {key!r} must be one of {' | '.join(map(repr, known))}, got {chosen[i]!r}")
+    if chosen in SCHEMAS:
+        return SCHEMAS[chosen]
     game, backend, algorithm = chosen
-    if (game, backend, algorithm) in SCHEMAS:
-        return SCHEMAS[game, backend, algorithm]
     if algorithm != "ppo":
         backends = " or ".join(repr(k[1]) for k in SCHEMAS if k[2] == algorithm)
         raise ValueError(
@@ -681,14 +650,22 @@ def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
 
 
 _TYPES = {"int": "an int", "float": "a number", "bool": "a bool", "string": "a string", "list": "a list"}
-_BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+_SAYS = {
+    "literal_error": "must be one of {expected}",
+    "too_short": "must list one or more",
+    "greater_than_equal": "must be >= {ge}",
+    "greater_than": "must be > {gt}",
+    "less_than_equal": "must be <= {le}",
+    "less_than": "must be < {lt}",
+}
+"""What a value must be, by the type of pydantic's error (``_TYPES``: of a wrong type, ``<type>_type``)."""
 
 
 def _refusal(error: Any, schema: type[TrainConfig]) -> Exception:
     """The ``ValueError``/``TypeError`` of one of pydantic's errors, naming the key by its dotted path."""
     loc, kind, value, ctx = error["loc"], error["type"], error.get("input"), error.get("ctx", {})
     key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-    if not loc:  # a check of the whole config (``TrainConfig.need``)
+    if not loc:  # a rule of the whole config
         return ValueError(str(ctx.get("error", error["msg"])))
     if kind == "extra_forbidden":
         section: Any = schema
@@ -700,17 +677,9 @@ def _refusal(error: Any, schema: type[TrainConfig]) -> Exception:
         return ValueError(f"unknown config key {key!r} for {which}; the keys of {where}: {known}")
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return TypeError(f"config key {key!r} must be a mapping (a section), got {type(value).__name__}")
-    if kind.removesuffix("_type") in _TYPES:
-        what = _TYPES[kind.removesuffix("_type")]
+    if what := _TYPES.get(kind.removesuffix("_type")):
         return TypeError(f"config key {key!r} must be {what}, got {value!r} ({type(value).__name__})")
-    if kind == "literal_error":
-        what = f"must be one of {ctx['expected']}"
-    elif kind == "too_short":
-        what = "must list one or more"
-    elif set(ctx) & set(_BOUNDS):
-        what = "must be " + " and ".join(f"{sign} {ctx[b]}" for b, sign in _BOUNDS.items() if b in ctx)
-    else:
-        what = str(ctx.get("error", error["msg"]))
+    what = _SAYS[kind].format(**ctx) if kind in _SAYS else ctx.get("error", error["msg"])
     return ValueError(f"config key {key!r} {what}, got {value!r}")
 
 
@@ -735,13 +704,12 @@ def load_config(path: str | Path) -> TrainConfig:
         data = yaml.safe_load(fh)
     try:
         cfg = config_from_dict(data)
+        if cfg.trainer == "rllib":
+            require_extra("rllib", "backend 'rllib'")
     except (TypeError, ValueError) as err:
         raise type(err)(f"{path}: {err}") from None
-    if cfg.trainer == "rllib":
-        try:
-            require_extra("rllib", "backend 'rllib'")
-        except ImportError as err:
-            raise ValueError(str(err)) from None
+    except ImportError as err:
+        raise ValueError(str(err)) from None
     return cfg
 
 
