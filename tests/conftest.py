@@ -6,7 +6,8 @@ or, under pytest-xdist, in a process of its own started first, while the workers
 that need no compiled code (``NO_NUMBA``, run first), then those that need only the decision
 engine's (``ENGINE_ONLY``, compiled in the warm-up's first seconds). A test that needs more waits
 for that process, then loads the kernels from numba's on-disk cache instead of compiling them
-side by side.
+side by side. The warm-up then compiles the n-tuple value's kernels (``agents.values.ntuple``),
+which the tests of ``VALUES``, run last, wait for.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ WARMED = "NUMBERDROP_TESTS_WARMED"
 NO_NUMBA = (
     "tests/luckynumbers_env/",
     "tests/agents/test_lucky_agents.py",
+    "tests/web/test_docs_search.py",
     "tests/test_docs.py::test_commands_name_what_exists",
     "tests/test_docs.py::test_version_histories_are_in_date_order",
     "tests/test_docs.py::test_no_docstring_shows_a_sphinx_role",
@@ -65,6 +67,14 @@ ENGINE_ONLY = (
 compiled by the warm-up's first step: they start while it compiles the turn planner. One that
 reached further would still pass, only compiling what it needs itself."""
 
+VALUES = (
+    "tests/agents/values/",
+    "tests/agents/test_shipped_ntuple.py",
+    "tests/agents/training/test_ntuple_trainer.py",
+    "tests/benchmarks/test_expectimax_sweep.py",
+)
+"""Tests of the n-tuple value, whose kernels the warm-up compiles last."""
+
 
 def _parallel(config: pytest.Config) -> bool:
     workers = getattr(config.option, "numprocesses", None)
@@ -85,7 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _warm_up(folder: str) -> str:
     """The warm-up process's code: it leaves ``engine`` in ``folder`` once the decision engine's
-    code is compiled and ``all`` once everything is, each holding ``0`` or the error that stopped it."""
+    code is compiled, ``all`` once the engine's and the planner's are and ``values`` once the n-tuple
+    value's are, each holding ``0`` or the error that stopped it."""
     return f"""
 import os, pathlib, traceback
 from numberdrop_env import warmup
@@ -101,8 +112,11 @@ try:
     if not (folder / "engine").exists():
         write("engine", "the warm-up has no step named " + {ENGINE_STEP!r} + ": update tests/conftest.py")
     write("all", "0")
+    from agents.values import ntuple
+    ntuple.warm_up()
+    write("values", "0")
 except BaseException:
-    for stage in ("engine", "all"):
+    for stage in ("engine", "all", "values"):
         if not (folder / stage).exists():
             write(stage, traceback.format_exc())
     raise
@@ -122,7 +136,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     folder = os.environ.get(WARMED)
     if folder is None or item.nodeid.startswith(NO_NUMBA):
         return
-    status = Path(folder) / ("engine" if item.nodeid.startswith(ENGINE_ONLY) else "all")
+    stage = "engine" if item.nodeid.startswith(ENGINE_ONLY) else "values" if item.nodeid.startswith(VALUES) else "all"
+    status = Path(folder) / stage
     while not status.exists():
         time.sleep(0.2)
     text = status.read_text()
@@ -156,13 +171,16 @@ INTEGRATION = (
 )
 """Tests that play the environments in another library, also left out by ``make test-fast``."""
 
-BROWSER = ("tests/web/test_browser.py",)
+BROWSER = ("tests/web/test_browser.py", "tests/web/test_docs_search.py")
 """Tests that drive a headless Chromium (Playwright, the ``web`` extra, and the system's Chromium:
 ``apt-get install chromium``); they skip, saying so, where it is missing."""
 
 
 def _order(item: pytest.Item) -> int:
-    return 0 if item.nodeid.startswith(NO_NUMBA) else 1 if item.nodeid.startswith(ENGINE_ONLY) else 2
+    for rank, prefixes in enumerate((NO_NUMBA, ENGINE_ONLY)):
+        if item.nodeid.startswith(prefixes):
+            return rank
+    return 3 if item.nodeid.startswith(VALUES) else 2
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -33,11 +33,7 @@ The tables come in *families* (``FAMILIES``), each switched on or off by ``NTupl
   second with the open boxes;
 - ``surface``: each two neighbouring columns' top cells (blocked, a number 0..9 not used yet,
   or the floor) and their height difference (-2..2), one table per place, read for the grid
-  and its mirror image: which values lie where the next pieces land;
-- ``values``: for each number that has unused cells, the size of its largest region, the size
-  of the largest region one more cell of it can make (an open empty cell that joins the regions
-  of that number around it: where two regions merge into an identical set), and whether a number
-  die shows it; one table shared by the numbers, with the open identical boxes and the stage.
+  and its mirror image: which values lie where the next pieces land.
 
 The *stage* is the notches left on the board in ``stages`` equal bands. A sheet that ends the
 game is worth 0 (no table is read): the final score is then known. ``.reference`` computes
@@ -73,18 +69,7 @@ from numberdrop_env.planner.packing import (
 )
 from numberdrop_env.planner.turns import TurnPlanner, rule_ints
 
-FAMILIES = (
-    "track",
-    "letters",
-    "identical",
-    "consecutive",
-    "rows",
-    "heights",
-    "surface",
-    "planner",
-    "regions",
-    "values",
-)
+FAMILIES = ("track", "letters", "identical", "consecutive", "rows", "heights", "surface", "planner", "regions")
 """The table families, in the order their tables lie in the weights."""
 REGIONS = 4
 """Same-valued regions read, largest first."""
@@ -114,8 +99,6 @@ GEOMETRY_BINS, GEOMETRY_STEP, GEOMETRY_LOW = 48, 1.0, -36.0
 """The planner's geometry term in bins of a point from -36."""
 COARSE = 4
 """The joint table of the two reads each in bins COARSE times wider."""
-VALUE_CODES = (MAX_SIZE + 1) ** 2 * 2
-"""A number's regions as ``(largest * 9 + largest after one more cell) * 2 + it is on a die``."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +151,6 @@ class Layout:
             "surface": [(r.cols - 1) * STEP_CODES * CELL_CODES**2],
             "regions": [s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES],
             "planner": [s * POTENTIAL_BINS, s * GEOMETRY_BINS, s * _coarse(POTENTIAL_BINS) * _coarse(GEOMETRY_BINS)],
-            "values": [s * kind_masks * VALUE_CODES],
         }
         return [(f"{f}/{k}", n) for f in self.spec.families for k, n in enumerate(sizes[f])]
 
@@ -186,7 +168,6 @@ class Layout:
             "surface": 2 * (r.cols - 1),
             "planner": 3,
             "regions": 3,
-            "values": r.max_number + 1,
         }
         return sum(per[f] for f in self.spec.families)
 
@@ -302,43 +283,6 @@ def _path_codes(vals, heights, free, up, down, nbrs, cols, reg, maxn, mark, laye
 
 
 @njit(cache=True)
-def _value_codes(vals, heights, region, start, nbrs, cols, reg, on_dice, largest, joined, out):
-    """Each number's ``VALUE_CODES`` code (``-1`` for a number without unused cells), into ``out``."""
-    n = vals.shape[0]
-    largest[:] = 0
-    joined[:] = 0
-    for i in range(n):
-        if region[i] >= 0:
-            largest[vals[i]] = max(largest[vals[i]], start[region[i] + 1] - start[region[i]])
-    for k in range(n):  # every open empty cell: the regions of each number around it, joined
-        row = k // cols
-        if vals[k] != EMPTY or row < heights[k % cols] or row >= reg:
-            continue
-        for q in range(4):
-            j = nbrs[k, q]
-            if j >= n or region[j] < 0:
-                continue
-            total = 1
-            for q2 in range(4):
-                j2 = nbrs[k, q2]
-                if j2 >= n or region[j2] < 0 or vals[j2] != vals[j]:
-                    continue
-                seen = False
-                for q3 in range(q2):
-                    j3 = nbrs[k, q3]
-                    seen = seen or (j3 < n and region[j3] == region[j2])
-                if not seen:
-                    total += start[region[j2] + 1] - start[region[j2]]
-            joined[vals[j]] = max(joined[vals[j]], total)
-    for v in range(len(out)):
-        if largest[v] == 0:
-            out[v] = -1
-        else:
-            code = min(largest[v], MAX_SIZE) * (MAX_SIZE + 1) + min(joined[v], MAX_SIZE)
-            out[v] = code * 2 + (1 if on_dice[v] else 0)
-
-
-@njit(cache=True)
 def _mirror(c, cols, mirrored):
     return cols - 1 - c if mirrored else c
 
@@ -383,7 +327,7 @@ def sheet_lookups(
             scale *= 2 * (last + 1)
         out[m] = offsets[1, 0] + code
         m += 1
-    free, region, start, members, up, down, _ = structures_into(vals, used, nbrs, maxn, work.free, work.buffer)
+    free, _, start, members, up, down, _ = structures_into(vals, used, nbrs, maxn, work.free, work.buffer)
     if offsets[2, 0] >= 0:  # identical
         r = work.regions
         _region_codes(vals, heights, start, members, nbrs, cols, reg, r)
@@ -440,13 +384,6 @@ def sheet_lookups(
         out[m + 2] = offsets[7, 2] + (stage * _coarse(POTENTIAL_BINS) + pot // COARSE) * _coarse(GEOMETRY_BINS)
         out[m + 2] += geo // COARSE
         m += 3
-    if offsets[9, 0] >= 0:  # values
-        codes = work.values
-        _value_codes(vals, heights, region, start, nbrs, cols, reg, on_dice, work.largest, work.joined, codes)
-        for v in range(maxn + 1):
-            if codes[v] >= 0:
-                out[m] = offsets[9, 0] + (stage * kind_masks + imask) * VALUE_CODES + codes[v]
-                m += 1
     return m
 
 
@@ -462,9 +399,6 @@ class LookupWork(NamedTuple):
     nxt: np.ndarray
     exposed: np.ndarray
     seen: np.ndarray
-    values: np.ndarray
-    largest: np.ndarray
-    joined: np.ndarray
 
 
 @njit(cache=True)
@@ -480,9 +414,6 @@ def lookup_work(cells, maxn):
         np.empty(cells, np.int64),
         np.empty(EXPOSED_REGIONS, np.int64),
         np.empty(cells, np.int64),
-        np.empty(maxn + 1, np.int64),
-        np.empty(maxn + 1, np.int64),
-        np.empty(maxn + 1, np.int64),
     )
 
 

@@ -30,7 +30,6 @@ from .ntuple import (
     REGION_CODES,
     REGIONS,
     STEP_CODES,
-    VALUE_CODES,
     Layout,
 )
 
@@ -129,10 +128,6 @@ def lookups(sheet: Sheet, layout: Layout) -> list[int]:
             start["planner/1"] + stage * GEOMETRY_BINS + geo,
             start["planner/2"] + (stage * -(-POTENTIAL_BINS // COARSE) + pot // COARSE) * wide + geo // COARSE,
         ]
-    if "values" in spec.families:
-        faces = {v for die in r.number_dice for v in die}
-        for code in value_codes(sheet, r.regular_rows, cols, r.max_number, faces):
-            out.append(start["values/0"] + (stage * kind_masks + imask) * VALUE_CODES + code)
     return out
 
 
@@ -218,28 +213,6 @@ def exposed_codes(sheet: Sheet, reg_rows: int, cols: int, max_number: int, faces
         size = min(len(region), MAX_SIZE)
         codes.append((size * OPEN_CELLS + min(len(beside), OPEN_CELLS - 1)) * 2 + (v in faces))
     return (sorted(codes, reverse=True) + [0] * EXPOSED_REGIONS)[:EXPOSED_REGIONS]
-
-
-def value_codes(sheet: Sheet, reg_rows: int, cols: int, max_number: int, faces: set[int]) -> list[int]:
-    """For each number with unused cells, in order: ``(min(largest region, 8) * 9 + min(largest
-    region one more cell of it makes, 8)) * 2 + it is on a die`` (0 where no open empty cell
-    touches a region of it)."""
-    n, regions = len(sheet.values), _regions(sheet, cols, max_number)
-    codes = []
-    for v in range(max_number + 1):
-        mine = [region for region in regions if sheet.values[next(iter(region))] == v]
-        if not mine:
-            continue
-        joined = 0
-        for k in range(n):
-            if sheet.values[k] != EMPTY or not sheet.heights[k % cols] <= k // cols < reg_rows:
-                continue
-            around = [region for region in mine if any(j in region for j in _neighbours(k, n, cols))]
-            if around:
-                joined = max(joined, 1 + sum(len(region) for region in around))
-        largest = max(len(region) for region in mine)
-        codes.append((min(largest, MAX_SIZE) * (MAX_SIZE + 1) + min(joined, MAX_SIZE)) * 2 + (v in faces))
-    return codes
 
 
 def region_codes(sheet: Sheet, reg_rows: int, cols: int, max_number: int) -> list[int]:

@@ -99,25 +99,6 @@ def test_codes_see_regions_that_grow_and_paths_with_room():
     assert reference.path_codes(sheet, 11, cols, 9) == [4 * 3 + 2 * 1 + 0, 0, 0]
 
 
-def test_value_codes_see_the_region_one_more_cell_joins():
-    """A hand-made floor row 5 5 _ 5 5 5 0 (used) with a 0 above the used one and an 8 (on no
-    die) above the second 5: a 5 in the gap joins both regions of 5s into 6; the 0 and the 8 grow
-    by one cell; numbers without unused cells read nothing."""
-    cols, rows = DEFAULT_RULES.cols, DEFAULT_RULES.rows
-    values = [EMPTY] * (rows * cols)
-    values[0:7] = [5, 5, EMPTY, 5, 5, 5, 0]
-    values[cols + 6], values[cols + 1] = 0, 8
-    used = [False] * len(values)
-    used[6] = True
-    heights = [1, 2, 0, 1, 1, 1, 2]
-    sheet = reference.Sheet(values, used, heights, [0] * 5, [False] * 5, [False] * 5, False, [False] * 5)
-    faces = {1, 2, 3, 4, 5, 6, 7}
-    code = lambda largest, joined, on_die: (largest * 9 + joined) * 2 + on_die  # noqa: E731
-    assert reference.value_codes(sheet, 11, cols, 9, faces) == [code(1, 2, 0), code(3, 6, 1), code(1, 2, 0)]
-    layout = Layout(NTupleSpec(("values",), stages=1))
-    assert reference.lookups(sheet, layout) == [code(1, 2, 0), code(3, 6, 1), code(1, 2, 0)]
-
-
 def test_the_value_of_a_sheet_equals_that_of_its_mirror_image(turns):
     value = NTupleValue(ALL)
     value.weights[:] = np.random.default_rng(1).normal(size=value.layout.size)
