@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
+from typing import Any
 
 
 def plain_text(doc: str) -> str:
@@ -18,3 +20,18 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
         if action.default is None or action.default is False or action.default == []:
             return action.help  # "(default: None)" or "(default: [])" says nothing
         return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog, the agents' options, is written only when the help is
+    shown: it reads every agent's constructor, which imports torch and Ray (about 2 s that a
+    command playing the greedy has no use for)."""
+
+    def __init__(self, *args: Any, options_help: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.options_help = options_help
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = self.options_help()
+        return super().format_help()

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.evaluation import plots
 from agents.evaluation.ray import run_on_ray
 from agents.evaluation.solo import HUMAN_SCORES, GameResult, advance, format_table, play_game, run, summarise  # noqa: F401
@@ -41,8 +41,8 @@ def _options_help() -> str:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=prog, description=plain_text(__doc__), epilog=_options_help(), formatter_class=HelpFormatter
+    parser = Parser(
+        prog=prog, description=plain_text(__doc__), options_help=_options_help, formatter_class=HelpFormatter
     )
     parser.add_argument(
         "--agents",

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.cli.human import HumanGame, start
 from agents.cli.replay import Record, frames, replay, save_gif
 from agents.registry import AGENTS, describe_options, make_policy, parse_options
@@ -34,8 +34,8 @@ def default_save() -> Path:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=prog, description=plain_text(__doc__), epilog=describe_options(), formatter_class=HelpFormatter
+    parser = Parser(
+        prog=prog, description=plain_text(__doc__), options_help=describe_options, formatter_class=HelpFormatter
     )
     parser.add_argument(
         "--agent", default="best", choices=list(AGENTS), help="the agent that plays; best is the strongest"

@@ -18,16 +18,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site ``make test`` built just before the tests (``site/``) when it is newer than every
+    page and ``mkdocs.yml``, else a new build."""
+    index = ROOT / "site" / "search" / "search_index.json"
+    sources = [ROOT / "mkdocs.yml", *(ROOT / "docs").rglob("*")]
+    if index.exists() and index.stat().st_mtime >= max(f.stat().st_mtime for f in sources):
+        return index.parents[1]
     pytest.importorskip("mkdocs", reason="building the site needs the `docs` extra: pip install -e '.[docs]'")
     folder = tmp_path_factory.mktemp("site")
     build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(folder)]
-    done = subprocess.run(
-        build, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    )
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(built_site(tmp_path_factory)))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -151,3 +151,16 @@ def test_an_agent_whose_packages_are_missing_is_a_clear_error(monkeypatch, capsy
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "'ppo' needs" in err and "pip install" in err
+
+
+def test_a_command_playing_the_greedy_imports_neither_torch_nor_ray():
+    """Only ``--help`` reads every agent's constructor (their modules import torch and Ray)."""
+    code = (
+        "import sys\nfrom agents.cli import evaluate, play\n"
+        "play.main(['--agent', 'greedy', '--seed', '1'])\n"
+        "evaluate.main(['--agents', 'greedy', '--games', '1', '--workers', '1', '--no-progress'])\n"
+        "print(sorted({'torch', 'ray', 'stable_baselines3'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
