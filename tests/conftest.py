@@ -133,10 +133,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    folder = os.environ.get(WARMED)
-    if folder is None or item.nodeid.startswith(NO_NUMBA):
+    folder, stage = os.environ.get(WARMED), _stage(item)
+    if folder is None or stage is None:
         return
-    stage = "engine" if item.nodeid.startswith(ENGINE_ONLY) else "values" if item.nodeid.startswith(VALUES) else "all"
     status = Path(folder) / stage
     while not status.exists():
         time.sleep(0.2)
@@ -176,15 +175,23 @@ BROWSER = ("tests/web/test_browser.py", "tests/web/test_docs_search.py")
 ``apt-get install chromium``); they skip, saying so, where it is missing."""
 
 
+STAGES = (None, "engine", "all", "values")
+"""The warm-up stages in the order they are written (None: a test that waits for none)."""
+
+
+def _stage(item: pytest.Item) -> str | None:
+    """The warm-up stage a test waits for."""
+    if item.nodeid.startswith(NO_NUMBA):
+        return None
+    return "engine" if item.nodeid.startswith(ENGINE_ONLY) else "values" if item.nodeid.startswith(VALUES) else "all"
+
+
 def _order(item: pytest.Item) -> int:
-    for rank, prefixes in enumerate((NO_NUMBA, ENGINE_ONLY)):
-        if item.nodeid.startswith(prefixes):
-            return rank
-    return 3 if item.nodeid.startswith(VALUES) else 2
+    return STAGES.index(_stage(item))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=_order)  # stable: the tests that need no compiled code, then the engine's, then the rest
+    items.sort(key=_order)  # stable: in the order of the warm-up stages they wait for (STAGES)
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
