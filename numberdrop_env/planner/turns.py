@@ -223,8 +223,10 @@ class TurnPlanner:
         return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
 
     def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
-        """The starting number's candidates, shared (read-only) by every game with the same sheet:
-        almost every game starts from the empty one."""
+        """The starting number's candidates, enumerated once for every game with the same sheet
+        (almost every game starts from the empty one). Each game gets writable copies: the kept
+        arrays are read-only, and compiled readers would otherwise be compiled twice, once for
+        read-only arrays."""
         s = game.sheet
         key = (game.rules, limit, s.values.tobytes(), s.used.tobytes(), game.notches.tobytes())
         if key not in self._starts:
@@ -232,7 +234,7 @@ class TurnPlanner:
             for field in offered.arrays:
                 field.flags.writeable = False
             self._starts = {**self._starts, key: offered} if len(self._starts) < 64 else {key: offered}
-        return self._starts[key]
+        return TurnCandidates(TurnArrays(*(field.copy() for field in self._starts[key].arrays)))
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
         """The games as packed rows (``packing.STATE_FIELDS``), checked for

@@ -119,8 +119,13 @@ def play_by_pointer(page: Page, seen: set[str]) -> None:
     seen.add(phase)
 
 
+EVERY_KIND_SEED = 5
+"""A seed whose game, played by pointer or by touch as below, meets every kind of decision within
+about ten decisions (a star, a combination to confirm)."""
+
+
 def test_every_kind_of_decision_by_pointer(page: Page) -> None:
-    page.open("?seed=31&agent=greedy")
+    page.open(f"?seed={EVERY_KIND_SEED}&agent=greedy")
     seen: set[str] = set()
     wanted = {"start", "slide", "place", "arrange", "wild", "combo", "confirm"}
     for _ in range(150):
@@ -129,7 +134,7 @@ def test_every_kind_of_decision_by_pointer(page: Page) -> None:
         play_by_pointer(page, seen)
     assert wanted <= seen, seen
     st = page.state()
-    replayed = SoloGame(seed=31)
+    replayed = SoloGame(seed=EVERY_KIND_SEED)
     for a in st["actions"]:
         replayed.step(a)
     assert replayed.to_dict() == engine_game(page, st).to_dict()
@@ -515,7 +520,7 @@ def play_by_touch(page: Page, cdp: Any, seen: set[str]) -> None:
 def test_a_touch_screen_makes_every_kind_of_decision(browser, live) -> None:
     phone = Page(browser, live, 390, 844, touch=True)
     try:
-        p = phone.open("?seed=31&agent=greedy")
+        p = phone.open(f"?seed={EVERY_KIND_SEED}&agent=greedy")
         cdp = phone.context.new_cdp_session(p)
         index = phone.state()["index"]
         assert p.evaluate("() => window.__nd.ui.col") != 4
@@ -533,7 +538,7 @@ def test_a_touch_screen_makes_every_kind_of_decision(browser, live) -> None:
             play_by_touch(phone, cdp, seen)
         assert wanted <= seen, seen
         st = phone.state()
-        replayed = SoloGame(seed=31)
+        replayed = SoloGame(seed=EVERY_KIND_SEED)
         for a in st["actions"]:
             replayed.step(a)
         assert replayed.to_dict() == engine_game(phone, st).to_dict()

@@ -290,13 +290,15 @@ def test_packed_scores_count_full_columns_and_every_part():
     assert parts[0, SCORE_PARTS.index("column_bonuses")] > 0 and boxes[0] == 5 + 2 + 1
 
 
-def test_the_starting_number_candidates_are_shared_and_read_only():
+def test_the_starting_number_candidates_are_enumerated_once_and_each_game_gets_its_own():
     planner = TurnPlanner()
     a, b = SoloGame(seed=1), SoloGame(seed=2)
     first, second = planner.candidates(a, limit=32), planner.candidates(b, limit=32)
-    assert first is second and not first.arrays.values.flags.writeable
+    assert len(planner._starts) == 1 and first.arrays.values.flags.writeable
+    first.arrays.values[:] = 0  # a game's copy: changing it changes no other game's
+    assert second.arrays.values.any() and planner.candidates(a, limit=32).arrays.values.any()
     built = start_candidates(a)  # what every call built before they were shared
-    assert [dataclasses.asdict(c) for c in first] == [dataclasses.asdict(c) for c in built]
+    assert [dataclasses.asdict(c) for c in second] == [dataclasses.asdict(c) for c in built]
     assert len(planner.candidates(a, limit=3)) == 3
 
 
