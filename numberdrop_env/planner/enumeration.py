@@ -263,9 +263,9 @@ def _merge(leaves, search_of, offset, searches, position, limit, rules):
     table = np.full(slots, -1, np.int64)
     keys = np.empty(cap, np.uint64)
     ptr = np.zeros(n_leaves, np.int64)
-    count = 0
+    count = np.int64(0)  # numpy, not literal, ints: see slides.BLOCK_DROP
     while count < cap:
-        li, best = -1, 0.0
+        li, best = np.int64(-1), 0.0
         for j in range(n_leaves):
             if ptr[j] < length[j] and (li < 0 or head[j] > best):
                 li, best = j, head[j]

@@ -233,9 +233,9 @@ def potential_into(
     credits = work_floats[: 2 * n + 2]
     tv = work_floats[2 * n + 2 :]
     ts, tk = work_ints[:size], work_ints[size:]
-    n_credits = 0
+    n_credits = np.int64(0)  # numpy, not literal, ints: see slides.BLOCK_DROP
     if len(ident_targets) > 0:
-        count = 0
+        count = np.int64(0)
         for sid in range(n_regions):
             m = start[sid + 1] - start[sid]
             if m < 2:
@@ -258,7 +258,7 @@ def potential_into(
                 count += 1
         n_credits = _assign(tv, ts, tk, count, credits, n_credits)
     if len(cons_targets) > 0:
-        count = 0
+        count = np.int64(0)
         for i in range(n):
             if not free[i] or down[i] != 1 or up[i] < 2:
                 continue

@@ -33,6 +33,13 @@ from .packing import (
     same_rows,
 )
 
+BLOCK_DROP = np.int64(-1)
+"""``_advance``'s tile for a block drop. Constants passed to compiled callees are numpy scalars:
+numba compiles a callee once more for each literal Python int it meets, and during type
+inference even a counter's starting 0 is one."""
+EVERY_CREDIT = np.int64(-1)
+"""``potential_into``'s limit that counts every credit."""
+
 
 class Leaves(NamedTuple):
     """The leaves of a turn's slides and block drops, one row each, in the reference's order."""
@@ -48,7 +55,7 @@ class Leaves(NamedTuple):
 
 @njit(cache=True)
 def _advance(notches, vals, heights, state, slid, position, rules, allowed):
-    """Resolve what follows a slide of tile ``slid`` (or, with -1, a block drop), as
+    """Resolve what follows a slide of tile ``slid`` (or, with ``BLOCK_DROP``, a block drop), as
     ``SoloGame._slide`` / ``_after_slides`` do; ``state`` = [phase, star owed, block tile].
     ``allowed`` is scratch space (one flag per shape)."""
     tiles, circled, face = position.tiles, position.circled, position.face
@@ -131,7 +138,7 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
             cols,
             ints[I_REG],
             ints[I_MAXN],
-            -1,
+            EVERY_CREDIT,
             work_floats,
             work_ints,
         )
@@ -198,7 +205,7 @@ def leaves(position, boxes, rules):
             top_i += kids
         elif phase == BLOCK:
             tile = s_state[i, 2]
-            m = 0  # slides in another order often reach the same block on the same sheet: choose once
+            m = np.int64(0)  # slides in another order often reach the same block on the same sheet: choose once
             while m < n_memo and not (memo_tile[m] == tile and same_rows(memo_vals, m, s_vals, i)):
                 m += 1
             if m == n_memo:
@@ -222,7 +229,7 @@ def leaves(position, boxes, rules):
                     s_vals[j, r * cols + c] = X
                     if r + 1 > s_h[j, c]:
                         s_h[j, c] = r + 1
-                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], -1, position, rules, allowed)
+                _advance(s_notch[j], s_vals[j], s_h[j], s_state[j], BLOCK_DROP, position, rules, allowed)
             top_i += kids
         else:
             l_notch[n_leaves], l_vals[n_leaves], l_h[n_leaves] = s_notch[i], s_vals[i], s_h[i]

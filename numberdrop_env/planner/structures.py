@@ -84,7 +84,7 @@ def _features(
             if kernels._growable(members[a], values, heights, nbrs, cols, reg_rows):
                 grow = True
                 break
-        _count(out, 0, m, grow, bonus_size)
+        _count(out, np.int64(0), m, grow, bonus_size)  # numpy, not literal, ints: see slides.BLOCK_DROP
         big_region = max(big_region, m)
         if grow:
             big_open_region = max(big_open_region, m)
