@@ -1,6 +1,6 @@
 """Test-run setup shared by every test file.
 
-numba compiles the engine's and the planner's kernels on first use (about 80 s on one core with an
+numba compiles the engine's and the planner's kernels on first use (about 75 s on one core with an
 empty cache, most of it the turn planner). The run compiles them once: alone, before the tests;
 or, under pytest-xdist, in a process of its own started first, while the workers run the tests
 that need no compiled code (``NO_NUMBA``, run first), then those that need only the decision

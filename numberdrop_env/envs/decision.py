@@ -10,7 +10,7 @@ from gymnasium import spaces
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame
-from ..warmup import warn_if_not_compiled
+from ..numba_cache import warn_if_not_compiled
 from .base import LegalDiscrete, SoloEnvBase, breakdown_info
 from .observe import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
 

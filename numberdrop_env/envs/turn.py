@@ -15,9 +15,9 @@ from gymnasium import spaces
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame, as_action
+from ..numba_cache import warn_if_not_compiled
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
-from ..warmup import warn_if_not_compiled
 from .base import LegalDiscrete, SoloEnvBase, breakdown_info
 from .decision import game_from_options
 

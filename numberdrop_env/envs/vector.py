@@ -23,10 +23,10 @@ from gymnasium.vector.utils import batch_space
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame, roll_faces, roll_of
+from ..numba_cache import warn_if_not_compiled
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import game_array
 from ..render.text import render_text
-from ..warmup import warn_if_not_compiled
 from .base import BREAKDOWN_KEYS, UnsupportedRenderMode
 from .decision import game_from_options
 from .turn import (

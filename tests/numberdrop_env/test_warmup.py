@@ -15,7 +15,7 @@ import numba
 import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
-from numberdrop_env import warmup
+from numberdrop_env import numba_cache, warmup
 from numberdrop_env.envs.decision import NumberDropEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
@@ -48,33 +48,33 @@ def test_every_compiled_function_is_compiled_or_cached_after_warm_up(steps):
     (and the environments' hint fire forever): extend warm_up when this fails, or run
     ``python -m numberdrop_env.warmup --clear`` when the functions listed are callees whose
     file changed under cached callers."""
-    assert len(warmup.compiled_functions()) > 20
-    assert warmup.not_cached() == []  # every one compiled by a warm-up since its file last changed
-    for names in warmup.ENTRY_POINTS.values():
-        assert warmup.not_compiled(names) == []  # called from Python: compiled or loaded here
-        assert set(warmup.resolve(names).values()) <= set(warmup.compiled_functions().values())
+    assert len(numba_cache.compiled_functions()) > 20
+    assert numba_cache.not_cached() == []  # every one compiled by a warm-up since its file last changed
+    for names in numba_cache.ENTRY_POINTS.values():
+        assert numba_cache.not_compiled(names) == []  # called from Python: compiled or loaded here
+        assert set(numba_cache.resolve(names).values()) <= set(numba_cache.compiled_functions().values())
 
 
 def test_a_listed_function_that_does_not_exist_fails_loudly(steps):
     with pytest.raises(AttributeError, match="no_such_function"):
-        warmup.not_compiled(["planner.enumeration.no_such_function"])
+        numba_cache.not_compiled(["planner.enumeration.no_such_function"])
     with pytest.raises(ImportError, match="no_such_module"):
-        warmup.not_cached(["no_such_module.f"])
+        numba_cache.not_cached(["no_such_module.f"])
     with pytest.raises(TypeError, match="not a numba function"):
-        warmup.resolve(["planner.turns.rule_ints"])
+        numba_cache.resolve(["planner.turns.rule_ints"])
 
 
 def test_warm_up_fails_when_an_entry_point_was_renamed(steps, monkeypatch):
-    monkeypatch.setitem(warmup.ENTRY_POINTS, "NumberDropTurn-v0", ("planner.enumeration.enumerate_renamed",))
+    monkeypatch.setitem(numba_cache.ENTRY_POINTS, "NumberDropTurn-v0", ("planner.enumeration.enumerate_renamed",))
     with pytest.raises(AttributeError, match="enumerate_renamed"):
         warmup.warm_up()
 
 
 def test_without_warm_up_s_record_every_function_would_compile(steps, monkeypatch, tmp_path):
-    names = warmup.ENTRY_POINTS["NumberDrop-v0"]
+    names = numba_cache.ENTRY_POINTS["NumberDrop-v0"]
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # an empty cache folder
-    assert warmup.not_cached(names) == list(names)
-    assert warmup.not_compiled(names) == []  # this process has them all the same
+    assert numba_cache.not_cached(names) == list(names)
+    assert numba_cache.not_compiled(names) == []  # this process has them all the same
 
 
 def test_cli_prints_one_plain_line_per_step_and_a_total(steps, capsys):
@@ -97,9 +97,9 @@ def test_progress_only_in_a_terminal(steps):
 
 
 def test_environments_log_once_when_their_code_is_not_compiled(monkeypatch, caplog):
-    monkeypatch.setattr(warmup, "_warned", False)
-    monkeypatch.setattr(warmup, "not_cached", lambda names: list(names))
-    with caplog.at_level(logging.WARNING, logger="numberdrop_env.warmup"):
+    monkeypatch.setattr(numba_cache, "_warned", False)
+    monkeypatch.setattr(numba_cache, "not_cached", lambda names: list(names))
+    with caplog.at_level(logging.WARNING, logger="numberdrop_env.numba_cache"):
         NumberDropTurnEnv()
         NumberDropEnv()
     assert len(caplog.records) == 1
@@ -107,8 +107,8 @@ def test_environments_log_once_when_their_code_is_not_compiled(monkeypatch, capl
 
 
 def test_environments_say_nothing_once_compiled(steps, monkeypatch, caplog):
-    monkeypatch.setattr(warmup, "_warned", False)
-    with caplog.at_level(logging.WARNING, logger="numberdrop_env.warmup"):
+    monkeypatch.setattr(numba_cache, "_warned", False)
+    with caplog.at_level(logging.WARNING, logger="numberdrop_env.numba_cache"):
         gym.make("NumberDropTurn-v0")
         gym.make("NumberDrop-v0")
     assert caplog.records == []
@@ -136,3 +136,4 @@ def test_a_fresh_process_with_an_empty_cache_is_told_and_a_warm_one_is_not(steps
         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")},
     )
     assert check.returncode == 1 and "not cached: planner.enumeration.enumerate_packed" in check.stdout
+    assert "Warning" not in check.stderr, check.stderr  # runpy's, were the package to import this module itself

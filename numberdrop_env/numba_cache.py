@@ -1,0 +1,287 @@
+"""What of ``numberdrop_env``'s numba code this process has compiled, what numba's on-disk cache
+holds, and the one line the environments log when their first steps would compile
+(``python -m numberdrop_env.warmup`` fills the cache).
+
+**Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
+``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
+editable install, the repository's ``numberdrop_env/*/__pycache__``. If that folder is not
+writable (a read-only install), numba falls back to a per-user folder
+(``~/.cache/numba/...``); if that is not writable either, ``import numberdrop_env`` fails
+with ``RuntimeError: cannot cache function ...: no locator available``. Setting the
+environment variable ``NUMBA_CACHE_DIR`` to a writable folder puts the cache there (it
+takes precedence over both).
+
+**When it is compiled again.** A file's entries are dropped when its contents change (a
+hash of the source file), when numba's version changes, or on another CPU model. numba
+does *not* notice changes to a compiled function that a cached function *calls* from
+another file: after editing ``numberdrop_env.planner.kernels``, the cached turn engine still
+runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
+--clear`` deletes the package's cache files (stale ones too: their names carry the line
+number of the function, so old ones pile up) and compiles again. ``--check`` compiles
+nothing and lists what is not cached.
+
+**How it knows, without compiling.** numba's public API tells what a process has compiled
+or loaded (a dispatcher's ``signatures``), not what its on-disk cache holds. So
+``warm_up``, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
+the package's ``__pycache__``, or in ``NUMBA_CACHE_DIR``) what numba's cache entries depend
+on: numba's version, the CPU, and each function it compiled or loaded with the size and
+modification time of its file. An entry stays while its file does not change, so the record
+of a warm process (which loads callers with their callees' code in them) keeps what the
+first, cold warm-up compiled. ``warn_if_not_compiled`` is what the environments call
+when constructed: it reads that one small file and logs one line pointing to the warm-up when
+the functions their first steps call would be compiled.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "ENTRY_POINTS",
+    "cache_dirs",
+    "clear_cache",
+    "compiled_functions",
+    "not_cached",
+    "not_compiled",
+    "resolve",
+    "silence",
+    "warn_if_not_compiled",
+    "write_record",
+]
+
+log = logging.getLogger(__name__)
+_warned = False  # the hint is logged at most once per process
+
+PACKAGE = "numberdrop_env"
+RECORD = "numberdrop_env-warmup.json"
+"""The file ``warm_up`` writes beside numba's cache: what it compiled, for what."""
+
+ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    "NumberDropTurn-v0": (
+        "planner.enumeration.enumerate_packed",
+        "planner.features.candidate_features",
+        "planner.features.turn_state",
+        "planner.packing.state_offsets",
+    ),
+    "NumberDropTurn-v0 vector": (
+        "planner.batch.enumerate_many",
+        "planner.batch.finish_turns",
+        "planner.batch.start_turns",
+        "planner.batch.score_rows",
+        "planner.batch.turn_costs",
+        "planner.features.turn_states_packed",
+    ),
+    "NumberDrop-v0": (
+        "envs.observe.write_observation",
+        "engine.placements.write_placements",
+        "engine.combos._structures",
+        "engine.combos._write_options",
+    ),
+}
+"""Compiled functions each environment's first steps call from Python (``module.function``
+under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
+every game reaches within its first turn belong here: ``warm_up`` fails when one of
+them was not compiled. Names, resolved when used (the environments import this module, so
+it cannot import them): one that does not resolve raises ImportError or AttributeError
+naming it (``resolve``)."""
+
+FIRST_USE = {
+    "NumberDropTurn-v0": "about a minute",
+    "NumberDropTurn-v0 vector": "about a minute",
+    "NumberDrop-v0": "5 to 10 seconds",
+}
+"""What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
+
+COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table", "planner.structures")
+"""Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
+the environments import this module, so it cannot import them)."""
+
+
+def silence() -> None:
+    """No hint from this process on: it is compiling ahead of time (``warm_up``)."""
+    global _warned
+    _warned = True
+
+
+def compiled_functions() -> dict[str, Any]:
+    """Every numba function defined in the loaded ``numberdrop_env`` modules, by
+    ``module.function``."""
+    from numba.extending import is_jitted
+
+    out = {}
+    for modname, module in sorted(sys.modules.items()):
+        if module is None or not modname.startswith(PACKAGE + "."):
+            continue
+        for name, value in vars(module).items():
+            if is_jitted(value) and value.py_func.__module__ == modname:
+                out[f"{modname[len(PACKAGE) + 1 :]}.{name}"] = value
+    return out
+
+
+def resolve(names: Iterable[str]) -> dict[str, Any]:
+    """The compiled function of each name (``module.function`` under ``numberdrop_env``).
+
+    Raises ImportError for a module that does not exist, AttributeError for a function its
+    module does not define, TypeError for one that is not compiled: a list that names a
+    renamed function fails, it is not skipped.
+    """
+    from numba.extending import is_jitted
+
+    out = {}
+    for name in names:
+        module_name, _, attr = name.rpartition(".")
+        module = importlib.import_module(f"{PACKAGE}.{module_name}")
+        if not hasattr(module, attr):
+            raise AttributeError(f"{PACKAGE}.{module_name} has no function {attr!r} (listed as {name!r})")
+        f = getattr(module, attr)
+        if not is_jitted(f):
+            raise TypeError(f"{PACKAGE}.{name} is not a numba function")
+        out[name] = f
+    return out
+
+
+def not_compiled(names: Iterable[str] | None = None) -> list[str]:
+    """The functions (``module.function``, default: all of ``compiled_functions``) this
+    process has neither compiled nor loaded from numba's cache (a function loaded from the
+    cache holds its callees' code: they are not loaded). A name that does not resolve
+    raises (``resolve``)."""
+    functions = compiled_functions() if names is None else resolve(names)
+    return [name for name, f in functions.items() if not f.signatures]
+
+
+def not_cached(names: Iterable[str] | None = None) -> list[str]:
+    """The functions (``module.function``, default: all of ``compiled_functions``) whose
+    first call will compile them: ``warm_up``'s record (see the module docstring) is
+    missing or from another numba or CPU, or no warm-up compiled them since their file last
+    changed (when a function's callers in other files were loaded from the cache, it was
+    not: those callers still run its old code). Compiles nothing; a name that does not
+    resolve raises."""
+    functions = compiled_functions() if names is None else resolve(names)
+    files = _cached_files()
+    return [name for name, f in functions.items() if files.get(name) != _file_key(f)]
+
+
+def _numba_key() -> list[str]:
+    """What every numba cache entry depends on besides its source: numba's and Python's
+    versions and the CPU (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set)."""
+    import numba
+    from llvmlite import binding
+    from numba import config
+
+    cpu = config.CPU_NAME or binding.get_host_cpu_name()
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else binding.get_host_cpu_features().flatten()
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return [numba.__version__, python, binding.get_process_triple(), cpu, features]
+
+
+def _file_key(f: Any) -> list[float]:
+    """The size and modification time of the file defining ``f``: numba drops a file's cache
+    entries when they change."""
+    stat = os.stat(f.py_func.__code__.co_filename)
+    return [stat.st_size, stat.st_mtime]
+
+
+def _record_paths() -> list[str]:
+    """Where the record lives, in the order numba picks its cache folder: ``NUMBA_CACHE_DIR``,
+    else the package's ``__pycache__``, else the per-user cache."""
+    from numba import config
+
+    if config.CACHE_DIR:
+        return [os.path.join(config.CACHE_DIR, RECORD)]
+    package = os.path.dirname(os.path.abspath(__file__))
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [os.path.join(package, "__pycache__", RECORD), os.path.join(user, "numba", RECORD)]
+
+
+def _cached_files() -> dict[str, list[float]]:
+    """The record's compiled functions, each with the key of its file when it was compiled
+    (none when the record is missing or from another numba or CPU)."""
+    for path in _record_paths():
+        try:
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            continue
+        return record.get("files", {}) if record.get("numba") == _numba_key() else {}
+    return {}
+
+
+def write_record() -> None:
+    """Add what this process compiled or loaded (after ``warm_up``'s games, which call this) to the record,
+    keeping the entries whose file has not changed since, in the first folder that takes it;
+    none does on a read-only install without ``NUMBA_CACHE_DIR``: the hint then says every
+    time what numba does anyway."""
+    functions = {name: f for name, f in compiled_functions().items() if f.stats.cache_path}
+    now = {name: _file_key(f) for name, f in functions.items()}
+    files = {name: key for name, key in _cached_files().items() if now.get(name) == key}
+    files.update({name: now[name] for name, f in functions.items() if f.signatures})
+    record = {"numba": _numba_key(), "files": files}
+    for path in _record_paths():
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(f"{path}.{os.getpid()}", "w", encoding="utf-8") as out:
+                json.dump(record, out)
+            os.replace(f"{path}.{os.getpid()}", path)  # whole or not at all, for processes reading it
+            return
+        except OSError:
+            continue
+
+
+def clear_cache() -> int:
+    """Delete the numba cache files (``*.nbi``, ``*.nbc``) of the ``numberdrop_env``
+    modules, stale ones included, and ``warm_up``'s record; returns how many cache files.
+    Needed after editing a compiled function that a cached one in another file calls, which
+    numba does not notice."""
+    removed = 0
+    for folder in cache_dirs():
+        for name in os.listdir(folder):
+            if name.endswith((".nbi", ".nbc")):
+                try:
+                    os.remove(os.path.join(folder, name))
+                    removed += 1
+                except FileNotFoundError:  # another process got there first
+                    pass
+    for path in _record_paths():
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def cache_dirs() -> list[str]:
+    """The folders numba's cache of the loaded ``numberdrop_env`` modules is written to."""
+    return sorted({d for d in (f.stats.cache_path for f in compiled_functions().values()) if d})
+
+
+def warn_if_not_compiled(env_id: str) -> None:
+    """Log one line (once per process) when ``env_id``'s first steps will compile numba code.
+
+    Any failure to tell (a listed name that no longer resolves, which ``warm_up`` reports)
+    says nothing: it only ever informs.
+    """
+    global _warned
+    if _warned:
+        return
+    try:
+        from numba import config
+
+        if config.DISABLE_JIT:
+            return
+        missing = not_cached(ENTRY_POINTS.get(env_id, ()))
+    except Exception:  # noqa: BLE001 - a hint, never an error
+        return
+    if missing:
+        _warned = True
+        log.warning(
+            "%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
+            "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
+            env_id,
+            FIRST_USE.get(env_id, "a while"),
+        )
