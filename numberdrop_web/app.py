@@ -363,7 +363,9 @@ class Api:
     @staticmethod
     async def _wait(job: Job, wait: float) -> dict[str, Any]:
         if wait > 0 and job.future is not None:
-            await asyncio.wait([asyncio.wrap_future(job.future)], timeout=wait)
+            waited = asyncio.wrap_future(job.future)
+            waited.add_done_callback(_outcome_read)
+            await asyncio.wait([waited], timeout=wait)
         return job.to_json()
 
     async def job(self, request: Request) -> Response:
@@ -382,6 +384,13 @@ class Api:
         if job.future is None or not job.future.done():
             job.cancelled.set()
         return JSONResponse(job.to_json())
+
+
+def _outcome_read(waited: asyncio.Future) -> None:
+    """Mark a waited-on copy of a job's future as read: the job's outcome is answered from the job
+    itself, and asyncio would otherwise log a cancelled job's exception as never retrieved."""
+    if not waited.cancelled():
+        waited.exception()
 
 
 async def _game_error(request: Request, exc: Exception) -> Response:
