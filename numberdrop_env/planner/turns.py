@@ -224,15 +224,12 @@ class TurnPlanner:
 
     def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
         """The starting number's candidates, enumerated once for every game with the same sheet
-        (almost every game starts from the empty one). Each game gets writable copies: the kept
-        arrays are read-only, and compiled readers would otherwise be compiled twice, once for
-        read-only arrays."""
+        (almost every game starts from the empty one). Each game gets its own copy, writable like
+        every other turn's candidates, so that compiled readers see one array type."""
         s = game.sheet
         key = (game.rules, limit, s.values.tobytes(), s.used.tobytes(), game.notches.tobytes())
         if key not in self._starts:
             offered = TurnCandidates.from_candidates(start_candidates(game)[:limit])
-            for field in offered.arrays:
-                field.flags.writeable = False
             self._starts = {**self._starts, key: offered} if len(self._starts) < 64 else {key: offered}
         return TurnCandidates(TurnArrays(*(field.copy() for field in self._starts[key].arrays)))
 
