@@ -18,9 +18,13 @@ import importlib.util
 import inspect
 import json
 import textwrap
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .base import MODELS, Policy
+if TYPE_CHECKING:  # only annotations: reading the tables (a training config does) imports no game
+    from .base import Policy
+
+MODELS = Path(__file__).resolve().parent / "models"
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),

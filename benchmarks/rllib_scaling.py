@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.training import sb3 as sb3_training
-from agents.training.config import PPOConfig, TrainConfig, load_config
+from agents.training.config import TrainConfig, load_config
 from agents.training.rllib import train as rllib_train
+from agents.training.sb3_config import PPOConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -52,7 +52,7 @@ def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namesp
     if args.output_dir is not None:
         cfg.output_dir = args.output_dir
     if args.resume is not None:
-        args.resume = find_resume(args.resume, cfg.trainer)
+        args.resume = find_resume(args.resume, cfg)
     return cfg, args
 
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
     """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
     try:
-        checkpoint = find_resume(cfg.run_dir, cfg.trainer)
+        checkpoint = find_resume(cfg.run_dir, cfg)
     except (FileNotFoundError, ValueError):
         return "interrupted: no checkpoint yet; run the same command to start again"
     return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"

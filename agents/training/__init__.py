@@ -2,21 +2,23 @@
 
     python train.py --config configs/ntuple.yaml                               # algorithm: ntuple (make train)
     python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration
-    python train.py --config configs/ppo_turn.yaml
+    python train.py --config configs/ppo_turn.yaml                             # algorithm: ppo (the default)
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
     python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
-One schema per trainer (``agents.training.config``): ``game:``, ``backend:`` and
-``algorithm:`` choose what trains. The trainer loads by name (``TRAINERS``), so the config
-is checked, and a missing extra named, before torch or Ray is imported. The run directory
-(``runs/<experiment>/``) receives what ``agents.training.ntuple``, ``agents.training.sb3``,
-``agents.training.rllib.train``, ``agents.training.q_iteration`` or
-``agents.training.rerank`` describes. Checkpoints follow each trainer's rounds; ``--resume``
-continues exactly where a run stopped; Ctrl-C stops at the next update with a checkpoint and
-prints the command that resumes.
+Each algorithm is one trainer module with its schema beside it (``<trainer>_config``):
+``algorithm: ntuple`` runs ``agents.training.ntuple`` (backend ``local`` or ``ray``),
+``q_iteration`` runs ``agents.training.q_iteration`` (backend ``local``), and ``ppo`` runs
+``agents.training.sb3`` (``backend: sb3``, MaskablePPO for both games) or
+``agents.training.rllib.train`` (``backend: rllib``, its schema ``agents.training.rllib.config``).
+``agents.training.config`` holds the sections they share and the loader, which picks the schema
+from ``algorithm:``, ``game:`` and ``backend:``; the schema names its trainer, loaded by name, so
+the config is checked, and a missing extra named, before torch or Ray is imported. Checkpoints
+follow each trainer's rounds; ``--resume`` continues exactly where a run stopped; Ctrl-C stops
+at the next update with a checkpoint and prints the command that resumes.
 """
 
 from __future__ import annotations
@@ -26,39 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load
-from .checkpoints import find_folder_checkpoint
 from .config import TrainConfig
 
-TRAINERS = {
-    "sb3": "agents.training.sb3:train [train]",
-    "rllib": "agents.training.rllib.train:train [rllib]",
-    "q_iteration": "agents.training.q_iteration:train [train]",
-    "rerank": "agents.training.rerank:train [train]",
-    "ntuple": "agents.training.ntuple:train [train]",
-}
-"""Each trainer (a config's ``trainer``), with the extra it needs."""
-FIND_CHECKPOINT = "agents.training.resume:find_checkpoint [train]"
-FIND_STATE = {
-    "q_iteration": "agents.training.q_iteration:find_state [train]",
-    "rerank": "agents.training.rerank:find_state [train]",
-    "ntuple": "agents.training.ntuple:find_state [train]",
-}
-"""Where the trainers in generations find the state ``--resume`` continues from."""
 
-
-def find_resume(path: Path, trainer: str) -> Path:
+def find_resume(path: Path, cfg: TrainConfig) -> Path:
     """The checkpoint ``--resume`` names, or a run directory's newest; a damaged one is
     reported and the previous good one taken (``FileNotFoundError``/``ValueError`` when none).
-    A run in generations (Q-iteration, the re-ranker) resumes from its directory (its last
-    finished generation)."""
-    if trainer == "rllib":
-        return find_folder_checkpoint(path)
-    if trainer in FIND_STATE:
-        return load(FIND_STATE[trainer], f"resuming a {trainer} run")(path)
-    return load(FIND_CHECKPOINT, "resuming an SB3 run")(path)
+    A run in generations or rounds (Q-iteration, n-tuple) resumes from its directory (its last
+    gate)."""
+    return load(cfg.resume_entry, f"resuming a {cfg.trainer} run")(path)
 
 
 def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
-    return load(TRAINERS[cfg.trainer], f"the {cfg.trainer} trainer")(cfg, args)
+    return load(cfg.trainer_entry, f"the {cfg.trainer} trainer")(cfg, args)

@@ -155,12 +155,9 @@ def final_evaluation(
             results = run_on_ray(agents, f.games, f.seed, options={model: options}, progress=progress)
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
-            if getattr(f, "lookahead", 0):
-                searched = {**options, "lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}
-                results[LOOKAHEAD_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
-            if getattr(f, "top", 0):
-                searched = {**options, "top": f.top, "rolls": f.rolls}
-                results[EXPECTIMAX_ROW] = run([model], f.games, f.seed, workers, {model: searched}, progress)[model]
+            for suffix, search in searched_rows(f):
+                played = run([model], f.games, f.seed, workers, {model: {**options, **search}}, progress)
+                results[model + suffix] = played[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
         if line := over_greedy(out):
@@ -169,10 +166,15 @@ def final_evaluation(
     return out
 
 
-LOOKAHEAD_ROW = "ppo+look-ahead"
-"""The closing table's row of the trained network with its look-ahead (``final_eval.lookahead``)."""
-EXPECTIMAX_ROW = "ntuple+expectimax"
-"""The closing table's row of the table value with its expectimax (``final_eval.top``)."""
+def searched_rows(f: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The closing table's rows of the trained model with a search: the network's look-ahead
+    (``final_eval.lookahead``), the table value's expectimax (``final_eval.top``)."""
+    rows = []
+    if getattr(f, "lookahead", 0):
+        rows.append(("+look-ahead", {"lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}))
+    if getattr(f, "top", 0):
+        rows.append(("+expectimax", {"top": f.top, "rolls": f.rolls}))
+    return rows
 
 
 def over_greedy(summary: dict[str, Any]) -> str:

@@ -35,7 +35,7 @@ from numberdrop_env.envs.decision import observe
 from ..evaluation.solo import Progress, map_tasks
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json
-from .config import LuckyConfig, PPOConfig
+from .sb3_config import LuckyConfig, PPOConfig
 
 
 def _record_task(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:

@@ -57,7 +57,7 @@ from ..values.ntuple import NTupleSpec, NTupleValue
 from ..values.selfplay import Learner, Learning, Trajectory, play
 from . import common, generations
 from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
-from .config import NTupleConfig, NTupleLoop
+from .ntuple_config import NTupleConfig, NTupleLoop
 
 STATE = "ntuple_state.json"
 """The run's progress, written last at each gate: what ``--resume`` continues from."""
@@ -401,7 +401,7 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
     common.write_learning_curve(run_dir, curve, "self-play games")
     options = {"path": str(best), "limit": x.limit, "width": x.width}
-    summary = common.final_evaluation(cfg, "ntuple", options, run_dir, progress)
+    summary = common.final_evaluation(cfg, cfg.model_agent, options, run_dir, progress)
     if cfg.ship_to:
         shutil.copy2(best, cfg.ship_to)
         print(f"shipped {best} -> {cfg.ship_to}", file=sys.stderr)

@@ -56,11 +56,13 @@ from ..evaluation.solo import Progress
 from ..numberdrop.ppo import is_turn_model
 from . import generations
 from .checkpoints import append_jsonl, atomic_path, atomic_write
-from .config import Env, Network, PPOConfig, QIterationConfig, QLoop
+from .config import Env
 from .generations import paired_gate
 from .imitation import pretrain
+from .q_iteration_config import QIterationConfig, QLoop
 from .resume import save_model
 from .sb3 import build_model, close_out
+from .sb3_config import Network, PPOConfig
 from .selfplay import Q_FIELDS, concatenate, q_self_play
 from .vec_env import NativeTurnVecEnv
 

@@ -48,7 +48,8 @@ from ..numberdrop.ppo import play_games
 from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
 from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
-from .config import Env, LuckyConfig, LuckyEnv, PPOConfig, QIterationConfig
+from .config import Env
+from .q_iteration_config import QIterationConfig
 from .resume import (
     UpdateBoundaries,
     check_checkpoint,
@@ -59,10 +60,9 @@ from .resume import (
     start_or_resume,
     worker_env,
 )
+from .sb3_config import LuckyEnv, SB3Config
 from .vec_env import NativeTurnVecEnv
 
-SB3Config = PPOConfig | LuckyConfig
-"""The configs the SB3 trainer runs."""
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
@@ -340,7 +340,7 @@ def close_out(
     table of ``best_model`` and its shipping; returns the table."""
     if curve is not None:
         common.write_learning_curve(run_dir, curve)
-    summary = common.final_evaluation(cfg, "ppo", {"path": str(best_model)}, run_dir, progress)
+    summary = common.final_evaluation(cfg, cfg.model_agent, {"path": str(best_model)}, run_dir, progress)
     if cfg.ship_to:
         ship(best_model, Path(cfg.ship_to))
     return summary

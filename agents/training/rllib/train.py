@@ -73,7 +73,7 @@ from ..checkpoints import (
     report_stop,
     write_json,
 )
-from ..config import RLlibConfig
+from .config import RLlibConfig
 from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
@@ -547,7 +547,7 @@ def finish(
         file=sys.stderr,
     )
     common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
-    summary = common.final_evaluation(cfg, "rllib", {"path": str(best)}, run_dir, progress)
+    summary = common.final_evaluation(cfg, cfg.model_agent, {"path": str(best)}, run_dir, progress)
     return {
         "run_dir": str(run_dir),
         "best_model": str(best),

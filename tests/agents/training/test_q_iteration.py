@@ -22,8 +22,9 @@ from agents.cli import train  # noqa: E402
 from agents.evaluation.solo import play_game  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy, load_model, play_games  # noqa: E402
 from agents.training import generations, q_iteration  # noqa: E402
-from agents.training.config import QLoop, config_from_dict, load_config  # noqa: E402
+from agents.training.config import config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
+from agents.training.q_iteration_config import QLoop  # noqa: E402
 from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
 from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
 
@@ -310,13 +311,13 @@ def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_the
     real = common.run
 
     def record(agents, games, seed, workers, options, progress):
-        offered.append(PPOPolicy(**options["ppo"]).setup.slots)
+        offered.append(PPOPolicy(**options["q"]).setup.slots)
         return real(agents, games, seed, workers, options, progress)
 
     monkeypatch.setattr(common, "run", record)
     data = yaml.safe_load(tiny(tmp_path, "wide", 1).read_text())
     data["q"]["slots"] = 40
-    data["final_eval"].update(games=2, agents=["ppo"], workers=1, lookahead=2, samples=1, refine=0)
+    data["final_eval"].update(games=2, agents=["q"], workers=1, lookahead=2, samples=1, refine=0)
     path = tmp_path / "wide.yaml"
     path.write_text(yaml.safe_dump(data))
     run = Path(train.main(["--config", str(path), "--no-progress"])["run_dir"])

@@ -268,7 +268,9 @@ def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
     """A checkpoint folder whose step file is damaged is named and the previous one taken; a
     folder written through ``atomic_path`` replaces the old one whole or not at all."""
     from agents.training.checkpoints import STEPS_FILE, atomic_path, write_json
+    from agents.training.config import config_from_dict
 
+    RLLIB = config_from_dict({"backend": "rllib"})
     folder = tmp_path / "checkpoints"
     for steps in (128, 256, 384):
         with atomic_path(folder / f"rllib_{steps}_steps") as tmp:
@@ -276,14 +278,14 @@ def test_rllib_checkpoint_folders_damaged_or_cut_short(tmp_path, capsys):
             write_json(tmp / STEPS_FILE, {"env_steps": steps})
     (folder / "rllib_384_steps" / STEPS_FILE).write_text('{"env_st')
     (folder / "rllib_256_steps" / STEPS_FILE).unlink()
-    assert train.find_resume(tmp_path, "rllib") == folder / "rllib_128_steps"
+    assert train.find_resume(tmp_path, RLLIB) == folder / "rllib_128_steps"
     err = capsys.readouterr().err
     assert str(folder / "rllib_384_steps" / STEPS_FILE) in err and str(folder / "rllib_256_steps") in err
     with pytest.raises(RuntimeError):
         with atomic_path(folder / "rllib_128_steps") as tmp:
             tmp.mkdir()
             raise RuntimeError("killed while saving")
-    assert train.find_resume(folder / "rllib_128_steps", "rllib") == folder / "rllib_128_steps"
+    assert train.find_resume(folder / "rllib_128_steps", RLLIB) == folder / "rllib_128_steps"
     assert sorted(p.name for p in folder.iterdir()) == [f"rllib_{n}_steps" for n in (128, 256, 384)]
 
 

@@ -390,11 +390,11 @@ def test_closing_table_adds_the_network_with_its_look_ahead(tmp_path, capsys):
     model = str(ROOT / "agents" / "models" / "ppo_turn.zip")
     out = common.final_evaluation(cfg, "ppo", {"path": model}, tmp_path, progress=False)
     rows = out["agents"]
-    assert list(rows) == ["ppo", "greedy", common.LOOKAHEAD_ROW] and len(rows[common.LOOKAHEAD_ROW]["scores"]) == 2
+    assert list(rows) == ["ppo", "greedy", "ppo+look-ahead"] and len(rows["ppo+look-ahead"]["scores"]) == 2
     alone = make_policy_scores(model, {}, [7, 8])
     searched = make_policy_scores(model, {"lookahead": 2, "samples": 4, "refine": 3}, [7, 8])
-    assert rows["ppo"]["scores"] == alone and rows[common.LOOKAHEAD_ROW]["scores"] == searched
-    assert f"{common.LOOKAHEAD_ROW} " in capsys.readouterr().out
+    assert rows["ppo"]["scores"] == alone and rows["ppo+look-ahead"]["scores"] == searched
+    assert "ppo+look-ahead " in capsys.readouterr().out
 
 
 def make_policy_scores(path: str, options: dict, seeds: list[int]) -> list[int]:
