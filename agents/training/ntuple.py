@@ -46,7 +46,6 @@ from typing import Any
 
 import numpy as np
 import yaml
-from stable_baselines3.common.logger import configure
 
 from numberdrop_env.planner.turns import TurnPlanner
 
@@ -58,6 +57,7 @@ from ..values.selfplay import Learner, Learning, Trajectory, play
 from . import common, generations
 from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
 from .ntuple_config import NTupleConfig, NTupleLoop
+from .scalars import ScalarWriter
 
 STATE = "ntuple_state.json"
 """The run's progress, written last at each gate: what ``--resume`` continues from."""
@@ -296,7 +296,12 @@ def _gate_entry(
 
 
 def run_gate(
-    cfg: NTupleConfig, run_dir: Path, learner: Learner, state: dict[str, Any], window: dict[str, float], logger: Any
+    cfg: NTupleConfig,
+    run_dir: Path,
+    learner: Learner,
+    state: dict[str, Any],
+    window: dict[str, float],
+    logger: ScalarWriter,
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
     scores = gate_scores(learner.value, cfg.ntuple)
@@ -323,18 +328,20 @@ def run_gate(
     return _commit(run_dir, learner, state)
 
 
-def _log(logger: Any, entry: dict[str, Any]) -> None:
-    for key, name in (
-        ("selfplay_mean", "game/score_mean"),
-        ("score_mean", "eval/score_mean"),
-        ("diff_vs_greedy", "eval/diff_vs_greedy"),
-        ("paired_diff", "eval/paired_diff"),
-        ("kept", "eval/kept"),
-        ("td_rmse", "train/td_rmse"),
-        ("cpu_s", "train/cpu_seconds"),
-    ):
-        logger.record(name, float(entry[key]))
-    logger.dump(entry["games"])
+_LOGGED = {
+    "selfplay_mean": "game/score_mean",
+    "score_mean": "eval/score_mean",
+    "diff_vs_greedy": "eval/diff_vs_greedy",
+    "paired_diff": "eval/paired_diff",
+    "kept": "eval/kept",
+    "td_rmse": "train/td_rmse",
+    "cpu_s": "train/cpu_seconds",
+}
+"""The gate entry's numbers TensorBoard shows, by their names there."""
+
+
+def _log(logger: ScalarWriter, entry: dict[str, Any]) -> None:
+    logger.write(entry["games"], {name: entry[key] for key, name in _LOGGED.items()})
 
 
 def _player(cfg: NTupleConfig, value: NTupleValue) -> LocalPlayer | RayPlayer:
@@ -346,7 +353,7 @@ def run_rounds(
     run_dir: Path,
     learner: Learner,
     state: dict[str, Any],
-    logger: Any,
+    logger: ScalarWriter,
     progress: bool,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
@@ -385,11 +392,8 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     start = time.perf_counter()
     state = _start(cfg, run_dir, learner, resume)  # a refused resume changes nothing
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    logger = configure(str(run_dir), ["tensorboard"])
-    try:
+    with ScalarWriter(run_dir) as logger:
         state = run_rounds(cfg, run_dir, learner, state, logger, progress)
-    finally:
-        logger.close()
     seconds = time.perf_counter() - start
     best = run_dir / "best.npz"
     print(

@@ -49,7 +49,6 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from stable_baselines3.common.logger import Logger, configure
 
 from ..base import load_model
 from ..evaluation.solo import Progress
@@ -63,6 +62,7 @@ from .q_iteration_config import QIterationConfig, QLoop
 from .resume import save_model
 from .sb3 import build_model, close_out
 from .sb3_config import Network, PPOConfig
+from .scalars import ScalarWriter
 from .selfplay import Q_FIELDS, concatenate, q_self_play
 from .vec_env import NativeTurnVecEnv
 
@@ -201,7 +201,7 @@ def run_generation(
     cfg: QIterationConfig,
     run_dir: Path,
     state: dict[str, Any],
-    logger: Logger,
+    logger: ScalarWriter,
     progress: bool,
     gate_pool: Executor | None = None,
 ) -> dict[str, Any]:
@@ -278,19 +278,21 @@ def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
         _selfplay_file(run_dir, g).unlink(missing_ok=True)
 
 
-def _log(logger: Logger, entry: dict[str, Any], turns: int) -> None:
-    for key, name in (
-        ("selfplay_mean", "game/score_mean"),
-        ("drawn", "game/drawn_share"),
-        ("score_mean", "eval/score_mean"),
-        ("paired_diff", "eval/paired_diff"),
-        ("kept", "eval/kept"),
-        ("q_mae", "train/q_mae"),
-        ("value_mae", "train/value_mae"),
-    ):
-        logger.record(name, float(entry[key]))
-    logger.record("train/generation", entry["generation"])
-    logger.dump(turns)
+_LOGGED = {
+    "selfplay_mean": "game/score_mean",
+    "drawn": "game/drawn_share",
+    "score_mean": "eval/score_mean",
+    "paired_diff": "eval/paired_diff",
+    "kept": "eval/kept",
+    "q_mae": "train/q_mae",
+    "value_mae": "train/value_mae",
+    "generation": "train/generation",
+}
+"""The generation's numbers TensorBoard shows, by their names there."""
+
+
+def _log(logger: ScalarWriter, entry: dict[str, Any], turns: int) -> None:
+    logger.write(turns, {name: entry[key] for key, name in _LOGGED.items()})
 
 
 def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
@@ -308,12 +310,9 @@ def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
     try:
         state = _start(cfg, run_dir, resume, pool, progress)  # a refused resume changes nothing
         atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-        logger = configure(str(run_dir), ["tensorboard"])
-        try:
+        with ScalarWriter(run_dir) as logger:
             while state["generation"] < cfg.q.generations:
                 state = run_generation(cfg, run_dir, state, logger, progress, pool)
-        finally:
-            logger.close()
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

@@ -49,7 +49,6 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.tune.registry import register_env
-from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from numberdrop_env.engine.rules import DEFAULT_RULES as r
@@ -73,6 +72,7 @@ from ..checkpoints import (
     report_stop,
     write_json,
 )
+from ..scalars import ScalarWriter
 from .config import RLlibConfig
 from .env import make_env
 
@@ -313,8 +313,8 @@ class Evaluator:
         return mean
 
 
-def _record(writer: Any, key: str, value: float, steps: int) -> None:
-    writer.add_scalar(key, value, steps)
+def _record(writer: ScalarWriter, key: str, value: float, steps: int) -> None:
+    writer.write(steps, {key: value})
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
@@ -424,7 +424,7 @@ def _train(
 ) -> dict[str, Any]:
 
     algo = None
-    writer = SummaryWriter(str(run_dir))
+    writer = ScalarWriter(run_dir)
     try:
         config = algorithm_config(cfg, lose_mask=lose_mask)
         if resume is not None:  # new games: the env seeds move on with the step count
@@ -527,10 +527,8 @@ def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str
     check_iteration(result, algo, cfg)
     run.steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
     games = game_means(result["env_runners"])
-    for key, value in {**{f"game/{k}": v for k, v in games.items()}, **scalars(result)}.items():
-        run.writer.add_scalar(key, value, run.steps)
     fps = (run.steps - start_steps) / max(time.perf_counter() - start, 1e-9)
-    run.writer.add_scalar("time/fps", fps, run.steps)
+    run.writer.write(run.steps, {**{f"game/{k}": v for k, v in games.items()}, **scalars(result), "time/fps": fps})
     return fps, games
 
 

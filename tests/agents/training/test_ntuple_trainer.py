@@ -201,3 +201,47 @@ def test_the_smoke_config_trains_and_closes_with_its_table(tmp_path):
     assert list(table["agents"]) == ["ntuple", "greedy", "ntuple+expectimax"]
     assert table["model"] == str(tmp_path / "best.npz") == out["best"]
     assert all(len(a["scores"]) == 6 for a in table["agents"].values())
+
+
+BLOCK_TORCH = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class NoTorch(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+
+sys.meta_path.insert(0, NoTorch())
+from agents.cli.train import cli
+sys.exit(cli(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_run_needs_neither_torch_nor_sb3(tmp_path):
+    """The table value's trainer and its TensorBoard events run in an install without the
+    ``train`` extra's torch and Stable-Baselines3."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[3]
+    data = json.loads(json.dumps(SMALL))
+    data["ntuple"].update(games=32, gate_every=32, gate_games=2)
+    data["output_dir"] = str(tmp_path / "run")
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_TORCH, "--config", str(path), "--no-progress"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    scalars = EventAccumulator(str(tmp_path / "run")).Reload().Tags()["scalars"]
+    assert {"eval/score_mean", "game/score_mean", "train/td_rmse"} <= set(scalars)
