@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
@@ -24,7 +25,7 @@ from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
 from ..evaluation.tables import summarise as summarise_lucky
 from ..registry import policy_class
-from .checkpoints import atomic_path, read_json, read_jsonl, report_stop, write_json
+from .checkpoints import atomic_path, atomic_write, read_json, read_jsonl, report_stop, write_json
 from .config import TrainConfig
 
 __all__ = [
@@ -37,6 +38,22 @@ __all__ = [
     "stopped_early",
     "write_learning_curve",
 ]
+
+
+def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | None, bool]:
+    """The run folder (``runs/<experiment>/`` unless ``output_dir``), made; what ``--resume``
+    continues from (``None``: a new run); whether to show progress bars. Every trainer's folder
+    holds ``config.yaml`` (``write_config``), ``evals.jsonl`` (one line per evaluation or gate),
+    ``learning_curve.png``, TensorBoard events, ``checkpoints/``, its best model and
+    ``final_eval.json`` (``final_evaluation``)."""
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir, getattr(args, "resume", None), cfg.progress_bar and not getattr(args, "no_progress", False)
+
+
+def write_config(cfg: TrainConfig, run_dir: Path) -> None:
+    """The run's ``config.yaml``: every key, defaults included (the record of the experiment)."""
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
 
 def greedy_available() -> tuple[bool, str]:

@@ -1,6 +1,7 @@
-"""What the trainers that run in generations share (afterstate Q-iteration in
-``agents.training.q_iteration``, the re-ranker in ``agents.training.rerank``): the state
-file ``--resume`` continues from, the first gate entry, the paired gate and their saved arrays.
+"""What the trainers that run in gated generations or rounds share (afterstate Q-iteration in
+``agents.training.q_iteration``, the n-tuple value in ``agents.training.ntuple``): the state
+file ``--resume`` continues from, the first gate entry, the paired gate (the one rule that keeps
+the best model) and their saved arrays.
 
 A generation only adds files until the state, written last, takes them in; a resumed run
 must keep the settings that decide its data and weights, so it ends as one never stopped.
@@ -85,15 +86,15 @@ def next_state(
     return new
 
 
-def paired_gate(new: np.ndarray, best: np.ndarray) -> dict[str, Any]:
-    """The new generation's scores against the best's on the same seeds: kept when the mean
-    paired difference is above 0."""
+def paired_gate(new: np.ndarray, best: np.ndarray, keep: str = "better") -> dict[str, Any]:
+    """The rule that keeps the best model: the new scores against the best's on the same seeds.
+    ``better``: kept when the mean paired difference is above 0 (a periodic evaluation on fixed
+    seeds that keeps a higher mean applies the same rule); ``not_worse``: unless the difference's
+    95 % interval lies below 0 (on a plateau, the newest rather than an early lucky gate)."""
     diff = np.asarray(new, float) - np.asarray(best, float)
-    return {
-        "paired_diff": float(diff.mean()),
-        "paired_ci95": ci95(diff),
-        "kept": bool(diff.mean() > 0),
-    }
+    interval = ci95(diff)
+    kept = diff.mean() > 0 if keep == "better" else interval[1] > 0
+    return {"paired_diff": float(diff.mean()), "paired_ci95": interval, "kept": bool(kept)}
 
 
 def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.ndarray]:

@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from numberdrop_env.planner.turns import TurnPlanner
 
@@ -55,7 +54,7 @@ from ..registry import require_extra
 from ..values.ntuple import NTupleSpec, NTupleValue
 from ..values.selfplay import Learner, Learning, Trajectory, play
 from . import common, generations
-from .checkpoints import append_jsonl, atomic_path, atomic_write, write_json
+from .checkpoints import append_jsonl, atomic_path, write_json
 from .ntuple_config import NTupleConfig, NTupleLoop
 from .scalars import ScalarWriter
 
@@ -305,9 +304,7 @@ def run_gate(
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
     scores = gate_scores(learner.value, cfg.ntuple)
-    gate = generations.paired_gate(scores, np.array(state["best_scores"]))
-    if cfg.ntuple.keep == "not_worse":  # the newest value, unless the gate shows it worse than the best
-        gate["kept"] = bool(gate["paired_ci95"][1] > 0)
+    gate = generations.paired_gate(scores, np.array(state["best_scores"]), cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),
@@ -383,15 +380,12 @@ def run_rounds(
 def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Run the rounds the config asks for (continuing a stopped run with ``--resume``), then
     the closing table of the best weights."""
-    resume: Path | None = getattr(args, "resume", None)
-    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir, resume, progress = common.open_run(cfg, args)
     x = cfg.ntuple
     learner = Learner(new_value(cfg), Learning(x.alpha, x.lam, x.epsilon, x.coherence))
     start = time.perf_counter()
     state = _start(cfg, run_dir, learner, resume)  # a refused resume changes nothing
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    common.write_config(cfg, run_dir)
     with ScalarWriter(run_dir) as logger:
         state = run_rounds(cfg, run_dir, learner, state, logger, progress)
     seconds = time.perf_counter() - start

@@ -48,13 +48,12 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 from ..base import load_model
 from ..evaluation.solo import Progress
 from ..numberdrop.ppo import is_turn_model
-from . import generations
-from .checkpoints import append_jsonl, atomic_path, atomic_write
+from . import common, generations
+from .checkpoints import append_jsonl, atomic_path
 from .config import Env
 from .generations import paired_gate
 from .imitation import pretrain
@@ -299,17 +298,14 @@ def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Run the generations the config asks for (continuing a stopped run with ``--resume``),
     then the closing table of the best network."""
     torch.set_num_threads(cfg.network.torch_threads)
-    resume: Path | None = getattr(args, "resume", None)
-    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir, resume, progress = common.open_run(cfg, args)
     workers = cfg.q.workers or os.cpu_count() or 1
     start = time.perf_counter()
     # spawned, not forked: the worker starts without this process's torch and planner threads
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) if workers > 1 else None
     try:
         state = _start(cfg, run_dir, resume, pool, progress)  # a refused resume changes nothing
-        atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        common.write_config(cfg, run_dir)
         with ScalarWriter(run_dir) as logger:
             while state["generation"] < cfg.q.generations:
                 state = run_generation(cfg, run_dir, state, logger, progress, pool)

@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
@@ -47,7 +46,7 @@ from ..networks.grid import GridVectorExtractor
 from ..numberdrop.ppo import play_games
 from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
-from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
+from .checkpoints import Interrupted, StopRequest, keep_steps_up_to
 from .config import Env
 from .q_iteration_config import QIterationConfig
 from .resume import (
@@ -252,11 +251,8 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
     checkpoint to resume from when Ctrl-C stopped it."""
     torch.set_num_threads(cfg.network.torch_threads)
-    resume: Path | None = getattr(args, "resume", None)
-    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    run_dir, resume, progress = common.open_run(cfg, args)
+    common.write_config(cfg, run_dir)
     resumed = start_model(cfg, resume, run_dir, progress)
     model, start_steps = resumed.model, resumed.model.num_timesteps
     try:

@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 import ray
 import torch
-import yaml
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -64,7 +63,6 @@ from ..checkpoints import (
     StopRequest,
     append_jsonl,
     atomic_path,
-    atomic_write,
     best_score,
     folder_steps,
     keep_steps_up_to,
@@ -334,14 +332,10 @@ def checkpoint_steps(path: Path) -> int:
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what ``agents.training.train`` returns."""
-
-    progress = cfg.progress_bar and not getattr(args, "no_progress", False)
-    resume: Path | None = getattr(args, "resume", None)
+    run_dir, resume, progress = common.open_run(cfg, args)
     start_steps = checkpoint_steps(resume) if resume is not None else 0
     torch.set_num_threads(cfg.network.torch_threads)
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
 
     started = start_ray(cfg)
