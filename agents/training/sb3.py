@@ -38,7 +38,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from numberdrop_env.envs.decision import NumberDropEnv
-from numberdrop_env.envs.seat import NumberDropTableEnv
+from numberdrop_env.envs.table import NumberDropTableEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
