@@ -48,7 +48,7 @@ from .. import registry
 from .greedy import GreedyPolicy, PlanFollower
 
 _DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
-LEARNED_VALUE = "agents.numberdrop.ppo:LearnedValue [train]"
+LEARNED_VALUE = "agents.numberdrop.network:LearnedValue [train]"
 """The critic of ``value="learned"``: loaded by name, it needs the ``train`` extra."""
 
 
