@@ -53,7 +53,7 @@ from stable_baselines3.common.logger import Logger, configure
 
 from ..base import load_model
 from ..evaluation.solo import Progress
-from ..numberdrop.ppo import is_turn_model
+from ..numberdrop.network import is_turn_model
 from . import generations
 from .checkpoints import append_jsonl, atomic_path, atomic_write
 from .config import Env, Network, PPOConfig, QIterationConfig, QLoop

@@ -44,7 +44,7 @@ from numberdrop_env.envs.turn import NumberDropTurnEnv
 from ..base import load_model
 from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
-from ..numberdrop.ppo import play_games
+from ..numberdrop.network import play_games
 from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
 from .checkpoints import Interrupted, StopRequest, atomic_write, keep_steps_up_to
