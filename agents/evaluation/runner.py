@@ -1,11 +1,11 @@
 """The one game runner: every evaluation and gate of the project plays its games here.
 
 A ``Match`` names the games: one agent's solo games on some seeds, or tables of Number Drop
-or Lucky Numbers (every seed under every rotation of the seats). ``run_matches`` cuts the seeds
-into chunks, plays the chunks in this process, on worker processes or as Ray tasks
-(``backend="ray"``, ``agents.evaluation.ray``), shows one progress display, and gives each
-match's results back in seed order. A game depends only on its seed and its agents, so the
-results are the same on any backend and any number of workers.
+or Lucky Numbers (every seed under every rotation of the seats). ``run_matches`` cuts the
+seeds into chunks, plays them in this process, on worker processes or as Ray tasks
+(``backend="ray"``) with one progress display, and gives each match's results back in seed
+order. A game depends only on its seed and its agents, so the results are the same on any
+backend and any number of workers (tested).
 
 ``play_policy`` is the short form a trainer's gate needs: one agent (a policy object, a
 registered name or ``(name, options)``) on given seeds, the ``GameResult`` of each.
@@ -13,6 +13,8 @@ registered name or ``(name, options)``) on given seeds, the ``GameResult`` of ea
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -20,11 +22,11 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from ..registry import cached_policy, make_policy
+from ..registry import cached_policy, make_policy, require_extra
 from .games import GameResult, play_game, play_lucky_table, play_rotations, play_table
 
 SOLO, NUMBERDROP, LUCKYNUMBERS = "solo", "numberdrop", "luckynumbers"
@@ -53,60 +55,82 @@ class Progress:
         self.bar.close()
 
 
-class Pool(Protocol):
-    """Where tasks run; ``parallel`` is how many run at once."""
+class Local:
+    """The tasks in this process (a policy object is used as it is), or on worker processes
+    (``work`` must then be a module-level function: a worker imports it by name)."""
 
-    parallel: int
-
-    def map(
-        self, work: Callable[[Task], Result], tasks: Sequence[Task], bar: Progress, size: Callable[[Task], int]
-    ) -> list[Result]: ...
-
-
-class InProcess:
-    """The tasks one after the other, in this process (a policy object is used as it is)."""
-
-    parallel = 1
-
-    def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
-        results = []
-        for task in tasks:
-            results.append(work(task))
-            bar.update(size(task))
-        return results
-
-
-class Processes:
-    """The tasks on worker processes (``work`` must be a module-level function: a worker
-    imports it by name)."""
-
-    def __init__(self, executor: ProcessPoolExecutor, workers: int) -> None:
+    def __init__(self, executor: ProcessPoolExecutor | None = None, workers: int = 1) -> None:
         self.executor, self.parallel = executor, workers
 
     def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
+        played = map(work, tasks) if self.executor is None else self.executor.map(work, tasks)
         results = []
-        for task, result in zip(tasks, self.executor.map(work, tasks)):
+        for task, result in zip(tasks, played):
             results.append(result)
             bar.update(size(task))
         return results
 
 
+class RayTasks:
+    """The tasks as Ray tasks of one CPU each (``work`` must be a module-level function)."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.parallel = max(1, int(ray.available_resources().get("CPU", 1)))
+
+    def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
+        play = self.ray.remote(num_cpus=1)(work)
+        pending = {play.remote(task): i for i, task in enumerate(tasks)}
+        done: dict[int, Any] = {}
+        while pending:
+            ready, _ = self.ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                i = pending.pop(ref)
+                done[i] = self.ray.get(ref)
+                bar.update(size(tasks[i]))
+        return [done[i] for i in range(len(tasks))]
+
+
 @contextmanager
-def pool(workers: int, backend: str = "local", address: str | None = None) -> Iterator[Pool]:
+def ray_pool(address: str | None = None, num_cpus: int | None = None) -> Iterator[RayTasks]:
+    """The Ray running in this process (a training run's) as it is; else the cluster at
+    ``address`` (or ``RAY_ADDRESS``); else a local Ray of ``num_cpus`` CPUs (None: all),
+    stopped at the end. Every node needs this project installed (the tasks import it)."""
+    try:
+        require_extra("rllib", "the Ray backend")
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        address = address or os.environ.get("RAY_ADDRESS")
+        if address:
+            print(f"joining the Ray cluster at {address}", file=sys.stderr)
+            ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        yield RayTasks(ray)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+@contextmanager
+def pool(workers: int, backend: str = "local", address: str | None = None) -> Iterator[Local | RayTasks]:
     """``backend="local"``: ``workers`` processes (one or fewer: this process); ``"ray"``: Ray
     tasks, on the cluster at ``address`` or a local Ray of ``workers`` CPUs (0: all)."""
     if backend == "ray":
-        from .ray import ray_pool
-
         with ray_pool(address, workers or None) as tasks:
             yield tasks
     elif backend != "local":
         raise ValueError(f"unknown backend {backend!r}: 'local' or 'ray'")
     elif workers <= 1:
-        yield InProcess()
+        yield Local()
     else:
         with ProcessPoolExecutor(max_workers=workers) as executor:
-            yield Processes(executor, workers)
+            yield Local(executor, workers)
 
 
 def map_tasks(
@@ -148,12 +172,6 @@ class Match:
         for name in dict.fromkeys(a for a in self.agents if isinstance(a, str)):
             make_policy(name, self.options.get(name), game)
 
-    def label(self) -> tuple[str, str]:
-        """The progress display's description and unit."""
-        if self.game == SOLO:
-            return "games", "game"
-        return f"{self.players}-player games x{self.players} rotations", "seed"
-
 
 def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
     """One chunk of a match: a ``GameResult`` per solo seed, or a table seed's games (one per
@@ -169,11 +187,6 @@ def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
     return [play_rotations(play, list(match.agents), match.players, s, match.options)[1] for s in seeds]
 
 
-def chunk_size(seeds: int, parallel: int) -> int:
-    """About four chunks per worker, at most 25 seeds each."""
-    return max(1, min(25, seeds // max(1, 4 * parallel)))
-
-
 def run_matches(
     matches: Sequence[Match],
     workers: int = 1,
@@ -184,11 +197,13 @@ def run_matches(
     """Each match's results, in seed order (see ``play_seeds``)."""
     for match in matches:  # fail fast, before any worker starts
         match.check()
-    desc, unit = matches[0].label() if matches else ("games", "game")
+    solo = not matches or matches[0].game == SOLO
+    players = 1 if solo else matches[0].players
+    desc, unit = ("games", "game") if solo else (f"{players}-player games x{players} rotations", "seed")
     with pool(workers, backend, address) as where:
         owners, tasks = [], []
         for i, match in enumerate(matches):
-            size = chunk_size(len(match.seeds), where.parallel)
+            size = max(1, min(25, len(match.seeds) // (4 * where.parallel)))  # about 4 chunks a worker
             for start in range(0, len(match.seeds), size):
                 owners.append(i)
                 tasks.append((match, tuple(match.seeds[start : start + size])))

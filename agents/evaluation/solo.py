@@ -14,21 +14,10 @@ import numpy as np
 
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
-from .games import GameResult, advance, play_game
-from .runner import Match, Progress, map_tasks, run_matches
+# the game and the runner, also imported from here (the web app, the benchmarks, the trainers)
+from .games import GameResult, advance, play_game  # noqa: F401
+from .runner import Match, Progress, map_tasks, run_matches  # noqa: F401
 from .stats import ci95
-
-__all__ = [
-    "HUMAN_SCORES",
-    "GameResult",
-    "Progress",
-    "advance",
-    "format_table",
-    "map_tasks",
-    "play_game",
-    "run",
-    "summarise",
-]
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)
 """The rulebook's solo high-score table."""

@@ -15,21 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .games import lineup, play_lucky_table, play_rotations, play_table, seat_policies
+# the games, also imported from here
+from .games import lineup, play_lucky_table, play_rotations, play_table, seat_policies  # noqa: F401
 from .runner import Match, run_matches
 from .stats import ci95
-
-__all__ = [
-    "format_tables",
-    "lineup",
-    "play_lucky_table",
-    "play_rotations",
-    "play_table",
-    "run_tables",
-    "seat_policies",
-    "summarise",
-    "summarise_tables",
-]
 
 
 def run_tables(
@@ -134,7 +123,3 @@ def format_tables(summary: dict[str, Any]) -> str:
             f"{summary['games_per_second']:.1f} games/s per worker"
         )
     return "\n".join(lines)
-
-
-format_summary = format_tables
-"""The name of the previous release (Lucky Numbers tables)."""
