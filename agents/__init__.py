@@ -4,8 +4,9 @@ The package is built in floors, each importing only the ones below it:
 
 - ``agents.base`` and ``agents.registry``: the policy protocol, and every agent by name
   (one table per game; agents that need an optional extra load only when asked for);
+- ``agents.networks`` and ``agents.values``: the torch networks of the learned agents, and
+  the torch-free n-tuple value;
 - ``agents.numberdrop``, ``agents.luckynumbers``: each game's policies;
-- ``agents.networks``: the torch networks of the learned agents;
 - ``agents.training`` and ``agents.evaluation``: one trainer and one evaluation runner
   for both games;
 - ``agents.cli``: the commands (argument parsing only).

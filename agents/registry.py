@@ -18,13 +18,10 @@ import importlib.util
 import inspect
 import json
 import textwrap
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # only annotations: reading the tables (a training config does) imports no game
     from .base import Policy
-
-MODELS = Path(__file__).resolve().parent / "models"
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
@@ -32,21 +29,16 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 """The packages of each optional extra of ``numberdrop-env`` that its users import."""
 
-_Q_MODEL = str(MODELS / "q_turn.zip")
-
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
-    "best": ("ppo", {"path": _Q_MODEL, "lookahead": 32, "samples": 8, "refine": 3}),
+    "best": ("q", {"lookahead": 32, "samples": 8, "refine": 3}),
     "ntuple_expectimax": ("ntuple", {"top": 8, "rolls": 16}),
-    "q": ("ppo", {"path": _Q_MODEL}),
-    "q_rerank": ("ppo", {"path": _Q_MODEL, "rerank": str(MODELS / "q_rerank.pt")}),
 }
 """Shipped agents worth choosing by name: a registered agent and its options (``--option``
 overrides them). ``best`` is the strongest (the Q-iteration network re-ranked by a one-turn
 look-ahead, about 2.4 CPU-s a game); ``ntuple_expectimax`` is the n-tuple value with an
 expectimax over 16 sampled next rolls of its 8 best candidates (about 1 CPU-s a game, without
-torch); ``q`` is the Q-iteration network alone and ``q_rerank`` with its learned re-ranker (both
-about 0.03 CPU-s a game); the ``ntuple`` agent alone plays in about 0.02. Their means on the
-benchmark are in ``results/``."""
+torch). Alone, the ``q`` network plays in about 0.03 CPU-s a game and the ``ntuple`` agent in
+about 0.02. Their means on the benchmark are in ``results/``."""
 
 _CLASSES: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
@@ -54,6 +46,7 @@ _CLASSES: dict[str, str] = {
     "search": "agents.numberdrop.search:SearchPolicy",
     "ntuple": "agents.numberdrop.ntuple:NTuplePolicy",
     "ppo": "agents.numberdrop.ppo:PPOPolicy [train]",
+    "q": "agents.numberdrop.q:QPolicy [train]",
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
 AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}
@@ -188,15 +181,8 @@ def _option_list(name: str, game: str) -> str:
         params = inspect.signature(policy_class(name, game)).parameters.values()
     except ImportError as err:  # an optional dependency missing must not break --help
         return f"(unavailable: {err})"
-    preset = {key: _shown(value) for key, value in preset_options(name, game).items()}
+    preset = preset_options(name, game)
     shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
     if preset:
         return f"{PRESETS[name][0]} with " + ", ".join(f"{key}={value}" for key, value in preset.items())
     return ", ".join(shown) or "none"
-
-
-def _shown(value: Any) -> Any:
-    """A shipped model's path as it reads in a checkout (``agents/models/q_turn.zip``)."""
-    if isinstance(value, str) and value.startswith(str(MODELS)):
-        return f"agents/models/{value[len(str(MODELS)) + 1 :]}"
-    return value

@@ -20,7 +20,7 @@ from .engine.sheet import Sheet
 from .engine.solo import SoloGame
 from .envs import multiplayer_v0
 from .envs.decision import NumberDropEnv
-from .envs.seat import NumberDropTableEnv
+from .envs.table import NumberDropTableEnv
 from .envs.turn import NumberDropTurnEnv
 
 __all__ = [
@@ -49,7 +49,7 @@ register(
     entry_point="numberdrop_env.envs.turn:NumberDropTurnEnv",
     vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv",
 )
-register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.seat:NumberDropTableEnv")
+register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.table:NumberDropTableEnv")
 
 # `import numberdrop_env.multiplayer_v0` and `from numberdrop_env import multiplayer_v0` give the
 # one module, as PettingZoo's environments are named (os.path is bound the same way)

@@ -98,7 +98,7 @@ FIRST_USE = {
 }
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
-COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table", "planner.structures")
+COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
 """Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
 the environments import this module, so it cannot import them)."""
 

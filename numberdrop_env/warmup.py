@@ -15,8 +15,7 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point),
-- the structure counts of a few candidates' sheets (what the ``ppo`` agent's re-ranker reads).
+- a few steps of the native vector environment (the turn engine's batch entry point).
 
 Where numba's cache lives, when it is compiled again and how the environments know without
 compiling: ``numberdrop_env.numba_cache``.
@@ -40,7 +39,6 @@ from . import numba_cache
 from .engine.actions import Phase
 from .engine.solo import SoloGame
 from .engine.table import Table
-from .planner.structures import structure_features
 from .planner.turns import TURN_PHASES, TurnPlanner
 
 __all__ = ["Step", "cli", "warm_up"]
@@ -173,24 +171,12 @@ def _batch_entry_point() -> str:
     return "the turn engine's batch functions (enumerate_many, finish_turns, ...) in the vector env, 3 games"
 
 
-def _structures() -> str:
-    """The structure counts of the sheets the first turn's candidates leave."""
-    game = SoloGame(seed=0)
-    game.step(int(np.flatnonzero(game.legal_mask())[0]))  # the starting number
-    r, s = game.rules, game.sheet
-    offered = TurnPlanner().candidates(game, limit=8)
-    for plan in offered:
-        structure_features(plan.values, plan.used, plan.heights, s.identical, s.consecutive, s.bonus, r)
-    return f"{len(offered)} candidates' sheets"
-
-
 _STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
     ("NumberDrop-v0 game", _decision_game),
     ("NumberDropTurn-v0 game", _turn_game),
     ("TurnPlanner entry phases", _entry_phases),
     ("multiplayer Table game", _table_game),
     ("turn engine batch entry point", _batch_entry_point),
-    ("structure counts", _structures),
 )
 
 

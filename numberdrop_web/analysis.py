@@ -281,7 +281,7 @@ def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarr
         offered, values = policy.ranked(game, top)
         return list(offered), values
     if getattr(policy, "turn_level", False) and hasattr(policy, "setup") and game.phase is not Phase.START:
-        from agents.numberdrop.ppo import best_candidates, offer_turns
+        from agents.numberdrop.network import best_candidates, offer_turns
 
         (offered,), batch, masks = offer_turns(policy.setup, [game])
         slots, values = best_candidates(policy.model, batch, masks, top)

@@ -71,7 +71,6 @@ VALUES = (
     "tests/agents/values/",
     "tests/agents/test_shipped_ntuple.py",
     "tests/agents/training/test_ntuple_trainer.py",
-    "tests/benchmarks/test_expectimax_sweep.py",
 )
 """Tests of the n-tuple value, whose kernels the warm-up compiles last."""
 

@@ -5,7 +5,9 @@
 
 Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
 mapping and, as long as the agents' choices do not change the number of rolls, the
-same dice), so differences between agents are paired.
+same dice), so differences between agents are paired. ``--players N`` plays tables of
+either game instead; solo games and tables alike run on local worker processes or, with
+``--backend ray``, as Ray tasks, and give the same numbers on both.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Any
 
 from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.evaluation import plots
-from agents.evaluation.ray import run_on_ray
 from agents.evaluation.solo import HUMAN_SCORES, GameResult, advance, format_table, play_game, run, summarise  # noqa: F401
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
@@ -94,7 +95,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         choices=["local", "ray"],
         default="local",
         help="local: worker processes on this machine; ray: Ray tasks (needs the `rllib` extra), "
-        "on a local Ray or the cluster of --address",
+        "on a local Ray of --workers CPUs or the cluster of --address",
     )
     parser.add_argument(
         "--address",
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         if args.games < 1 or args.workers < 0 or args.seed < 0:
             raise ValueError("--games must be positive and --workers and --seed non-negative")
         workers = args.workers or os.cpu_count() or 1
+        if args.backend != "ray" and args.address:
+            raise ValueError("--address needs --backend ray")
         if args.game == "luckynumbers":
             return _lucky_tables(args, agents, workers, parse_options(args.option, list(dict.fromkeys(agents))))
         if args.setup != "standard" or args.bruno:
@@ -131,21 +134,12 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
                 raise ValueError(str(err)) from err
         if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
             raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
-        if args.backend != "ray" and args.address:
-            raise ValueError("--address needs --backend ray")
-        if args.backend == "ray" and args.players > 1:
-            raise ValueError("--backend ray plays solo games; leave it out with --players")
         if args.players > 1 and args.plot:
             raise ValueError("--plot draws solo score distributions; leave it out with --players")
         options = parse_options(args.option, list(dict.fromkeys(agents)))
         if args.players > 1:
             return _tables(args, agents, workers, options)
-        if args.backend == "ray":
-            results = run_on_ray(
-                agents, args.games, args.seed, options, address=args.address, progress=not args.no_progress
-            )
-        else:
-            results = run(agents, args.games, args.seed, workers, options, progress=not args.no_progress)
+        results = run(agents, args.games, args.seed, workers, options, not args.no_progress, args.backend, args.address)
     except ValueError as err:
         parser.error(str(err))
     summary = summarise(results, args.games, args.seed)
@@ -159,27 +153,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
 
 
 def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
-    results = run_tables(agents, args.players, args.games, args.seed, workers, options, not args.no_progress)
-    return _write(args, summarise_tables(results, list(dict.fromkeys(agents)), args.players))
-
-
-def _lucky_tables(
-    args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, dict[str, Any]]
-) -> dict[str, Any]:
-    """``--game luckynumbers``: the checks and the table."""
-    for name in agents:
-        if name not in LUCKY_AGENTS:
-            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
-    if args.backend != "local":
-        raise ValueError("--game luckynumbers plays on local worker processes; leave out --backend")
-    if not 2 <= args.players <= 4:
-        raise ValueError("--game luckynumbers needs --players 2..4")
-    if len(agents) > args.players:
-        raise ValueError("--players must be at least the number of agents")
-    if args.plot:
-        raise ValueError("--plot draws solo score distributions; leave it out with --game luckynumbers")
-    if args.setup not in SETUPS:
-        raise ValueError(f"--setup must be one of {SETUPS}")
+    """Tables of either game, on the backend asked for."""
     results = run_tables(
         agents,
         args.players,
@@ -188,13 +162,36 @@ def _lucky_tables(
         workers,
         options,
         not args.no_progress,
-        "luckynumbers",
+        args.game,
         args.setup,
         args.bruno,
+        backend=args.backend,
+        address=args.address,
     )
-    summary = summarise_lucky(results, list(dict.fromkeys(agents)), args.players)
+    unique = list(dict.fromkeys(agents))
+    if args.game == "numberdrop":
+        return _write(args, summarise_tables(results, unique, args.players))
+    summary = summarise_lucky(results, unique, args.players)
     summary["setup"], summary["bruno"] = args.setup, bool(args.bruno)
     return _write(args, summary)
+
+
+def _lucky_tables(
+    args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """``--game luckynumbers``: the checks, then the table."""
+    for name in agents:
+        if name not in LUCKY_AGENTS:
+            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
+    if not 2 <= args.players <= 4:
+        raise ValueError("--game luckynumbers needs --players 2..4")
+    if len(agents) > args.players:
+        raise ValueError("--players must be at least the number of agents")
+    if args.plot:
+        raise ValueError("--plot draws solo score distributions; leave it out with --game luckynumbers")
+    if args.setup not in SETUPS:
+        raise ValueError(f"--setup must be one of {SETUPS}")
+    return _tables(args, agents, workers, options)
 
 
 def _write(args: argparse.Namespace, summary: dict[str, Any]) -> dict[str, Any]:

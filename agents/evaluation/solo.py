@@ -8,86 +8,19 @@ table (``agents.cli.evaluate``).
 
 from __future__ import annotations
 
-import sys
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from numberdrop_env.engine.rules import DEFAULT_RULES
-from numberdrop_env.engine.solo import SoloGame
 
-from ..base import TurnPlayer
-from ..registry import cached_policy, make_policy
+# the game and the runner, also imported from here (the web app, the benchmarks, the trainers)
+from .games import GameResult, advance, play_game  # noqa: F401
+from .runner import Match, Progress, map_tasks, run_matches  # noqa: F401
 from .stats import ci95
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)
 """The rulebook's solo high-score table."""
-
-
-@dataclass(frozen=True)
-class GameResult:
-    seed: int
-    score: int
-    turns: int
-    decisions: int
-    lines: int
-    boxes: int
-    game_over_line: bool
-    seconds: float
-    breakdown: dict[str, int]
-
-
-def advance(policy: Any, game: SoloGame) -> int:
-    """Play the pending decision, or the rest of the turn where the policy plays whole turns;
-    returns the number of decisions played."""
-    if isinstance(policy, TurnPlayer):
-        played = policy.play_turn(game)
-        if played:
-            return played
-    game.step(policy.act(game, game.legal_mask()))
-    return 1
-
-
-def play_game(policy: Any, seed: int) -> GameResult:
-    """One full solo game; the policy is reset with the game's seed."""
-    game = SoloGame(DEFAULT_RULES, seed=seed)
-    policy.reset(seed)
-    decisions = 0
-    start = time.perf_counter()
-    while not game.is_over:
-        decisions += advance(policy, game)
-    sheet = game.sheet
-    return GameResult(
-        seed=seed,
-        score=game.score(),
-        turns=game.turn,
-        decisions=decisions,
-        lines=int(sheet.lines.sum()),
-        boxes=int(sheet.identical.sum() + sheet.consecutive.sum() + sheet.bonus),
-        game_over_line=bool(sheet.penalties.any()),
-        seconds=time.perf_counter() - start,
-        breakdown=sheet.score_breakdown(),
-    )
-
-
-def play_chunk(agent: str, options: dict[str, Any], seeds: list[int]) -> tuple[str, list[GameResult]]:
-    """One task of ``run`` (a worker process or a Ray task): ``agent``'s games on ``seeds``."""
-    policy = cached_policy(agent, options)
-    return agent, [play_game(policy, s) for s in seeds]
-
-
-def chunks(
-    agents: list[str], games: int, seed: int, parallel: int, options: dict[str, dict[str, Any]]
-) -> list[tuple[str, dict[str, Any], list[int]]]:
-    """(agent, options, seeds) per task, about four tasks per worker, at most 25 games each."""
-    seeds = list(range(seed, seed + games))
-    size = max(1, min(25, games // max(1, 4 * parallel)))
-    return [(a, options.get(a, {}), seeds[i : i + size]) for a in agents for i in range(0, games, size)]
 
 
 def run(
@@ -97,68 +30,13 @@ def run(
     workers: int = 1,
     options: dict[str, dict[str, Any]] | None = None,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, list[GameResult]]:
-    """Results per agent, in seed order."""
-    options = options or {}
-    for name in agents:  # fail fast, before any worker starts
-        make_policy(name, options.get(name))
-    tasks = chunks(agents, games, seed, workers, options)
-    results: dict[str, list[GameResult]] = {a: [] for a in agents}
-    bar = Progress(games * len(agents), progress)
-    for agent, chunk_results in map_tasks(_play_task, tasks, workers, bar, lambda task: len(task[2])):
-        results[agent].extend(chunk_results)
-    bar.close()
-    return results
-
-
-def _play_task(task: tuple[str, dict[str, Any], list[int]]) -> tuple[str, list[GameResult]]:
-    return play_chunk(*task)
-
-
-Task = TypeVar("Task")
-Result = TypeVar("Result")
-
-
-def map_tasks(
-    work: Callable[[Task], Result],
-    tasks: Sequence[Task],
-    workers: int,
-    bar: Progress,
-    size: Callable[[Task], int],
-) -> list[Result]:
-    """``work`` of each task, in order, on ``workers`` processes (one: in this process); the bar
-    advances by ``size(task)`` as each result comes in. ``work`` must be a module-level function
-    (a worker process imports it by name)."""
-    results = []
-    if workers <= 1:
-        for task in tasks:
-            results.append(work(task))
-            bar.update(size(task))
-        return results
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for task, result in zip(tasks, pool.map(work, tasks)):
-            results.append(result)
-            bar.update(size(task))
-    return results
-
-
-class Progress:
-    """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
-
-    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game") -> None:
-        self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
-        self.plain = enabled and not sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=not enabled or self.plain)
-
-    def update(self, n: int) -> None:
-        self.bar.update(n)
-        self.done += n
-        if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
-            self.last = time.monotonic()
-            print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        self.bar.close()
+    """Results per agent, in seed order, played by the runner (``agents.evaluation.runner``)."""
+    seeds = tuple(range(seed, seed + games))
+    matches = [Match((a,), seeds, options=options or {}) for a in agents]
+    return dict(zip(agents, run_matches(matches, workers, backend, address, progress)))
 
 
 def summarise(results: dict[str, list[GameResult]], games: int, seed: int) -> dict[str, Any]:

@@ -11,78 +11,14 @@ tables also report how games ended and the speed of play.
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from luckynumbers_env import Game, Rules
-from numberdrop_env.engine.table import Table
-
-from ..registry import cached_policy, make_policy
+# the games, also imported from here
+from .games import lineup, play_lucky_table, play_rotations, play_table, seat_policies  # noqa: F401
+from .runner import Match, run_matches
 from .stats import ci95
-
-
-def lineup(agents: list[str], players: int) -> list[str]:
-    """The agent of each seat before rotation: the agents cycled round the table."""
-    return [agents[p % len(agents)] for p in range(players)]
-
-
-def seat_policies(seats: list[str], seed: int, options: dict[str, dict[str, Any]], game: str) -> list[Any]:
-    """One policy per seat (built once per process), reset for this game."""
-    policies = []
-    for p, name in enumerate(seats):
-        policies.append(cached_policy(name, options.get(name), game, seat=p))
-        policies[-1].reset(seed * 8 + p)
-    return policies
-
-
-def play_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One Number Drop game; ``seats[p]`` names the agent of seat ``p``."""
-    table = Table(len(seats), seed=seed)
-    policies = seat_policies(seats, seed, options, "numberdrop")
-    while not table.over:
-        p = table.to_act()[0]
-        table.step(p, policies[p].act(table.seats[p], table.legal_mask(p)))
-    return {"scores": table.scores().tolist(), "winners": table.winners(), "turns": table.turn}
-
-
-def play_lucky_table(
-    seats: list[str], seed: int, options: dict[str, dict[str, Any]], setup: str = "standard", bruno: bool = False
-) -> dict[str, Any]:
-    """One Lucky Numbers game; ``seats[p]`` names the agent of seat ``p``."""
-    game = Game(Rules(players=len(seats), setup=setup, bruno=bruno), seed=seed)
-    policies = seat_policies(seats, seed, options, "luckynumbers")
-    decisions = 0
-    start = time.perf_counter()
-    while not game.over:
-        p = game.player
-        game.step(policies[p].act(game, game.legal_mask()))
-        decisions += 1
-    return {
-        "scores": game.scores().tolist(),
-        "winners": game.winners,
-        "turns": game.turn,
-        "empty": [game.empty_cells(p) for p in range(len(seats))],
-        "ended_by": game.ended_by,
-        "decisions": decisions,
-        "seconds": time.perf_counter() - start,
-    }
-
-
-def play_rotations(
-    play: Any, agents: list[str], players: int, seed: int, options: dict[str, dict[str, Any]]
-) -> tuple[int, list[dict[str, Any]]]:
-    """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
-    base = lineup(agents, players)
-    games = []
-    for r in range(players):
-        seats = [base[(p + r) % players] for p in range(players)]
-        games.append({"seats": seats, **play(seats, seed, options)})
-    return seed, games
 
 
 def run_tables(
@@ -96,31 +32,15 @@ def run_tables(
     game: str = "numberdrop",
     setup: str = "standard",
     bruno: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[int, list]:
-    """Every seed's games (one per rotation), in seed order; ``game="luckynumbers"`` plays Lucky
-    Numbers tables (with its ``setup`` and ``bruno`` variants)."""
-    options = options or {}
-    for name in set(agents):  # fail fast, before any worker starts
-        make_policy(name, options.get(name), game)
-    play: Any = play_table if game == "numberdrop" else partial(play_lucky_table, setup=setup, bruno=bruno)
-    task = partial(play_rotations, play, agents, players, options=options)
-    seeds = list(range(seed, seed + games))
-    out: dict[int, list] = {}
-    bar = tqdm(total=games, desc=f"{players}-player games x{players} rotations", unit="seed", disable=not progress)
-    if workers <= 1:
-        played: Any = map(task, seeds)
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        played = pool.map(task, seeds, chunksize=max(1, games // (8 * workers)))
-    try:
-        for s, rotations in played:
-            out[s] = rotations
-            bar.update()
-    finally:
-        if workers > 1:
-            pool.shutdown()
-    bar.close()
-    return out
+    """Every seed's games (one per rotation), in seed order, played by the runner
+    (``agents.evaluation.runner``); ``game="luckynumbers"`` plays Lucky Numbers tables (with its
+    ``setup`` and ``bruno`` variants)."""
+    seeds = tuple(range(seed, seed + games))
+    match = Match(tuple(agents), seeds, game, players, options or {}, setup, bruno)
+    return dict(zip(seeds, run_matches([match], workers, backend, address, progress)[0]))
 
 
 def summarise_tables(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
@@ -203,7 +123,3 @@ def format_tables(summary: dict[str, Any]) -> str:
             f"{summary['games_per_second']:.1f} games/s per worker"
         )
     return "\n".join(lines)
-
-
-format_summary = format_tables
-"""The name of the previous release (Lucky Numbers tables)."""

@@ -28,7 +28,7 @@ from numberdrop_env.planner.turns import TurnPlanner
 
 from ..networks import MASK_KEY, OBS_KEY
 from .greedy import PlanFollower
-from .ppo import TurnSetup, turn_decision
+from .network import TurnSetup, turn_decision
 
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
 

@@ -24,7 +24,7 @@ Monte Carlo rollouts: after each sampled roll the inner greedy plays the cloned 
 its end (with the sampled generator) and the plan is valued by the mean
 final score; much slower (about remaining-turns times the cost).
 
-``value="learned"`` (or a ``critic`` passed in, as the PPO agent's look-ahead passes its own
+``value="learned"`` (or a ``critic`` passed in, as the network agents' look-ahead passes its own
 model's) values each sampled next turn with the critic of a turn-level PPO
 model (``model``, default the shipped ``agents/models/ppo_turn.zip``) instead of the
 greedy's best next-turn value: the critic estimates the points still to come from that
@@ -48,7 +48,7 @@ from .. import registry
 from .greedy import GreedyPolicy, PlanFollower
 
 _DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
-LEARNED_VALUE = "agents.numberdrop.ppo:LearnedValue [train]"
+LEARNED_VALUE = "agents.numberdrop.network:LearnedValue [train]"
 """The critic of ``value="learned"``: loaded by name, it needs the ``train`` extra."""
 
 

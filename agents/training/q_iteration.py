@@ -51,7 +51,7 @@ import torch
 
 from ..base import load_model
 from ..evaluation.solo import Progress
-from ..numberdrop.ppo import is_turn_model
+from ..numberdrop.network import is_turn_model
 from . import common, generations
 from .checkpoints import append_jsonl, atomic_path
 from .config import Env

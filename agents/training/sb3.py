@@ -37,13 +37,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from numberdrop_env.envs.decision import NumberDropEnv
-from numberdrop_env.envs.seat import NumberDropTableEnv
+from numberdrop_env.envs.table import NumberDropTableEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
 from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
-from ..numberdrop.ppo import play_games
+from ..numberdrop.network import play_games
 from . import common, imitation
 from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
 from .checkpoints import Interrupted, StopRequest, keep_steps_up_to

@@ -17,7 +17,7 @@ import torch
 
 from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
-from ..numberdrop.ppo import load_model, turn_setup
+from ..numberdrop.network import load_model, turn_setup
 
 Q_FIELDS = {
     "state": np.float32,

@@ -4,6 +4,6 @@
 - ``.base``: what the solo environments share (rendering, illegal actions, saved positions);
 - ``.decision``: ``NumberDrop-v0``, one decision per step;
 - ``.turn``: ``NumberDropTurn-v0``, one turn per step; ``.vector``: its native vector form;
-- ``.seat``: ``NumberDropTable-v0``, one seat of a multiplayer table;
+- ``.table``: ``NumberDropTable-v0``, one seat of a multiplayer table;
 - ``.multiplayer_v0``: the PettingZoo table.
 """

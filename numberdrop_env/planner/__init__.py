@@ -6,7 +6,8 @@
   placements and writings) and ``.geometry`` (landing rows, a sheet's shape);
   ``.features`` (the rows ``NumberDropTurn-v0`` observes); ``.batch`` (many packed games
   at once); ``.packing`` (the arrays they share: packed games, rule arrays, candidates);
-- ``.turns_reference``: the same enumeration in Python, its specification;
+- ``.turns_python``: the same enumeration in Python: its specification, and the planner of a
+  multiplayer seat's block phase;
 - ``.heuristic`` and ``.kernels``: the value of a sheet (weights, flood fills, box credits);
 - ``.candidates``: what a candidate holds and which phases start a turn.
 """

@@ -1,7 +1,7 @@
 """What a turn candidate is: one way to play the rest of a turn and the sheet it leaves.
 
 Shared by the compiled turn engine (``numberdrop_env.planner.turns``) and its reference
-(``numberdrop_env.planner.turns_reference``); ``numberdrop_env.planner.turns`` says how candidates
+(``numberdrop_env.planner.turns_python``); ``numberdrop_env.planner.turns`` says how candidates
 are enumerated, pruned and ranked.
 """
 

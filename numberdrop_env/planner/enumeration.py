@@ -1,6 +1,6 @@
 """The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out.
 
-It computes exactly what ``numberdrop_env.planner.turns_reference`` computes (the module
+It computes exactly what ``numberdrop_env.planner.turns_python`` computes (the module
 docstring of ``numberdrop_env.planner.turns`` says what a candidate is and how they are
 pruned and ranked), over flat arrays, so that a turn costs no Python objects: the slides and
 block drops are a small explicit tree (``.slides``), the tetromino search of each distinct

@@ -76,7 +76,7 @@ class Tails(NamedTuple):
 
 @njit(cache=True)
 def dice_writings(dice, max_number, default):
-    """Every distinct way of writing the sorted dice into 4 cells (``turns_reference._writings``)."""
+    """Every distinct way of writing the sorted dice into 4 cells (``turns_python._writings``)."""
     n_perm = PERMUTATIONS_C.shape[0]
     distinct = np.empty((n_perm, 4), np.int64)
     first = np.empty(n_perm, np.int64)
@@ -136,7 +136,7 @@ def dice_writings(dice, max_number, default):
 
 @njit(cache=True)
 def _value_table(vals, free, start, region, up, down, max_number):
-    """Score of writing value v next to each cell (``turns_reference._local_scores``'s table)."""
+    """Score of writing value v next to each cell (``turns_python._local_scores``'s table)."""
     n = vals.shape[0]
     table = np.zeros((n + 1, max_number + 1))  # the last row pads the neighbour table
     for c in range(n):

@@ -26,7 +26,7 @@ ten), so the enumeration is pruned by a documented ranking, the planner value of
 first, as ``TurnCandidates``: a structure of arrays (one row per candidate) that
 also reads as a sequence of ``Candidate`` objects, built only when asked for. The
 enumeration runs in compiled code (``numberdrop_env.planner.enumeration``);
-``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_reference``.
+``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_python``.
 The greedy agent plays the first one, the search agent re-ranks the first few,
 the turn-level environment offers them all; so the greedy's choice is always among
 the candidates the environment offers.
@@ -52,7 +52,7 @@ from .enumeration import enumerate_packed
 from .features import feature_count
 from .heuristic import DEFAULT_WEIGHTS, Weights
 from .packing import MAX_ACTIONS, TurnArrays, rule_arrays, state_offsets
-from .turns_reference import ReferencePlanner
+from .turns_python import PythonPlanner
 
 __all__ = [
     "PLAN_PHASES",
@@ -186,7 +186,7 @@ class TurnPlanner:
         self.width = int(width)
         self.block_width = int(block_width)
         self.reference = bool(reference)
-        self._reference = ReferencePlanner(weights, self.width, self.block_width)
+        self._reference = PythonPlanner(weights, self.width, self.block_width)
         self._fixed: _Static | None = None
         self._starts: dict[tuple, TurnCandidates] = {}
 

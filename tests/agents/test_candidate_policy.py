@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 from agents.cli import train  # noqa: E402
 from agents.cli.evaluate import play_game  # noqa: E402
-from agents.numberdrop.ppo import PPOPolicy, play_games  # noqa: E402
+from agents.numberdrop.network import load_model, offer_turns, play_games  # noqa: E402
+from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
+from agents.numberdrop.q import QPolicy  # noqa: E402
 from numberdrop_env.envs.turn import NumberDropTurnEnv  # noqa: E402
 from tests.support.helpers import finish_legally, mid_turn_game  # noqa: E402
 
@@ -103,8 +105,6 @@ def test_the_afterstate_network_trains_and_plays_as_the_ppo_agent(tmp_path):
     policy = PPOPolicy(path=str(run / "best_model.zip"))
     assert policy.setup.afterstates and policy.model.policy.features_extractor.grid_net is not None
     first = play_game(policy, 3)
-    from agents.numberdrop.ppo import load_model
-
     assert play_games(load_model(run / "best_model.zip"), [3])[0]["score"] == first.score
 
 
@@ -125,8 +125,6 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
     assert policy.turn_level
     first = play_game(policy, 3)
     assert play_game(PPOPolicy(path=str(run / "best_model.zip")), 3).score == first.score
-    from agents.numberdrop.ppo import load_model
-
     lockstep = play_games(load_model(run / "best_model.zip"), [3])
     assert lockstep[0]["score"] == first.score
     from agents.numberdrop.search import SearchPolicy
@@ -142,7 +140,6 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
 
 
 def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypatch):
-    from agents.numberdrop.ppo import offer_turns
     from numberdrop_env.engine.solo import SoloGame
 
     policy = PPOPolicy(lookahead=3, samples=2)
@@ -165,29 +162,6 @@ def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypat
     assert seen == [top3]
 
 
-def test_halving_values_the_better_half_again_on_new_rolls(monkeypatch):
-    from agents.numberdrop.ppo import logits_and_value, offer_turns
-    from numberdrop_env.engine.solo import SoloGame
-
-    policy = PPOPolicy(lookahead=4, samples=2, halving=True)
-    policy.reset(0)
-    game = SoloGame(seed=11)
-    (offered,), batch, masks = offer_turns(policy.setup, [game])
-    top4 = policy.most_likely(batch, masks, 4).tolist()
-    _, v = logits_and_value(policy.model, batch, masks)  # look-ahead values are near the critic's
-    rounds, seen = iter([[v + 1, v + 3, v + 2, v], [v, v + 5]]), []
-
-    def fake_lookahead(g, plans, seeds):
-        seen.append(([offered.index(p) for p in plans], tuple(seeds)))
-        return next(rounds)
-
-    monkeypatch.setattr(policy.search, "lookahead", fake_lookahead)
-    # round 1 keeps the two best values (2nd and 3rd most likely); round 2, on new rolls, prefers the 3rd
-    assert policy._look_ahead(game, offered, batch, masks) == top4[2]
-    assert sorted(seen[0][0]) == sorted(top4) and seen[1][0] == [top4[1], top4[2]]
-    assert seen[0][1] != seen[1][1]
-
-
 def test_lookahead_plays_legal_games_deterministically_per_seed():
     first = play_game(PPOPolicy(lookahead=2, samples=2), 4)
     again = play_game(PPOPolicy(lookahead=2, samples=2), 4)
@@ -204,8 +178,6 @@ def test_lookahead_plays_legal_games_deterministically_per_seed():
         ({"refine": 2}, "needs lookahead"),
         ({"lookahead": 3, "refine": 1}, "refine must be"),
         ({"lookahead": 2, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
-        ({"halving": True}, "halving"),
-        ({"lookahead": 4, "refine": 2, "halving": True}, "halving"),
     ],
 )
 def test_lookahead_refuses_bad_options(kwargs, message):
@@ -231,8 +203,7 @@ def test_a_candidates_logit_is_the_same_however_many_candidates_are_offered(mode
 def test_more_slots_play_the_networks_best_of_that_many_candidates():
     from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
-    q_model = str(ROOT / "agents" / "models" / "q_turn.zip")
-    policy = PPOPolicy(path=q_model, slots=64)
+    policy = QPolicy(slots=64)
     envs = NumberDropTurnVectorEnv(2, candidates=64)
     obs, _ = envs.reset(seed=[3, 8])
     over = np.zeros(2, bool)
@@ -246,7 +217,7 @@ def test_more_slots_play_the_networks_best_of_that_many_candidates():
         over |= ended
     assert [play_game(policy, seed).score for seed in (3, 8)] == scores
     assert play_game(PPOPolicy(slots=32), 3).score == play_game(PPOPolicy(), 3).score  # the PPO network's own
-    assert play_game(PPOPolicy(path=q_model), 3).score == play_game(PPOPolicy(path=q_model, slots=128), 3).score
+    assert play_game(QPolicy(), 3).score == play_game(QPolicy(slots=128), 3).score
 
 
 @pytest.mark.parametrize(
@@ -255,7 +226,6 @@ def test_more_slots_play_the_networks_best_of_that_many_candidates():
         ({"slots": 0}, "slots must be an int"),
         ({"slots": "64"}, "slots must be an int"),
         ({"slots": 64, "deterministic": False}, "deterministic=True"),
-        ({"slots": 64, "lookahead": 2, "halving": True}, "no halving"),
         ({"slots": 64, "path": str(ROOT / "agents" / "models" / "ppo_solo.zip")}, "turn-level"),
     ],
 )
@@ -265,8 +235,6 @@ def test_slots_refuses_what_it_cannot_play(kwargs, message):
 
 
 def test_a_model_saved_with_its_slots_is_offered_as_many(tmp_path):
-    from agents.numberdrop.ppo import load_model
-
     model = load_model(ROOT / "agents" / "models" / "ppo_turn.zip")
     model.turn_slots = 64
     model.save(tmp_path / "wide.zip")

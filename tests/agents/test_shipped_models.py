@@ -31,13 +31,7 @@ def test_number_drop_models_score_as_shipped(name):
     assert [play_game(policy, seed).score for seed in range(5)] == SOLO[name]
 
 
-def test_the_shipped_reranker_plays_as_measured():
-    """``q_rerank.pt`` on ``q_turn.zip``: the first games of ``results/q_rerank_1000.json``."""
-    policy = make_policy("ppo", {"path": "agents/models/q_turn.zip", "rerank": "agents/models/q_rerank.pt"})
-    assert [play_game(policy, seed).score for seed in range(5)] == [55, 53, 61, 51, 41]
-
-
-@pytest.mark.parametrize("name, results", [("q", "q_turn_1000"), ("q_rerank", "q_rerank_1000")])
+@pytest.mark.parametrize("name, results", [("q", "q_turn_1000")])
 def test_the_named_agents_play_the_games_of_their_results_file(name, results, tmp_path, monkeypatch):
     """A preset is the measured setting: its first games are those of the file the tables quote,
     from any working directory."""
@@ -70,3 +64,15 @@ def test_lucky_numbers_model_scores_as_shipped():
         make_policy("ppo", game="luckynumbers")
     scores = [play_lucky_table(["ppo", "greedy"], seed, {})["scores"] for seed in range(5)]
     assert scores == [[-3.0, 2.0], [-5.0, 2.0], [-3.0, 2.0], [-7.0, 2.0], [-10.0, 2.0]]
+
+
+def test_q_and_best_load_the_q_iteration_network_and_ppo_the_maskable_ppo_one():
+    from agents.numberdrop.ppo import PPOPolicy
+    from agents.numberdrop.q import QPolicy
+
+    q, best, ppo = make_policy("q"), make_policy("best"), make_policy("ppo")
+    assert type(q) is type(best) is QPolicy and type(ppo) is PPOPolicy
+    assert Path(q.path).name == Path(best.path).name == "q_turn.zip" and Path(ppo.path).name == "ppo_turn.zip"
+    assert (best.lookahead, best.samples, best.search.refine) == (32, 8, 3) and q.search is None
+    as_ppo = make_policy("ppo", {"path": q.path})  # any such network plays under either name
+    assert [play_game(as_ppo, seed).score for seed in range(3)] == [play_game(q, seed).score for seed in range(3)]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
-from numberdrop_env.envs.seat import NumberDropTableEnv
+from numberdrop_env.envs.table import NumberDropTableEnv
 
 
 class FirstLegal:

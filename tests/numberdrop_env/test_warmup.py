@@ -34,7 +34,7 @@ def steps():
 
 def test_warm_up_runs_every_path(steps):
     names = [s.name for s in steps]
-    assert names == STEPS + ["turn engine batch entry point", "structure counts"]
+    assert names == STEPS + ["turn engine batch entry point"]
     by_name = {s.name: s.detail for s in steps}
     for phase in ("start", "slide", "star_slide", "block", "place", "arrange", "wild", "combo"):
         assert phase in by_name["NumberDrop-v0 game"]

@@ -113,7 +113,7 @@ def test_describe_options_lists_every_constructor_argument_and_each_preset_setti
             assert f"{param.name}={param.default}" in _described(text, name)
     assert " ".join(_described(text, "random").split()).startswith("random: none")
     best = " ".join(_described(text, "best").split())
-    assert best.startswith("best: ppo with path=agents/models/q_turn.zip, lookahead=32, samples=8, refine=3")
+    assert best.startswith("best: q with lookahead=32, samples=8, refine=3")
 
 
 @pytest.mark.parametrize(

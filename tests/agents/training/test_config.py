@@ -13,7 +13,7 @@ import pytest
 from agents.training.config import config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[3]
-CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if not p.name.startswith("q_rerank"))
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
 
 @pytest.mark.slow

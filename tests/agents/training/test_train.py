@@ -168,7 +168,8 @@ def test_tensorboard_has_game_metrics(smoke_run):
 
 
 def test_save_load_predict_same_legal_actions(smoke_run):
-    from agents.numberdrop.ppo import PPOPolicy, load_model, play_games
+    from agents.numberdrop.network import load_model, play_games
+    from agents.numberdrop.ppo import PPOPolicy
     from numberdrop_env.envs.decision import observe
 
     _, run_dir, _ = smoke_run

@@ -8,13 +8,13 @@ import pytest
 
 from agents.evaluation.solo import play_game
 from agents.registry import make_policy
-from agents.values import reference
 from agents.values.ntuple import FAMILIES, Layout, NTupleSpec, NTupleValue, lambda_targets, td_update
 from agents.values.selfplay import Learner, Learning, play
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.packing import state_offsets
 from numberdrop_env.planner.turns import TurnPlanner, rule_ints
+from tests.oracles import ntuple_reference as reference
 
 ALL = NTupleSpec(FAMILIES, stages=3)
 

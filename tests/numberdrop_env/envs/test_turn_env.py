@@ -11,7 +11,6 @@ import pytest
 
 import numberdrop_env  # noqa: F401  (registers the environments)
 from agents.numberdrop.greedy import GreedyPolicy
-from benchmarks.pruning import main as pruning_main
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import NumberDropEnv
@@ -228,15 +227,6 @@ def test_planner_value_is_the_sum_of_its_parts():
             obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
             if done:
                 break
-
-
-def test_pruning_benchmark_regret_shrinks_with_more_slots(capsys):
-    pruning_main(["--turns", "2", "--top", "8", "--samples", "1", "--no-progress"])
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
-    ks = [int(r[0]) for r in rows]
-    regrets = [float(r[1]) for r in rows]
-    assert ks == [1, 4, 8]
-    assert regrets == sorted(regrets, reverse=True) and regrets[-1] == 0.0
 
 
 def test_afterstate_planes_are_the_grids_the_candidates_leave():

@@ -13,7 +13,7 @@ from numberdrop_env.engine.sheet import Sheet
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner import kernels
 from numberdrop_env.planner.heuristic import Context
-from numberdrop_env.planner.turns_reference import _landed_cells, _local_scores, _writings
+from numberdrop_env.planner.turns_python import _landed_cells, _local_scores, _writings
 from tests.oracles import heuristic_reference as ref
 
 

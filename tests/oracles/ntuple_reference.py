@@ -1,6 +1,7 @@
-"""The lookups of ``agents.values.ntuple`` in plain Python: its specification.
+"""The lookups of the n-tuple value (``agents.values.lookups``) in plain Python: their
+specification (tests only).
 
-Written from the family descriptions of that module's docstring, without its compiled
+Written from the family descriptions of ``agents.values.spec``, without its compiled
 shortcuts (regions by a flood fill of sets, paths by walking every increasing path), so the
 tests can hold the compiled code to it on real sheets.
 """
@@ -10,9 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from numberdrop_env.engine.rules import EMPTY
-
-from .ntuple import (
+from agents.values.lookups import Layout
+from agents.values.spec import (
     CELL_CODES,
     COARSE,
     EXPOSED_CODES,
@@ -30,8 +30,8 @@ from .ntuple import (
     REGION_CODES,
     REGIONS,
     STEP_CODES,
-    Layout,
 )
+from numberdrop_env.engine.rules import EMPTY
 
 
 class Sheet:

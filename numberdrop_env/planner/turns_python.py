@@ -1,4 +1,4 @@
-"""The reference turn enumerator: the compiled engine's specification, in NumPy and Python.
+"""The turn enumerator in pure NumPy and Python: the compiled engine's specification and a planner of its own.
 
 It plays every slide and block drop on cloned games and values each written tetromino
 with the same kernels, building Python objects as it goes. The compiled engine
@@ -29,7 +29,7 @@ from .candidates import TURN_PHASES, Candidate, letter_values, remaining_turns, 
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
 
 
-class ReferencePlanner:
+class PythonPlanner:
     """Enumerates and ranks the candidates of a turn, step by step on cloned games."""
 
     def __init__(self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3) -> None:

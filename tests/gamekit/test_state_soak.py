@@ -1,7 +1,8 @@
 """Soak test of saved states: random games played to the end through the PettingZoo environments,
 each final state saved as JSON and reloaded, every observation checked against its space.
 
-``python -m benchmarks.state_soak [--tables 2000] [--lucky 2000] [--seed 0]``. Tables have 2
+The tests play 30 tables and 24 Lucky Numbers games; the long run is
+``python -m tests.gamekit.test_state_soak [--tables 2000] [--lucky 2000] [--seed 0]``. Tables have 2
 to 6 players in turn; half of them are played by a uniformly random legal policy, half by one
 that scores a combination whenever it can (so letters get circled and games end on block
 turns). Lucky Numbers games rotate 2, 3 and 4 players, the standard and Michael's setup, with
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pytest
 
 from luckynumbers_env import Game, lucky_numbers_v0
 from luckynumbers_env import Rules as LuckyRules
@@ -145,6 +147,14 @@ def report(name: str, tally: Tally, seconds: float) -> str:
         "  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.endings.items())),
     ]
     return "\n".join(lines + [f"  e.g. {e}" for e in tally.examples])
+
+
+@pytest.mark.parametrize("soak,games", [(soak_tables, 30), (soak_lucky, 24)], ids=["tables", "lucky"])
+def test_final_states_reload_and_observations_stay_in_their_spaces(soak: Callable[[int, int], Tally], games: int):
+    tally = soak(games, 0)
+    assert tally.games == games
+    assert (tally.refused, tally.outside) == (0, 0), tally.examples
+    assert len(tally.endings) >= 2, tally.endings  # both kinds of ending (or more) are reached
 
 
 def main(argv: list[str] | None = None) -> int:

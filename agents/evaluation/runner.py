@@ -1,0 +1,237 @@
+"""The one game runner: every evaluation and gate of the project plays its games here.
+
+A ``Match`` names the games: one agent's solo games on some seeds, or tables of Number Drop
+or Lucky Numbers (every seed under every rotation of the seats). ``run_matches`` cuts the
+seeds into chunks, plays them in this process, on worker processes or as Ray tasks
+(``backend="ray"``) with one progress display, and gives each match's results back in seed
+order. A game depends only on its seed and its agents, so the results are the same on any
+backend and any number of workers (tested).
+
+``play_policy`` is the short form a trainer's gate needs: one agent (a policy object, a
+registered name or ``(name, options)``) on given seeds, the ``GameResult`` of each.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from tqdm import tqdm
+
+from ..registry import cached_policy, make_policy, require_extra
+from .games import GameResult, play_game, play_lucky_table, play_rotations, play_table
+
+SOLO, NUMBERDROP, LUCKYNUMBERS = "solo", "numberdrop", "luckynumbers"
+"""The kinds of game a match plays: solo Number Drop, and tables of either game."""
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+
+class Progress:
+    """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
+
+    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game") -> None:
+        self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
+        self.plain = enabled and not sys.stderr.isatty()
+        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=not enabled or self.plain)
+
+    def update(self, n: int) -> None:
+        self.bar.update(n)
+        self.done += n
+        if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
+            self.last = time.monotonic()
+            print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+class Local:
+    """The tasks in this process (a policy object is used as it is), or on worker processes
+    (``work`` must then be a module-level function: a worker imports it by name)."""
+
+    def __init__(self, executor: ProcessPoolExecutor | None = None, workers: int = 1) -> None:
+        self.executor, self.parallel = executor, workers
+
+    def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
+        played = map(work, tasks) if self.executor is None else self.executor.map(work, tasks)
+        results = []
+        for task, result in zip(tasks, played):
+            results.append(result)
+            bar.update(size(task))
+        return results
+
+
+class RayTasks:
+    """The tasks as Ray tasks of one CPU each (``work`` must be a module-level function)."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.parallel = max(1, int(ray.available_resources().get("CPU", 1)))
+
+    def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
+        play = self.ray.remote(num_cpus=1)(work)
+        pending = {play.remote(task): i for i, task in enumerate(tasks)}
+        done: dict[int, Any] = {}
+        while pending:
+            ready, _ = self.ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                i = pending.pop(ref)
+                done[i] = self.ray.get(ref)
+                bar.update(size(tasks[i]))
+        return [done[i] for i in range(len(tasks))]
+
+
+@contextmanager
+def ray_pool(address: str | None = None, num_cpus: int | None = None) -> Iterator[RayTasks]:
+    """The Ray running in this process (a training run's) as it is; else the cluster at
+    ``address`` (or ``RAY_ADDRESS``); else a local Ray of ``num_cpus`` CPUs (None: all),
+    stopped at the end. Every node needs this project installed (the tasks import it)."""
+    try:
+        require_extra("rllib", "the Ray backend")
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        address = address or os.environ.get("RAY_ADDRESS")
+        if address:
+            print(f"joining the Ray cluster at {address}", file=sys.stderr)
+            ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        yield RayTasks(ray)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+@contextmanager
+def pool(workers: int, backend: str = "local", address: str | None = None) -> Iterator[Local | RayTasks]:
+    """``backend="local"``: ``workers`` processes (one or fewer: this process); ``"ray"``: Ray
+    tasks, on the cluster at ``address`` or a local Ray of ``workers`` CPUs (0: all)."""
+    if backend == "ray":
+        with ray_pool(address, workers or None) as tasks:
+            yield tasks
+    elif backend != "local":
+        raise ValueError(f"unknown backend {backend!r}: 'local' or 'ray'")
+    elif workers <= 1:
+        yield Local()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            yield Local(executor, workers)
+
+
+def map_tasks(
+    work: Callable[[Task], Result],
+    tasks: Sequence[Task],
+    workers: int,
+    bar: Progress,
+    size: Callable[[Task], int],
+    backend: str = "local",
+    address: str | None = None,
+) -> list[Result]:
+    """``work`` of each task, in order, on ``workers`` processes (one: in this process) or Ray
+    tasks; the bar advances by ``size(task)`` as each result comes in."""
+    with pool(workers, backend, address) as where:
+        return where.map(work, tasks, bar, size)
+
+
+@dataclass(frozen=True)
+class Match:
+    """Games to play. Solo (``game="solo"``): ``agents`` is one agent, a registered name or a
+    policy object. Tables (``"numberdrop"``, ``"luckynumbers"``): ``agents`` are names, cycled
+    round ``players`` seats, and each seed is played once per rotation of the seats.
+    ``options`` holds each name's agent options; ``setup`` and ``bruno`` are Lucky Numbers'
+    variants."""
+
+    agents: tuple[Any, ...]
+    seeds: tuple[int, ...]
+    game: str = SOLO
+    players: int = 1
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    setup: str = "standard"
+    bruno: bool = False
+
+    def check(self) -> None:
+        """Build each named agent once, here, so that a bad name fails before any game starts."""
+        if self.game not in (SOLO, NUMBERDROP, LUCKYNUMBERS):
+            raise ValueError(f"unknown game {self.game!r}: {SOLO!r}, {NUMBERDROP!r} or {LUCKYNUMBERS!r}")
+        game = NUMBERDROP if self.game == SOLO else self.game
+        for name in dict.fromkeys(a for a in self.agents if isinstance(a, str)):
+            make_policy(name, self.options.get(name), game)
+
+
+def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
+    """One chunk of a match: a ``GameResult`` per solo seed, or a table seed's games (one per
+    rotation, each with its ``seats``)."""
+    match, seeds = task
+    if match.game == SOLO:
+        agent = match.agents[0]
+        policy = cached_policy(agent, match.options.get(agent)) if isinstance(agent, str) else agent
+        return [play_game(policy, s) for s in seeds]
+    play: Any = play_table
+    if match.game == LUCKYNUMBERS:
+        play = partial(play_lucky_table, setup=match.setup, bruno=match.bruno)
+    return [play_rotations(play, list(match.agents), match.players, s, match.options)[1] for s in seeds]
+
+
+def run_matches(
+    matches: Sequence[Match],
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress: bool = True,
+) -> list[list[Any]]:
+    """Each match's results, in seed order (see ``play_seeds``)."""
+    for match in matches:  # fail fast, before any worker starts
+        match.check()
+    solo = not matches or matches[0].game == SOLO
+    players = 1 if solo else matches[0].players
+    desc, unit = ("games", "game") if solo else (f"{players}-player games x{players} rotations", "seed")
+    with pool(workers, backend, address) as where:
+        owners, tasks = [], []
+        for i, match in enumerate(matches):
+            size = max(1, min(25, len(match.seeds) // (4 * where.parallel)))  # about 4 chunks a worker
+            for start in range(0, len(match.seeds), size):
+                owners.append(i)
+                tasks.append((match, tuple(match.seeds[start : start + size])))
+        bar = Progress(sum(len(m.seeds) for m in matches), progress, desc, unit)
+        try:
+            parts = where.map(play_seeds, tasks, bar, lambda task: len(task[1]))
+        finally:
+            bar.close()
+    results: list[list[Any]] = [[] for _ in matches]
+    for i, part in zip(owners, parts):
+        results[i].extend(part)
+    return results
+
+
+def play_policy(
+    agent: Any,
+    seeds: Sequence[int],
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    progress: bool = False,
+) -> list[GameResult]:
+    """Solo games of one agent on ``seeds``, in seed order: what a trainer's gate plays.
+    ``agent`` is a registered name, ``(name, options)``, or a policy object (reset with each
+    game's seed; copied to each worker when there are several, so it must pickle)."""
+    if isinstance(agent, tuple):
+        name, options = agent
+        match = Match((name,), tuple(seeds), options={name: dict(options or {})})
+    else:
+        match = Match((agent,), tuple(seeds))
+    return run_matches([match], workers, backend, address, progress)[0]

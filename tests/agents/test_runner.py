@@ -1,0 +1,59 @@
+"""The one game runner: any agent form, any number of workers, any backend, the same games."""
+
+import pytest
+
+from agents.base import RandomPolicy
+from agents.cli import evaluate
+from agents.evaluation.runner import LUCKYNUMBERS, Match, play_policy, run_matches
+from agents.evaluation.solo import play_game, run
+from agents.evaluation.tables import run_tables
+
+SEEDS = [9, 3, 5, 4]
+
+
+def scores(results):
+    return [(r.seed, r.score, r.breakdown) for r in results]
+
+
+def test_a_policy_object_a_name_and_options_play_the_same_games_on_any_workers():
+    direct = scores(play_game(RandomPolicy(), s) for s in SEEDS)
+    assert scores(play_policy(RandomPolicy(), SEEDS)) == direct  # in this process, given order
+    assert scores(play_policy(RandomPolicy(), SEEDS, workers=2)) == direct  # pickled to the workers
+    assert scores(play_policy("random", SEEDS, workers=2)) == direct
+    assert scores(play_policy(("random", {}), SEEDS)) == direct
+
+
+def test_one_call_plays_solo_games_and_tables_as_their_commands_do():
+    solo, lucky = run_matches(
+        [
+            Match(("random",), (2, 3)),
+            Match(("random", "greedy"), (0, 1), LUCKYNUMBERS, 3, setup="michael"),
+        ]
+    )
+    assert scores(solo) == scores(run(["random"], 2, 2, progress=False)["random"])
+    tables = run_tables(["random", "greedy"], 3, 2, 0, game="luckynumbers", setup="michael", progress=False)
+    strip = [[{k: v for k, v in g.items() if k != "seconds"} for g in seed] for seed in lucky]
+    assert strip == [[{k: v for k, v in g.items() if k != "seconds"} for g in tables[s]] for s in (0, 1)]
+
+
+@pytest.mark.parametrize(
+    "match, backend, message",
+    [
+        (Match(("random",), (0,), "chess"), "local", "unknown game"),
+        (Match(("random",), (0,)), "gpu", "unknown backend"),
+        (Match(("nobody",), (0,)), "local", "nobody"),
+    ],
+)
+def test_bad_matches_fail_before_any_game(match, backend, message):
+    with pytest.raises(ValueError, match=message):
+        run_matches([match], backend=backend, progress=False)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_tables_on_ray_are_the_local_tables():
+    pytest.importorskip("ray")
+    argv = ["--players", "3", "--agents", "greedy,random", "--games", "2", "--seed", "4", "--no-progress"]
+    local = evaluate.main(argv + ["--workers", "1"])
+    remote = evaluate.main(argv + ["--workers", "2", "--backend", "ray"])
+    assert remote == local
