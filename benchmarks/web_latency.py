@@ -213,6 +213,8 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
 
             def shot(name: str, page: Any = page, width: int = width) -> None:
                 path = folder / f"{name}_{width}.png"
+                if width < 500:  # a phone's view as it opens: the sheet at the top
+                    page.evaluate("() => window.scrollTo(0, 0)")
                 page.screenshot(path=str(path))
                 written.append(str(path))
 

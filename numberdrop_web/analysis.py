@@ -9,15 +9,14 @@ position off that line (the player played something else) is asked of a second p
 the same agent, reset with a seed drawn from the position, so the same position always
 gets the same hint. Every hint is remembered by position.
 
-The candidates are the turn planner's (``numberdrop_env.planner.turns``), or the agent's own
-offer where it has one (a turn-level network), each with its points and planner value; the
-network's value where the agent has one, and the look-ahead's mean (points plus the mean
-value of the next turn over sampled rolls) where the agent looks ahead. The look-ahead runs
-candidate by candidate, so it reports progress and stops when cancelled. An agent's turn off
-its line stops between two decisions when cancelled (that policy is reset from the position
-each time, so nothing is lost); the line's own turn runs to its end, since its policy's
-generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for when it
-is asked again).
+An analysis lists what the agent weighed with the numbers it ranks by, its own choice always
+a row: a one-ply agent's best candidates by its value (the planner's, an n-tuple value's, a
+network's), and a look-ahead agent's plans with the means, spreads and rolls it compared,
+recorded as it chose (``choices``). Each row says what the turn does (``words``). An agent's
+turn off its line stops between two decisions when cancelled (that policy is reset from the
+position each time, so nothing is lost); the line's own turn runs to its end, since its
+policy's generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for
+when it is asked again).
 """
 
 from __future__ import annotations
