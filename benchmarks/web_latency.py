@@ -213,6 +213,8 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
 
             def shot(name: str, page: Any = page, width: int = width) -> None:
                 path = folder / f"{name}_{width}.png"
+                if width < 500:  # a phone's view as it opens: the sheet at the top
+                    page.evaluate("() => window.scrollTo(0, 0)")
                 page.screenshot(path=str(path))
                 written.append(str(path))
 
@@ -240,6 +242,9 @@ def screenshots(url: str, folder: Path, sizes: tuple[tuple[int, int], ...] = SIZ
                 page.click("[data-testid=play-hint]")
                 _wait_idle(page)
             shot("compare")
+            if page.locator("[data-testid=tab-agent]").is_visible():  # a phone: the agent's sheet on its tab
+                page.click("[data-testid=tab-agent]")
+                shot("compare_agent")
             page.goto(f"{url}/?mode=watch&seed=7&agent=greedy")
             _wait_idle(page)
             page.select_option("[data-testid=watch-speed]", "0")

@@ -9,15 +9,14 @@ position off that line (the player played something else) is asked of a second p
 the same agent, reset with a seed drawn from the position, so the same position always
 gets the same hint. Every hint is remembered by position.
 
-The candidates are the turn planner's (``numberdrop_env.planner.turns``), or the agent's own
-offer where it has one (a turn-level network), each with its points and planner value; the
-network's value where the agent has one, and the look-ahead's mean (points plus the mean
-value of the next turn over sampled rolls) where the agent looks ahead. The look-ahead runs
-candidate by candidate, so it reports progress and stops when cancelled. An agent's turn off
-its line stops between two decisions when cancelled (that policy is reset from the position
-each time, so nothing is lost); the line's own turn runs to its end, since its policy's
-generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for when it
-is asked again).
+An analysis lists what the agent weighed with the numbers it ranks by, its own choice always
+a row: a one-ply agent's best candidates by its value (the planner's, an n-tuple value's, a
+network's), and a look-ahead agent's plans with the means, spreads and rolls it compared,
+recorded as it chose (``choices``). Each row says what the turn does (``words``). An agent's
+turn off its line stops between two decisions when cancelled (that policy is reset from the
+position each time, so nothing is lost); the line's own turn runs to its end, since its
+policy's generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for
+when it is asked again).
 """
 
 from __future__ import annotations
@@ -34,14 +33,17 @@ from typing import Any
 
 import numpy as np
 
+from agents.numberdrop.network import best_candidates, offer_turns
 from agents.registry import AGENTS, make_policy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import TURN_PHASES, TurnPlanner
 from numberdrop_env.render.text import decision_words
 
+from .choices import Seen, Watch, expectimax_of, expectimax_rows, look_ahead_of, look_ahead_rows
 from .sessions import GameError, GameSession
 from .views import drawing
+from .words import turn_lines
 
 MAX_TURN_DECISIONS = 400
 """An agent that has not finished a turn after this many decisions is stuck."""
@@ -153,6 +155,8 @@ class AgentLine:
         self._policy: Any = None
         self._free: Any = None
         self.hints: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.seen: dict[str, Seen] = {}
+        """What the agent's ranking computed for each hinted position's choice."""
 
     def policy(self, on_line: bool, key: str) -> Any:
         """The line's policy (built and reset with the game's seed once), or the off-line one
@@ -180,43 +184,50 @@ class AgentLine:
             stop = job.cancelled.is_set if job is not None and not on_line else None
             hint = self._play_turn(self.policy(on_line, key), game, stop)
             hint["on_line"] = on_line
+            self.seen[key] = hint.pop("_seen")
             if on_line:
                 self.expected = hint.pop("_after")
             else:
                 hint.pop("_after")
             self.hints[key] = hint
             while len(self.hints) > 512:
-                self.hints.popitem(last=False)
+                self.seen.pop(self.hints.popitem(last=False)[0], None)
             return hint
 
     def _play_turn(self, policy: Any, game: SoloGame, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
         """The agent plays the rest of the turn on a copy, then any single-choice decisions of
         the next one (as it would in a whole game, so its plan for that turn is its own);
-        ``stop`` is asked before each decision, and a yes ends the turn with ``Cancelled``."""
+        ``stop`` is asked before each decision, and a yes ends the turn with ``Cancelled``.
+        What its ranking computed for this turn's choice is kept (``choices.Watch``)."""
         start = time.perf_counter()
         clone, actions, words = game.clone(), [], []
-        turn, turn_end = clone.turn, None
-        while not clone.is_over:
-            if stop is not None and stop():
-                raise Cancelled
-            mask = clone.legal_mask()
-            if clone.turn != turn:
-                turn_end = turn_end or turn_key(clone)
-                if np.count_nonzero(mask) != 1:
-                    break
-            action = int(policy.act(clone, mask))
-            if not 0 <= action < len(mask) or not mask[action]:
-                raise RuntimeError(f"agent {self.name!r} chose action {action}, which is not legal")
-            words.append(decision_words(clone, action))
-            clone.step(action)
-            actions.append(action)
-            if len(actions) > MAX_TURN_DECISIONS:
-                raise RuntimeError(f"agent {self.name!r} did not finish its turn in {MAX_TURN_DECISIONS} decisions")
+        turn, turn_end, turn_actions = clone.turn, None, None
+        with Watch(policy) as watch:
+            while not clone.is_over:
+                if stop is not None and stop():
+                    raise Cancelled
+                mask = clone.legal_mask()
+                if clone.turn != turn:
+                    turn_end = turn_end or turn_key(clone)
+                    turn_actions = turn_actions if turn_actions is not None else list(actions)
+                    if np.count_nonzero(mask) != 1:
+                        break
+                watch.active = clone.turn == turn
+                action = int(policy.act(clone, mask))
+                if not 0 <= action < len(mask) or not mask[action]:
+                    raise RuntimeError(f"agent {self.name!r} chose action {action}, which is not legal")
+                words.append(decision_words(clone, action))
+                clone.step(action)
+                actions.append(action)
+                if len(actions) > MAX_TURN_DECISIONS:
+                    raise RuntimeError(f"agent {self.name!r} did not finish its turn in {MAX_TURN_DECISIONS} decisions")
+        exact, sentence = turn_lines(game, actions if turn_actions is None else turn_actions)
         return {
             "agent": self.name,
             "actions": actions,
             "words": words,
-            "summary": turn_summary(words),
+            "summary": sentence,
+            "exact": exact,
             "points": clone.score() - game.score(),
             "score_after": clone.score(),
             "breakdown_after": clone.sheet.score_breakdown(),
@@ -225,53 +236,120 @@ class AgentLine:
             "turn_end": _hex(turn_end or turn_key(clone)),
             "seconds": round(time.perf_counter() - start, 4),
             "_after": state_key(clone),
+            "_seen": watch.seen,
         }
 
     # ------------------------------------------------------------------ the candidates
     def analyse(self, game: SoloGame, job: Job, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
-        """The hint and the turn's ``top`` candidates, each valued as the agent can."""
+        """The hint and the turn's ``top`` candidates, each with the numbers the agent ranks
+        by; the agent's own choice is always a row, with the numbers it chose by."""
         hint = self.hint(game, job)
         job.report("listing the candidates", 0.0)
         if game.phase not in TURN_PHASES:
-            return {"hint": hint, "candidates": [], "columns": [], "note": _MID_TURN}
+            return {"hint": hint, "candidates": [], "columns": [], "headings": {}, "note": _MID_TURN}
         with self.lock:
             policy = self._policy if self._policy is not None else self.policy(True, "")
-            offered, values = _offered(policy, game, top)
-            rows = [_candidate_row(game, c, rank) for rank, c in enumerate(offered)]
-            columns = ["points", "value"]
-            if values is not None:
-                columns.append("agent_value")
-                for row, v in zip(rows, values):
-                    row["agent_value"] = round(float(v), 3)
-            search = _look_ahead_of(policy)
-            if search is not None and lookahead and game.phase is not Phase.START:
-                columns.append("lookahead")
-                seeds = np.random.default_rng(int(state_key(game)[:12], 16)).integers(0, 2**63 - 1, search.samples)
-                for i, (row, c) in enumerate(zip(rows, offered)):
-                    job.report(f"look-ahead: candidate {i + 1} of {len(rows)}", i / len(rows))
-                    row["lookahead"] = round(float(search.lookahead(game, [c], seeds)[0]), 3)
+            seen = self.seen.get(state_key(game))
+            table = explained(self.name, policy, game, seen, top, job) if lookahead else None
+            if table is None:
+                table = valued(self.name, policy, game, top)
+        rows, columns, why = table
         chosen = [row for row in rows if row["turn_end"] == hint["turn_end"]]
         for row in chosen[:1]:
             row["chosen"] = True
         if not chosen:
-            rows.append(_hint_row(hint, len(rows)))
+            rows.append(_hint_row(game, hint, len(rows)))
         job.report("done", 1.0)
-        return {"hint": hint, "candidates": rows, "columns": columns}
+        return {"hint": hint, "candidates": rows, "columns": columns, "headings": headings(columns), "why": why}
 
 
-_MID_TURN = "the candidates are listed before the drop; this turn's drop is made"
+_MID_TURN = "the candidates are listed at a turn's first decision; this turn has begun"
+
+HEADINGS: dict[str, tuple[str, str]] = {
+    "points": ("points now", "the points the turn scores at once (a combination, a line, a penalty)"),
+    "value": ("points + sheet", "points now plus the planner's hand-written value of the sheet the turn leaves"),
+    "agent_value": ("agent's value", "the agent's own value of the turn (see below)"),
+    "lookahead": ("look-ahead mean", "points now plus the agent's value of the next turn, averaged over sampled rolls"),
+    "spread": ("\u00b1 spread", "how much the look-ahead's value varies from roll to roll (standard deviation)"),
+    "rolls": ("rolls", "how many sampled next rolls the look-ahead averaged"),
+}
+"""Each column of an analysis in words, with a one-line explanation."""
+
+AGENT_VALUE = {
+    "ntuple": ("points + n-tuple value", "points now plus the learned n-tuple value of the sheet the turn leaves"),
+    "q": ("network's value", "the Q network's value of the turn, in points up to a constant"),
+}
+
+
+def headings(columns: list[str], agent_value: tuple[str, str] | None = None) -> dict[str, dict[str, str]]:
+    out = {}
+    for key in columns:
+        head, explain = agent_value if key == "agent_value" and agent_value else HEADINGS[key]
+        out[key] = {"head": head, "explain": explain}
+    return out
 
 
 def _hex(key: tuple[bytes, ...]) -> str:
     return hashlib.sha1(b"|".join(key)).hexdigest()
 
 
-def turn_summary(words: list[str]) -> str:
-    """A turn in a few words: the tiles slid, the drops and the combination (not the writing)."""
-    slid = [w.split()[1] for w in words if w.startswith("slide ")]
-    kept = [w for w in words if w.startswith(("drop", "score", "pass", "write the"))]
-    parts = ([f"slide {' '.join(slid)}"] if slid else []) + kept
-    return "; ".join(parts) if parts else "; ".join(words)
+Table = tuple[list[dict[str, Any]], list[str], str]
+"""An analysis's rows, its columns, and a sentence saying how the agent chose."""
+
+
+def explained(name: str, policy: Any, game: SoloGame, seen: Any, top: int, job: Job) -> Table | None:
+    """A look-ahead's rows: the plans it weighed with the numbers it compared (``choices``)."""
+    if seen is None:
+        return None
+    job.report("the look-ahead's numbers", 0.5)
+    search, expecti = look_ahead_of(policy), expectimax_of(policy)
+    if search is not None and seen.calls:
+        start, weighed = look_ahead_rows(search, seen, top)
+        columns = ["points", "lookahead", "spread", "rolls"]
+        rounds = max(r["rolls"] for _, r in weighed)
+        why = (
+            f"{name} looked one turn ahead: each plan's points now plus its value of the next turn, "
+            f"averaged over sampled rolls; it plays the plan of the highest mean"
+        )
+        if any(r.get("dropped") for _, r in weighed):
+            why += f" among those valued again on more rolls ({rounds} in all)"
+    elif expecti is not None and seen.rolls is not None:
+        start, weighed = expectimax_rows(policy, seen, top)
+        columns = ["points", "agent_value", "lookahead", "spread", "rolls"]
+        why = (
+            f"{name} searched its {policy.top} best turns by points + n-tuple value one roll further: "
+            "points now plus the next turn's expected best; it plays the highest"
+        )
+    else:
+        return None
+    if state_key(start) != state_key(game):
+        return None
+    rows = [_candidate_row(game, plan, i) | numbers for i, (plan, numbers) in enumerate(weighed)]
+    return rows, columns, why
+
+
+def valued(name: str, policy: Any, game: SoloGame, top: int) -> Table:
+    """A one-ply agent's rows: its candidates by the value it maximises."""
+    offered, values = _offered(policy, game, top)
+    rows = [_candidate_row(game, c, rank) for rank, c in enumerate(offered)]
+    if values is None:
+        why = f"{name} plays the turn of the most points + sheet value"
+        if game.phase is Phase.START:
+            why = f"{name} writes its 1 by a fixed rule, without numbers; the planner's values are shown"
+        if name == "random":
+            why = "random picks each decision at random, without numbers; the planner's values are shown"
+        return rows, ["points", "value"], why
+    for row, v in zip(rows, values):
+        row["agent_value"] = round(float(v), 3)
+    return rows, ["points", "agent_value"], f"{name} plays the turn of the highest {_agent_head(name)}"
+
+
+def _agent_head(name: str) -> str:
+    return AGENT_VALUE.get(_family(name), HEADINGS["agent_value"])[0]
+
+
+def _family(name: str) -> str:
+    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best", "q_rerank") else name
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:
@@ -281,8 +359,6 @@ def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarr
         offered, values = policy.ranked(game, top)
         return list(offered), values
     if getattr(policy, "turn_level", False) and hasattr(policy, "setup") and game.phase is not Phase.START:
-        from agents.numberdrop.network import best_candidates, offer_turns
-
         (offered,), batch, masks = offer_turns(policy.setup, [game])
         slots, values = best_candidates(policy.model, batch, masks, top)
         return [offered[int(j)] for j in slots], values
@@ -297,25 +373,16 @@ def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarr
 _PLANNER = TurnPlanner()
 
 
-def _look_ahead_of(policy: Any) -> Any:
-    """The agent's look-ahead (a search agent, or the one a network agent carries), if any."""
-    from agents.numberdrop.search import SearchPolicy
-
-    if isinstance(policy, SearchPolicy):
-        return policy
-    search = getattr(policy, "search", None)
-    return search if isinstance(search, SearchPolicy) else None
-
-
 def _candidate_row(game: SoloGame, candidate: Any, rank: int) -> dict[str, Any]:
-    clone, words = game.clone(), []
+    clone = game.clone()
     for a in candidate.actions:
-        words.append(decision_words(clone, a))
         clone.step(a)
+    exact, sentence = turn_lines(game, candidate.actions)
     return {
         "rank": rank + 1,
         "actions": list(candidate.actions),
-        "summary": turn_summary(words),
+        "summary": exact,
+        "sentence": sentence,
         "points": int(candidate.points),
         "value": round(float(candidate.value), 3),
         "breakdown_after": clone.sheet.score_breakdown(),
@@ -326,10 +393,10 @@ def _candidate_row(game: SoloGame, candidate: Any, rank: int) -> dict[str, Any]:
     }
 
 
-def _hint_row(hint: dict[str, Any], rank: int) -> dict[str, Any]:
-    """The agent's own turn when the list does not hold it."""
-    keep = ("actions", "summary", "points", "breakdown_after", "ends_game", "drawing", "turn_end")
-    return {"rank": rank + 1, **{k: hint[k] for k in keep}, "value": None, "chosen": True}
+def _hint_row(game: SoloGame, hint: dict[str, Any], rank: int) -> dict[str, Any]:
+    """The agent's own turn when the list does not hold it (an agent that chooses without numbers)."""
+    keep = ("actions", "points", "breakdown_after", "ends_game", "drawing", "turn_end")
+    return {"rank": rank + 1, **{k: hint[k] for k in keep}, "summary": hint["exact"], "value": None, "chosen": True}
 
 
 def line_of(session: GameSession, agent: str) -> AgentLine:

@@ -145,6 +145,7 @@
     app.state = data;
     app.id = data.id;
     app.seed = data.seed;
+    if (!prev || prev.id !== data.id) $("seed").value = data.seed === null ? "" : String(data.seed);
     if (app.mode !== "replay") { app.replay.length = data.length; app.replay.at = data.index; app.replay.starts = data.turn_starts; }
     if (!prev || prev.index !== data.index || prev.id !== data.id) resetDecision(data);
     if (app.hint && (app.hint.game !== data.id || app.hint.index !== data.index)) { app.hint = null; }
@@ -390,6 +391,9 @@
   function renderReplayBar() {
     const { at, length } = app.replay;
     $("replay-pos").textContent = `${at} / ${length}`;
+    $("replay-empty").hidden = length > 0; // nothing to step through: say what to do
+    for (const b of document.querySelectorAll("#replay-bar [data-step]")) b.disabled = length === 0;
+    $("replay-branch").disabled = length === 0;
   }
 
   // ------------------------------------------------------------------ compare
@@ -507,7 +511,7 @@
 
   function turnLabel(st, phase = true) {
     const L = layout();
-    return `<text class="label left" x="${L.tx + 4}" y="${L.scoreY + 66}">turn ${st.turn}${phase ? ` \u00b7 ${esc(st.phase.replace("_", " "))}` : ""}</text>`;
+    return `<text class="label left" x="${L.tx + 4}" y="${L.scoreY + 66}">turn ${st.turn}${phase && st.over ? " \u00b7 game over" : ""}</text>`;
   }
 
   function renderSheet() {
@@ -567,7 +571,7 @@
   function renderBoard() {
     const st = app.state, svg = $("solo-board");
     const W = 50, top = 30, H = 34, last = META.last_notch;
-    svg.setAttribute("viewBox", `0 0 ${W * 5 + 10} ${top + (last + 1) * (H + 4) + 6}`);
+    svg.setAttribute("viewBox", `0 0 ${W * 5 + 34} ${top + (last + 1) * (H + 4) + 6}`);
     const legal = new Map(((st.legal.tiles) || []).map((o) => [o.tile, o]));
     const interactive = canPlay() && !app.busy;
     const slides = app.hint && app.showHint && app.hint.index === st.index ? app.hint.drawing.slides : null;
@@ -586,7 +590,7 @@
       h += `<g class="${cls}" data-tile="${i}" data-testid="tile-${letter}"${tab}><rect class="body" x="${x + 4}" y="${y + 1}" width="${W - 8}" height="${H - 2}" rx="5"/>${glyph(st.tiles[i], x + W / 2, y + H / 2)}</g>`;
       if (shown && shown[i]) h += `<text class="slide-hint" x="${x + W / 2}" y="${top + (last + 1) * (H + 4) + 2}">+${shown[i]}</text>`;
     });
-    h += `<text class="label go" x="${W * 5 + 8}" y="${top + last * (H + 4) + H / 2}">GO!</text>`;
+    h += `<text class="label go" data-testid="go-label" x="${W * 5 + 8}" y="${top + last * (H + 4) + H / 2}">GO!</text>`;
     paint(svg, h);
   }
 
@@ -634,8 +638,31 @@
       }
     }
     paint(box, h);
-    const prompt = st.over ? "game over" : st.phase === "block" ? `block ${st.block_letter} drops: ${st.prompt}` : st.prompt;
-    $("prompt").textContent = app.mode === "replay" ? `replay: ${prompt}` : app.mode === "watch" ? `${app.agent}: ${prompt}` : prompt;
+    const prompt = promptWords(st);
+    $("prompt").textContent = app.mode === "replay" ? (app.replay.length ? `Replay: ${prompt}` : "Replay: choose a record file") : app.mode === "watch" ? `${app.agent}: ${prompt}` : prompt;
+  }
+  // the pending decision as a player says it (the phase's name is the engine's, not the game's)
+  function promptWords(st) {
+    if (st.over) return `Game over: ${overReason(st)}`;
+    const shape = st.shape_face === "*" ? null : st.shape_face;
+    const words = {
+      start: "Write the 1: choose its column in the bottom row",
+      slide: "Slide a tile",
+      star_slide: "Star: slide one more tile",
+      block: `Block ${st.block_letter} drops: choose where`,
+      place: shape ? `Drop your ${shape}: choose where` : "Star: choose a shape and where to drop it",
+      arrange: "Place the dice",
+      wild: "Choose the star's value",
+      combo: "Score a combination or pass",
+    };
+    return words[st.phase] || st.prompt;
+  }
+
+  // why the game ended, read off the sheet and the board (the rulebook's three endings)
+  function overReason(st) {
+    if (st.sheet.penalties.some(Boolean)) return "a number was written above the Game Over line";
+    if (st.notches.every((n) => n >= META.last_notch)) return "every tile reached GO!";
+    return "the tetromino could not be dropped anywhere";
   }
   const button = (act, label) => `<button type="button" data-act="${act}" data-testid="${act}">${label}</button>`;
 
@@ -653,7 +680,8 @@
     $("replay-bar").hidden = app.mode !== "replay";
     if (app.mode === "replay") renderReplayBar();
     const hint = app.hint && app.hint.index === st.index ? app.hint : null;
-    $("hint-text").textContent = hint ? `${hint.agent}: ${hint.summary} (${hint.points >= 0 ? "+" : ""}${hint.points})` : "";
+    const pts = hint ? ` (${hint.points >= 0 ? "+" : ""}${hint.points} point${Math.abs(hint.points) === 1 ? "" : "s"})` : "";
+    $("hint-text").textContent = hint ? `${hint.agent}: ${hint.summary}${pts}` : "";
   }
 
   function renderBreakdown() {
@@ -665,24 +693,36 @@
   function renderOver() {
     const slot = $("over-slot"), st = app.state;
     if (!st.over) { paint(slot, ""); return; }
-    const rows = [];
+    const rows = [], who = app.mode === "watch" ? esc(app.agent) : "you";
     let placed = false;
     for (const h of META.high_scores) {
-      if (!placed && st.score >= h) { rows.push(`<tr class="you"><td>${st.score}</td><td>${app.mode === "watch" ? esc(app.agent) : "you"}</td></tr>`); placed = true; }
-      rows.push(`<tr><td>${h}</td><td>${h === 13 ? "Benoit" : ""}</td></tr>`);
+      if (!placed && st.score >= h) { rows.push(`<li class="you" data-testid="high-score-you">${st.score} ${who}</li>`); placed = true; }
+      rows.push(`<li>${h}${h === 13 ? " Benoit" : ""}</li>`);
     }
-    if (!placed) rows.push(`<tr class="you"><td>${st.score}</td><td>you</td></tr>`);
-    paint(slot, `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div>the rulebook's high scores</div><table>${rows.join("")}</table></div>`);
+    if (!placed) rows.push(`<li class="you" data-testid="high-score-you">${st.score} ${who}</li>`);
+    paint(slot, `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div class="reason" data-testid="over-reason">The game ended because ${overReason(st)}.</div><div>the rulebook's high scores, best first:</div><ol class="high-scores">${rows.join("")}</ol></div>`);
   }
 
+  // The analysis: the agent's choice (starred) with the numbers it chose by, each row saying what
+  // the turn does, column heads in words with a line of explanation each below the table.
   function renderAnalysis() {
     const table = $("analysis"), a = app.analysis, st = app.state;
-    if (!a || a.index !== st.index) { paint(table, ""); $("afterstate").textContent = ""; return; }
-    const cols = a.columns;
-    const head = `<thead><tr><th>#</th><th class="what">turn</th><th title="points now">pts</th><th title="planner value">value</th>${cols.includes("agent_value") ? '<th title="the network\'s value">agent</th>' : ""}${cols.includes("lookahead") ? '<th title="points plus the mean value of the next turn over sampled rolls">look-ahead</th>' : ""}</tr></thead>`;
-    const fmt = (v) => (v === null || v === undefined ? "\u2014" : Number(v).toFixed(1));
-    const rows = a.candidates.map((c, i) => `<tr data-row="${i}" data-testid="candidate-${i}" class="${c.chosen ? "chosen" : ""}${app.hover === c ? " hover" : ""}" title="${esc(c.summary)}"><td>${c.chosen ? "\u2605" : c.rank}</td><td class="what">${esc(c.summary)}</td><td>${c.points}</td><td>${fmt(c.value)}</td>${cols.includes("agent_value") ? `<td>${fmt(c.agent_value)}</td>` : ""}${cols.includes("lookahead") ? `<td>${fmt(c.lookahead)}</td>` : ""}</tr>`).join("");
-    paint(table, head + `<tbody>${rows}</tbody>` + (a.note ? `<caption>${esc(a.note)}</caption>` : ""));
+    const wrap = $("analysis-wrap");
+    wrap.classList.toggle("open", Boolean(a && a.index === st.index && app.mode !== "replay"));
+    if (!a || a.index !== st.index) { paint(table, ""); paint($("analysis-notes"), ""); $("afterstate").textContent = ""; return; }
+    const cols = a.columns, heads = a.headings || {};
+    const headOf = (k) => (heads[k] ? heads[k].head : k);
+    const head = `<thead><tr><th>#</th><th class="what">the turn</th>${cols.map((k) => `<th data-col="${k}" title="${esc(heads[k] ? heads[k].explain : "")}">${esc(headOf(k))}</th>`).join("")}</tr></thead>`;
+    const fmt = (k, v) => {
+      if (v === null || v === undefined) return "\u2014";
+      if (k === "points" || k === "rolls") return String(v);
+      return k === "spread" ? `\u00b1${Number(v).toFixed(1)}` : Number(v).toFixed(1);
+    };
+    const rows = a.candidates.map((c, i) => `<tr data-row="${i}" data-testid="candidate-${i}" class="${c.chosen ? "chosen" : ""}${app.hover === c ? " hover" : ""}"><td>${c.chosen ? "\u2605" : c.rank}</td><td class="what">${esc(c.summary)}</td>${cols.map((k) => `<td>${fmt(k, c[k])}</td>`).join("")}</tr>`).join("");
+    paint(table, head + `<tbody>${rows}</tbody>`);
+    const notes = cols.map((k) => `<dt>${esc(headOf(k))}</dt><dd>${esc(heads[k] ? heads[k].explain : "")}</dd>`).join("");
+    const why = a.why || a.note || "";
+    paint($("analysis-notes"), `<p class="why" data-testid="analysis-why">\u2605 ${esc(why)}.</p><dl>${notes}</dl><p class="tip">Point at a row (or tap it) to see it on the sheet; click it (or tap it again) to play it.</p>`);
     const shown = app.hover || a.candidates.find((c) => c.chosen);
     $("afterstate").textContent = shown ? `after it: ${Object.entries(shown.breakdown_after).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(", ")}` : "";
   }
@@ -701,8 +741,20 @@
     box.style.top = `${Math.max(4, Math.min(py, wrap.height - 90))}px`;
   }
 
+  // the view's name on the body, for the layouts that differ by view on a small screen
+  function renderLayout() {
+    const body = document.body, a = app.analysis;
+    for (const m of MODES) body.classList.toggle(m, app.mode === m);
+    body.classList.toggle("analysing", Boolean(a && app.state && a.index === app.state.index && app.mode !== "replay"));
+    body.classList.toggle("show-agent", app.mode === "compare" && app.tab === "agent");
+    $("sheet-tabs").hidden = app.mode !== "compare";
+    for (const b of document.querySelectorAll("#sheet-tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === (app.tab || "mine")));
+    $("tab-agent-name").textContent = `${app.agent}'s sheet`;
+  }
+
   function render() {
     if (!app.state || !META) return;
+    renderLayout();
     renderSheet();
     renderBoard();
     renderDice();
@@ -1099,31 +1151,60 @@
     $("replay-next-turn").addEventListener("click", () => gotoStep(turnStep(1), performance.now()));
     $("replay-branch").addEventListener("click", branch);
     const table = $("analysis");
-    table.addEventListener("mouseover", (ev) => {
+    let pointer = "mouse", touched = -1e9;
+    // a mouse previews the row it points at; a finger previews by a tap (below), and the mouse
+    // events a browser makes up after a tap are not a mouse's
+    const fromMouse = (ev) => ev.pointerType === "mouse" && performance.now() - touched > 1000;
+    table.addEventListener("pointerover", (ev) => {
+      if (!fromMouse(ev)) return;
       const tr = ev.target.closest("tr[data-row]");
       const row = tr && app.analysis ? app.analysis.candidates[Number(tr.dataset.row)] : null;
       if (row !== app.hover) { app.hover = row; renderOverlay(); renderBoard(); renderAnalysis(); }
     });
-    table.addEventListener("mouseleave", () => { app.hover = null; renderOverlay(); renderBoard(); renderAnalysis(); });
+    table.addEventListener("pointerleave", (ev) => { if (!fromMouse(ev)) return; app.hover = null; renderOverlay(); renderBoard(); renderAnalysis(); });
+    table.addEventListener("pointerdown", (ev) => {
+      pointer = ev.pointerType || "mouse";
+      if (pointer !== "mouse") touched = performance.now();
+    });
     table.addEventListener("click", (ev) => {
       const tr = ev.target.closest("tr[data-row]");
-      if (tr && app.analysis && canPlay()) { const row = app.analysis.candidates[Number(tr.dataset.row)]; app.hover = null; play(row.actions, performance.now(), "candidate"); }
+      if (!tr || !app.analysis) return;
+      const row = app.analysis.candidates[Number(tr.dataset.row)];
+      if ((pointer !== "mouse" || !canPlay()) && app.hover !== row) { // a tap previews; a second tap plays
+        app.hover = row; renderOverlay(); renderBoard(); renderAnalysis(); return;
+      }
+      if (canPlay()) { app.hover = null; play(row.actions, performance.now(), "candidate"); }
     });
+    for (const b of document.querySelectorAll("#sheet-tabs button")) b.addEventListener("click", () => { app.tab = b.dataset.tab; renderLayout(); });
+    $("analysis-close").addEventListener("click", () => { app.analysis = null; app.hover = null; render(); });
     for (const b of document.querySelectorAll("#modes button")) b.addEventListener("click", () => setMode(b.dataset.mode));
     $("new-game").addEventListener("click", () => {
       const raw = $("seed").value.trim();
-      const seed = raw === "" ? Math.floor(Math.random() * 1e6) : Number(raw);
-      if (!Number.isInteger(seed) || seed < 0) { showError("the seed must be a whole number, 0 or more"); return; }
+      const seed = raw === "" ? Math.floor(Math.random() * 1e6) : seedOf(raw);
+      if (seed === null) { showError(`the seed must be ${SEED_RULE}`); return; }
       newGame(seed, $("agent").value);
     });
     $("agent").addEventListener("change", () => { app.agent = $("agent").value; app.hint = app.analysis = null; if (app.state) { render(); updateUrl(); } });
     document.addEventListener("keydown", onKey);
+    document.addEventListener("click", (ev) => { // a pointer's click (detail > 0): the keys go back to the game
+      const el = ev.target.closest && ev.target.closest("button, [role=button]");
+      if (el && ev.detail > 0) el.blur();
+    });
+    for (const id of ["agent", "watch-speed", "watch-analyse", "replay-file"]) $(id).addEventListener("change", (ev) => ev.target.blur());
     window.addEventListener("resize", () => { if (app.state) renderWildPicker(); });
     setInterval(async () => { // keep this tab's game from being dropped as idle
       if (!app.id || document.hidden) return;
       try { await api("GET", `/api/games/${app.id}`); } catch (e) { if (e.status === 404 && app.mode !== "replay") recover(e); }
     }, 60000);
   }
+
+  // a seed the server takes: a whole number from 0 to the largest the page can send exactly
+  function seedOf(raw) {
+    const text = String(raw).trim();
+    if (!/^[0-9]{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) return null;
+    return Number(text);
+  }
+  const SEED_RULE = `a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`;
 
   async function start() {
     try {
@@ -1135,8 +1216,8 @@
     app.mode = MODES.includes(q.get("mode")) ? q.get("mode") : "play";
     const copy = saved();
     const agent = q.get("agent") || (copy && copy.agent) || META.default_agent;
-    let seed = q.has("seed") ? Number(q.get("seed")) : copy ? copy.seed : Math.floor(Math.random() * 1e6);
-    if (!Number.isInteger(seed) || seed < 0) { showError(`seed ${q.get("seed")} is not a whole number, 0 or more: a random seed is used`); seed = Math.floor(Math.random() * 1e6); }
+    let seed = q.has("seed") ? seedOf(q.get("seed")) : copy ? copy.seed : Math.floor(Math.random() * 1e6);
+    if (seed === null) { seed = Math.floor(Math.random() * 1e6); showError(`the seed ${q.get("seed")} is not ${SEED_RULE}: seed ${seed} is played instead`); }
     $("seed").value = String(seed);
     app.agent = agent;
     if (copy && copy.seed === seed && copy.agent === agent && copy.mode === app.mode && app.mode !== "replay") {
