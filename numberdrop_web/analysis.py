@@ -349,7 +349,7 @@ def _agent_head(name: str) -> str:
 
 
 def _family(name: str) -> str:
-    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best", "q_rerank") else name
+    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best") else name
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:
