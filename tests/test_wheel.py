@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -33,7 +34,7 @@ NOT_SOURCE = ("__pycache__", "*.pyc", "*.egg-info", ".git", ".venv", "build", "d
 PLAYER = """
 import json, sys
 import agents
-from agents.registry import AGENTS, LUCKY_AGENTS, make_policy
+from agents.registry import make_policy
 from luckynumbers_env import Game, Rules
 from numberdrop_env import SoloGame
 
@@ -44,9 +45,9 @@ def numberdrop(name):
         game.step(int(policy.act(game, game.legal_mask())))
     return game.score()
 
-def luckynumbers(name):
+def luckynumbers(name):  # against random: two seats that never draw face down would never end
     game = Game(Rules(players=2), seed=0)
-    seats = [make_policy(name, game="luckynumbers") for _ in range(2)]
+    seats = [make_policy(name, game="luckynumbers"), make_policy("random", game="luckynumbers")]
     for seat, policy in enumerate(seats):
         policy.reset(seat)
     while not game.over:
@@ -87,13 +88,29 @@ def build_wheel(out: Path) -> Path:
     """The wheel of a clean copy of the checkout (a stale ``build/`` folder would add deleted modules)."""
     source = out / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
-    run([uv(), "build", "--wheel", "--quiet", "--out-dir", str(out), str(source)], cwd=out)
+    run_uv(["build", "--wheel", "--quiet", "--out-dir", str(out), str(source)], cwd=out)
     return next(out.glob("*.whl"))
 
 
-def run(command: list[str], cwd: Path, timeout: int = 600) -> str:
+def run_uv(args: list[str], cwd: Path) -> None:
+    """``uv`` from its cache alone (where ``make test``'s own install left every package), and
+    from the index only when the cache lacks one."""
+    if launch([uv(), "--offline", *args], cwd).returncode != 0:
+        run([uv(), *args], cwd)
+
+
+def launch(command: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    """The command run outside the checkout: nothing on ``PYTHONPATH``, no virtual environment active."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    start = time.monotonic()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    label = " ".join([Path(command[0]).name, *command[1:3]])[:40].replace("\n", " ")
+    print(f"{label}: {time.monotonic() - start:.0f} s")  # each stage's time, shown when the test fails
+    return done
+
+
+def run(command: list[str], cwd: Path) -> str:
+    done = launch(command, cwd)
     assert done.returncode == 0, f"{command[:3]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -128,8 +145,8 @@ def test_the_wheel_installs_every_agent_outside_the_checkout(tmp_path):
     elsewhere.mkdir()
     python = venv / "bin" / "python"
     run([uv(), "venv", "--quiet", "--python", sys.executable, str(venv)], cwd=elsewhere)
-    install = [uv(), "pip", "install", "--quiet", "--python", str(python), *find_links()]
-    run([*install, str(wheel)], cwd=elsewhere)
+    install = ["pip", "install", "--quiet", "--python", str(python), *find_links()]
+    run_uv([*install, str(wheel)], cwd=elsewhere)
 
     agents = {f"{game}/{name}": entry for game, table in GAMES.items() for name, entry in table.items()}
     played = [key for key in agents if key not in LEFT_OUT]
@@ -141,7 +158,7 @@ def test_the_wheel_installs_every_agent_outside_the_checkout(tmp_path):
     default = run([str(venv / "bin" / "numberdrop-play")], cwd=elsewhere).splitlines()[0]
     assert default == "agent: ntuple_expectimax (best needs the train extra)"
 
-    run([*install, f"{wheel}[train]", TORCH], cwd=elsewhere)
+    run_uv([*install, f"{wheel}[train]", TORCH], cwd=elsewhere)
     train = play(python, failed, elsewhere)
     assert all(isinstance(score, (int, list)) for score in train.values()), train
 
