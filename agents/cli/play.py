@@ -1,6 +1,7 @@
 """Play one solo game and print the sheet: ``numberdrop-play --agent greedy`` (or
 ``python -m agents.cli.play --agent greedy``).
 
+    numberdrop-play                                                  # the strongest agent this install runs
     numberdrop-play --agent ppo --seed 0 --gif game.gif --per-turn   # an animation of the game
     numberdrop-play --agent greedy --record game.json                # the seed and the actions
     numberdrop-play --replay game.json --gif game.gif                # the same game again, exactly
