@@ -113,7 +113,8 @@ class BodyLimit:
             try:
                 message = await asyncio.wait_for(receive(), self.seconds)
             except TimeoutError:
-                raise HTTPException(408, f"the request body stopped arriving for {self.seconds:g} s") from None
+                stalled = f"the request body stopped arriving for {self.seconds:g} s"
+                raise HTTPException(408, stalled, headers={"connection": "close"}) from None
             seen += len(message.get("body", b""))
             complete = message["type"] != "http.request" or not message.get("more_body", False)
             if seen > self.limit:
