@@ -42,7 +42,7 @@ class Lane:
         self._closed = self._started = False
         self.served: list[str] = []
         """The games in the order their jobs started (the last few hundred): fairness is tested on it."""
-        self._threads = [
+        self.threads = [
             threading.Thread(target=self._serve, name=f"numberdrop-web-{name}-{i}", daemon=True) for i in range(workers)
         ]
 
@@ -52,7 +52,7 @@ class Lane:
                 raise GameError("the server is shutting down", 503)
             if not self._started:  # on first use: an app never asked costs no thread
                 self._started = True
-                for thread in self._threads:
+                for thread in self.threads:
                     thread.start()
             replaced = self._waiting.get(task.game)
             running = self._running.get(task.game)
@@ -150,3 +150,9 @@ class Jobs:
     def shutdown(self) -> None:
         self.slow.close()
         self.quick.close()
+
+    def join(self, timeout: float) -> None:
+        """Wait for the workers to end (after ``shutdown``: the running jobs stop at their next step)."""
+        for thread in [*self.slow.threads, *self.quick.threads]:
+            if thread.is_alive():
+                thread.join(timeout)
