@@ -167,3 +167,10 @@ def test_a_body_that_stops_arriving_is_answered_and_the_connection_closed() -> N
         logging.getLogger("uvicorn.error").removeHandler(handler)
         server.stop()
     assert not [m for m in messages if "Traceback" in m or "Exception" in m], messages
+
+
+def test_the_command_line_names_the_hosts_served() -> None:
+    from numberdrop_web.cli import build_parser
+
+    args = build_parser().parse_args(["--host", "0.0.0.0", "--allow-host", "box.lan", "--allow-host", "10.0.0.2"])
+    assert allowed_hosts(args.host, args.allow_host) == {"127.0.0.1", "localhost", "[::1]", "box.lan", "10.0.0.2"}
