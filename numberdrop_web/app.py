@@ -17,6 +17,9 @@ game stays as it was):
 - ``POST /api/games/{id}/undo``; ``GET /api/games/{id}/record``: the game as a record file;
 - ``POST /api/games/{id}/hint`` and ``/analysis``: a job (``{"agent", "wait"}``) that
   answers at once when it is quick; ``GET /api/jobs/{id}`` polls it, ``DELETE`` cancels it.
+
+Only this machine's pages reach it (``guard``: a foreign ``Host`` or ``Origin`` is a 403), and
+the jobs are served fairly, one game at a time and in turn (``jobs``).
 """
 
 from __future__ import annotations
@@ -43,8 +46,17 @@ from agents.cli.replay import Record, replay
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
 from .analysis import Job
-from .guard import BODY_LIMIT, BODY_SECONDS, BodyLimit, HostGuard, allowed_hosts, error, query_int, query_number
-from .guard import read_json as read_json
+from .guard import (
+    BODY_LIMIT,
+    BODY_SECONDS,
+    BodyLimit,
+    HostGuard,
+    allowed_hosts,
+    error,
+    query_int,
+    query_number,
+    read_json,
+)
 from .jobs import Jobs
 from .policies import check_offered, line_of, offered_agents
 from .sessions import MAX_ACTIONS, GameError, GameSession, GameStore
@@ -164,7 +176,7 @@ class Api:
 
     A decision, an undo or a replayed position takes a millisecond or less of engine time, so it
     runs in the server's loop (no thread hand-off, the lowest latency); hints and analyses,
-    which can take seconds, run in the jobs' threads."""
+    which can take seconds, run in the jobs' threads, a game's newest request replacing its older."""
 
     def __init__(self, store: GameStore, jobs: Jobs, default_agent: str) -> None:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
