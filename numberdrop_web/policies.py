@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from agents.numberdrop.greedy import PlanFollower
-from agents.registry import AGENTS, make_policy, require_extra
+from agents.registry import AGENTS, require_extra
 
+from . import analysis
 from .analysis import AgentLine, agent_names, check_agent
 from .sessions import GameError, GameSession
 
@@ -88,8 +89,8 @@ def put(policy: Any, state: State) -> None:
 class Built:
     """One thread's instance of an agent, and the state it had when built."""
 
-    def __init__(self, name: str) -> None:
-        self.policy = make_policy(name)
+    def __init__(self, name: str, make: Callable[[str], Any]) -> None:
+        self.policy = make(name)
         self.paths = list(state_paths(self.policy))
         self.pristine = copy.deepcopy(take(self.policy, self.paths))
 
@@ -104,11 +105,13 @@ _LOCAL = threading.local()
 
 
 def built(name: str) -> Built:
-    """This thread's instance of agent ``name``, built on first use."""
+    """This thread's instance of agent ``name``, built on first use by ``analysis.make_policy``
+    (read when asked: a test that replaces it gets instances of its own)."""
     agents = _LOCAL.__dict__.setdefault("agents", {})
-    if name not in agents:
-        agents[name] = Built(name)
-    return agents[name]
+    key = (name, analysis.make_policy)
+    if key not in agents:
+        agents[key] = Built(name, analysis.make_policy)
+    return agents[key]
 
 
 def built_count() -> int:
