@@ -2,8 +2,8 @@
 
 numba announces each compile (``numba.core.event``, kind ``numba:compile``). ``CompileProgress``
 listens while it is open: in a terminal a tqdm line (the step, the function being compiled,
-how many of the loaded package's compiled functions are done, the seconds); otherwise nothing
-until the end, then one plain line, and only if anything compiled. The commands
+how many of the loaded package's compiled functions are done, the seconds); otherwise a plain
+line when the first compile starts and one at the end, and nothing if nothing compiled. The commands
 (``numberdrop-play``, ``numberdrop-evaluate``, ``numberdrop-train``) and
 ``python -m numberdrop_env.warmup`` show it.
 """
@@ -17,7 +17,9 @@ from typing import Any, TextIO
 
 from . import numba_cache
 
-__all__ = ["CompileProgress"]
+__all__ = ["START_LINE", "CompileProgress"]
+
+START_LINE = "compiling numba code for this machine (once; `python -m numberdrop_env.warmup` does it ahead of time)"
 
 
 class CompileProgress:
@@ -87,6 +89,8 @@ class CompileProgress:
             if ours:
                 self.current = name
             if self._bar is None:
+                if self.functions == 1 and self.total is None and self.stream is not None:
+                    print(START_LINE, file=self.stream, flush=True)
                 return
             known = len(numba_cache.compiled_functions())
             self._bar.set_postfix_str(f"{self.current} ({self._ours} of {known} functions)", refresh=False)

@@ -15,9 +15,13 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point).
+- a few steps of the native vector environment (the turn engine's batch entry point),
+- then other packages' steps: those registered as entry points of the group
+  ``numberdrop_env.warmup`` (the agents register the n-tuple value's kernels;
+  ``python -m agents.warmup`` runs them without the registration).
 
-Where numba's cache lives, when it is compiled again and how the environments know without
+In a terminal one progress line shows the step and the function numba is compiling; elsewhere
+one plain line per step. Where numba's cache lives, when it is compiled again and how the environments know without
 compiling: ``numberdrop_env.numba_cache``.
 """
 
@@ -27,7 +31,7 @@ import argparse
 import importlib
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -55,7 +59,10 @@ class Step:
 
 # ---------------------------------------------------------------------------- warming up
 def warm_up(
-    stream: TextIO | None = None, after: Callable[[Step], None] | None = None, only: Iterable[str] | None = None
+    stream: TextIO | None = None,
+    after: Callable[[Step], None] | None = None,
+    only: Iterable[str] | None = None,
+    extra: Sequence[tuple[str, Callable[[], object]]] = (),
 ) -> list[Step]:
     """Compile (or load from numba's cache) every compiled function the environments and
     agents use, by playing small deterministic games; returns the steps it ran.
@@ -65,11 +72,11 @@ def warm_up(
     compiling. ``after`` is called with each step once it has run, so that work needing only
     the first steps' code can start before the rest. ``only`` names the steps to run (the
     background compile of ``numberdrop_env.startup``); the other packages' steps
-    (``extra_steps``) follow this package's.
+    (``extra_steps``, then ``extra``'s not among them) follow this package's.
     """
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
     startup.disable()  # this process compiles: nothing of it may stay interpreted
-    plan = _plan(only)
+    plan = _plan(only, extra)
     steps: list[Step] = []
     start = time.perf_counter()
     with CompileProgress(stream, total=len(plan), desc="warming up") as progress:
@@ -119,8 +126,11 @@ def _described(run: Callable[[], object]) -> Callable[[], str]:
     return step
 
 
-def _plan(only: Iterable[str] | None) -> list[tuple[str, Callable[[], str | None]]]:
+def _plan(
+    only: Iterable[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]
+) -> list[tuple[str, Callable[[], str | None]]]:
     steps = list(_STEPS) + extra_steps()
+    steps += [(name, _described(run)) for name, run in extra if name not in {n for n, _ in steps}]
     if only is None:
         return steps
     wanted = list(only)
@@ -230,9 +240,14 @@ def _names(phases: Iterable[Any]) -> str:
 
 
 # ---------------------------------------------------------------------------- CLI
-def cli(argv: list[str] | None = None) -> int:
+def cli(
+    argv: list[str] | None = None,
+    extra: Sequence[tuple[str, Callable[[], object]]] = (),
+    prog: str = "python -m numberdrop_env.warmup",
+) -> int:
+    """The command; ``extra``: another package's steps after this one's (``python -m agents.warmup``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m numberdrop_env.warmup",
+        prog=prog,
         description="Compile numberdrop_env's numba code into numba's on-disk cache by playing a few small games, "
         "so that the environments' first steps do not compile (NUMBA_CACHE_DIR sets where it goes).",
     )
@@ -256,7 +271,7 @@ def cli(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = None if args.only is None else [s.strip() for s in args.only.split(",") if s.strip()]
     if args.background:
-        return _background(only)
+        return _background(only, extra)
     if args.clear or args.check:
         for module in numba_cache.COMPILED_MODULES:
             importlib.import_module(f"{numba_cache.PACKAGE}.{module}")
@@ -272,16 +287,16 @@ def cli(argv: list[str] | None = None) -> int:
             f"numba cache: {', '.join(numba_cache.cache_dirs()) or 'none'}"
         )
         return 1 if missing else 0
-    warm_up(sys.stdout, only=only)
+    warm_up(sys.stdout, only=only, extra=extra)
     return 0
 
 
-def _background(only: list[str] | None) -> int:
+def _background(only: list[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]) -> int:
     """The background compile: one at a time per cache (a lock file), nothing printed."""
     if not startup.take_lock():
         return 0
     try:
-        warm_up(None, only=only)
+        warm_up(None, only=only, extra=extra)
     finally:
         startup.release_lock()
     return 0
