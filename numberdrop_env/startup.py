@@ -172,10 +172,26 @@ def lock_path() -> str:
 
 
 def _lock_held() -> bool:
+    """A background compile holds the lock: it is recent and (where that can be asked) its process lives."""
+    path = lock_path()
     try:
-        return time.time() - os.stat(lock_path()).st_mtime < STALE_S
-    except OSError:
+        if time.time() - os.stat(path).st_mtime >= STALE_S:
+            return False
+        with open(path, encoding="utf-8") as f:
+            pid = int(f.read().strip() or 0)
+    except (OSError, ValueError):
         return False
+    return pid <= 0 or os.name != "posix" or _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # POSIX: signal 0 only asks
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def take_lock() -> bool:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -295,6 +296,7 @@ def _background(only: list[str] | None, extra: Sequence[tuple[str, Callable[[], 
     """The background compile: one at a time per cache (a lock file), nothing printed."""
     if not startup.take_lock():
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # let the lock go when stopped
     try:
         warm_up(None, only=only, extra=extra)
     finally:
