@@ -29,10 +29,12 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from . import numba_cache
 
-__all__ = ["ENV_VAR", "STEPS", "begin", "compiled", "disable", "enabled", "poll"]
+__all__ = ["ENV_VAR", "STEPS", "begin", "compiled", "enabled", "poll", "suspended"]
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +71,15 @@ def enabled() -> bool:
     return not off and not config.DISABLE_JIT
 
 
-def disable() -> None:
-    """No quick start in this process from now on (``warm_up``: it is the compile)."""
+@contextmanager
+def suspended() -> Iterator[None]:
+    """Compiled code and no quick start inside (``warm_up``: it is the compile)."""
     compiled()
-    _state.off = True
+    before, _state.off = _state.off, True
+    try:
+        yield
+    finally:
+        _state.off = before
 
 
 def begin(env_id: str) -> bool:

@@ -76,8 +76,12 @@ def warm_up(
     (``extra_steps``, then ``extra``'s not among them) follow this package's.
     """
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
-    startup.disable()  # this process compiles: nothing of it may stay interpreted
-    plan = _plan(only, extra)
+    with startup.suspended():  # this process compiles: nothing of it may be interpreted
+        return _warm_up(stream, after, _plan(only, extra), only is None)
+
+
+def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: list, check: bool) -> list[Step]:
+    """``warm_up``'s steps under one progress line; ``check``: every entry point must be compiled after."""
     steps: list[Step] = []
     start = time.perf_counter()
     with CompileProgress(stream, total=len(plan), desc="warming up") as progress:
@@ -93,7 +97,7 @@ def warm_up(
                 progress.write(f"{name}: {steps[-1].seconds:.2f} s ({detail})")
             if after is not None:
                 after(steps[-1])
-    if only is None:
+    if check:
         missed = numba_cache.not_compiled([name for names in numba_cache.ENTRY_POINTS.values() for name in names])
         if missed:
             raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
