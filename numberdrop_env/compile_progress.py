@@ -35,6 +35,14 @@ class CompileProgress:
         self._bar: Any = None
         self._lock = threading.Lock()
         self._listener: Any = None
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    def _tick(self) -> None:
+        """Redraw the line while one function compiles for seconds (numba lets other threads run)."""
+        while not self._stop.wait(0.25):
+            with self._lock:
+                self._bar.refresh()
 
     @property
     def terminal(self) -> bool:
@@ -48,7 +56,12 @@ class CompileProgress:
         if self.terminal:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=self.total, desc=self.desc, file=self.stream, leave=False, dynamic_ncols=True)
+            unit = "fn" if self.total is None else "step"
+            self._bar = tqdm(
+                total=self.total, desc=self.desc, unit=unit, file=self.stream, leave=False, dynamic_ncols=True
+            )
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
         self._listener = _listener(self)
         event.register("numba:compile", self._listener)
         return self
@@ -58,6 +71,8 @@ class CompileProgress:
 
         event.unregister("numba:compile", self._listener)
         if self._bar is not None:
+            self._stop.set()
+            self._ticker.join()
             self._bar.close()
         elif self.stream is not None and self.total is None and self.functions:
             print(self.summary(), file=self.stream, flush=True)
@@ -69,16 +84,19 @@ class CompileProgress:
         """A new step begins (its name on the line)."""
         self.desc = desc
         if self._bar is not None:
-            self._bar.set_description_str(desc, refresh=True)
+            with self._lock:
+                self._bar.set_description_str(desc, refresh=True)
 
     def advance(self) -> None:
         if self._bar is not None:
-            self._bar.update(1)
+            with self._lock:
+                self._bar.update(1)
 
     def write(self, line: str) -> None:
         """A line above the progress line (or plain)."""
         if self._bar is not None:
-            self._bar.write(line, file=self.stream)
+            with self._lock:
+                self._bar.write(line, file=self.stream)
         elif self.stream is not None:
             print(line, file=self.stream, flush=True)
 
@@ -95,9 +113,8 @@ class CompileProgress:
             known = len(numba_cache.compiled_functions())
             self._bar.set_postfix_str(f"{self.current} ({self._ours} of {known} functions)", refresh=False)
             if self.total is None:
-                self._bar.update(1)
-            else:
-                self._bar.refresh()
+                self._bar.n = self.functions
+            self._bar.refresh()
 
 
 def _listener(progress: CompileProgress) -> Any:

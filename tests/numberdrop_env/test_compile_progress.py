@@ -45,5 +45,6 @@ def test_on_a_terminal_a_progress_line_that_is_erased():
     stream = _Terminal()
     with CompileProgress(stream, desc="compiling"):
         _fresh()(1.0, 2.0)
-    assert "\r" in stream.getvalue() and "compiling" in stream.getvalue()
-    assert START_LINE not in stream.getvalue()
+    text = stream.getvalue()
+    assert "compiling: 1fn" in text and "add (1 of " not in text  # counted; only this package's are named
+    assert text.endswith("\r") and START_LINE not in text  # the line is erased at the end
