@@ -9,5 +9,6 @@ The package is built in floors, each importing only the ones below it:
 - ``agents.numberdrop``, ``agents.luckynumbers``: each game's policies;
 - ``agents.training`` and ``agents.evaluation``: one trainer and one evaluation runner
   for both games;
-- ``agents.cli``: the commands (argument parsing only).
+- ``agents.cli``: the commands (argument parsing only); ``python -m agents.warmup`` compiles
+  the engine's and the agents' numba code ahead of first use.
 """

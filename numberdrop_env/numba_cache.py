@@ -47,9 +47,13 @@ __all__ = [
     "cache_dirs",
     "clear_cache",
     "compiled_functions",
+    "interpret",
+    "interpreted",
     "not_cached",
     "not_compiled",
+    "record_paths",
     "resolve",
+    "restore",
     "silence",
     "warn_if_not_compiled",
     "write_record",
@@ -111,7 +115,7 @@ def silence() -> None:
 
 def compiled_functions() -> dict[str, Any]:
     """Every numba function defined in the loaded ``numberdrop_env`` modules, by
-    ``module.function``."""
+    ``module.function`` (while ``interpreted``, the compiled functions set aside)."""
     from numba.extending import is_jitted
 
     out = {}
@@ -119,9 +123,51 @@ def compiled_functions() -> dict[str, Any]:
         if module is None or not modname.startswith(PACKAGE + "."):
             continue
         for name, value in vars(module).items():
+            value = _SWAPPED.get((modname, name), value)
             if is_jitted(value) and value.py_func.__module__ == modname:
                 out[f"{modname[len(PACKAGE) + 1 :]}.{name}"] = value
     return out
+
+
+# ---------------------------------------------------------------------------- interpreted mode
+_SWAPPED: dict[tuple[str, str], Any] = {}
+"""While ``interpreted``: each module global that held a compiled function, and that function."""
+PACKAGES: list[str] = [PACKAGE]
+"""Packages whose compiled functions ``interpret`` sets aside (the agents add theirs: this
+package may not import them)."""
+
+
+def interpret() -> int:
+    """Run the loaded modules' numba functions as the Python they are written in, compiling
+    nothing: every module global of ``PACKAGES`` that holds a compiled function is bound to its
+    Python function (whose globals are the module's, so its callees are Python too). Called
+    again, it also covers modules imported since. ``restore`` undoes it. Returns how many are set aside."""
+    from numba.extending import is_jitted
+
+    prefixes = tuple(p + "." for p in PACKAGES)
+    for modname, module in list(sys.modules.items()):
+        if module is None or not modname.startswith(prefixes):
+            continue
+        for name, value in list(vars(module).items()):
+            if is_jitted(value) and hasattr(value, "py_func"):
+                _SWAPPED[(modname, name)] = value
+                setattr(module, name, value.py_func)
+    return len(_SWAPPED)
+
+
+def interpreted() -> bool:
+    """Whether ``interpret`` has set the compiled functions aside."""
+    return bool(_SWAPPED)
+
+
+def restore() -> None:
+    """Bind every global that ``interpret`` changed to its compiled function again; their next
+    calls load them from numba's cache (or compile them)."""
+    while _SWAPPED:
+        (modname, name), compiled = _SWAPPED.popitem()
+        module = sys.modules.get(modname)
+        if module is not None and getattr(module, name, None) is compiled.py_func:
+            setattr(module, name, compiled)
 
 
 def resolve(names: Iterable[str]) -> dict[str, Any]:
@@ -139,7 +185,7 @@ def resolve(names: Iterable[str]) -> dict[str, Any]:
         module = importlib.import_module(f"{PACKAGE}.{module_name}")
         if not hasattr(module, attr):
             raise AttributeError(f"{PACKAGE}.{module_name} has no function {attr!r} (listed as {name!r})")
-        f = getattr(module, attr)
+        f = _SWAPPED.get((module.__name__, attr), getattr(module, attr))
         if not is_jitted(f):
             raise TypeError(f"{PACKAGE}.{name} is not a numba function")
         out[name] = f
@@ -187,7 +233,7 @@ def _file_key(f: Any) -> list[float]:
     return [stat.st_size, stat.st_mtime]
 
 
-def _record_paths() -> list[str]:
+def record_paths() -> list[str]:
     """Where the record lives, in the order numba picks its cache folder: ``NUMBA_CACHE_DIR``,
     else the package's ``__pycache__``, else the per-user cache."""
     from numba import config
@@ -202,7 +248,7 @@ def _record_paths() -> list[str]:
 def _cached_files() -> dict[str, list[float]]:
     """The record's compiled functions, each with the key of its file when it was compiled
     (none when the record is missing or from another numba or CPU)."""
-    for path in _record_paths():
+    for path in record_paths():
         try:
             with open(path, encoding="utf-8") as f:
                 record = json.load(f)
@@ -222,7 +268,7 @@ def write_record() -> None:
     files = {name: key for name, key in _cached_files().items() if now.get(name) == key}
     files.update({name: now[name] for name, f in functions.items() if f.signatures})
     record = {"numba": _numba_key(), "files": files}
-    for path in _record_paths():
+    for path in record_paths():
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(f"{path}.{os.getpid()}", "w", encoding="utf-8") as out:
@@ -247,7 +293,7 @@ def clear_cache() -> int:
                     removed += 1
                 except FileNotFoundError:  # another process got there first
                     pass
-    for path in _record_paths():
+    for path in record_paths():
         try:
             os.remove(path)
         except FileNotFoundError:
@@ -260,8 +306,9 @@ def cache_dirs() -> list[str]:
     return sorted({d for d in (f.stats.cache_path for f in compiled_functions().values()) if d})
 
 
-def warn_if_not_compiled(env_id: str) -> None:
-    """Log one line (once per process) when ``env_id``'s first steps will compile numba code.
+def warn_if_not_compiled(env_id: str, quick_start: bool = False) -> None:
+    """Log one line (once per process) when ``env_id``'s first steps will compile numba code
+    (with ``quick_start``: in the background, ``numberdrop_env.startup``, while they play).
 
     Any failure to tell (a listed name that no longer resolves, which ``warm_up`` reports)
     says nothing: it only ever informs.
@@ -277,7 +324,17 @@ def warn_if_not_compiled(env_id: str) -> None:
         missing = not_cached(ENTRY_POINTS.get(env_id, ()))
     except Exception:  # noqa: BLE001 - a hint, never an error
         return
-    if missing:
+    if missing and quick_start:
+        _warned = True
+        log.warning(
+            "%s: the engine's compiled code is not in numba's cache yet: the first turns play it as Python "
+            "while a background process compiles it (%s, once; %s=0 compiles here instead); "
+            "`python -m numberdrop_env.warmup` does it ahead of time",
+            env_id,
+            FIRST_USE.get(env_id, "a while"),
+            "NUMBERDROP_QUICK_START",
+        )
+    elif missing:
         _warned = True
         log.warning(
             "%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "

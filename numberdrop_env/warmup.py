@@ -15,9 +15,13 @@ playing a few small deterministic games through the real code paths:
   arrange), the compiled engine and its reference,
 - a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
   block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point).
+- a few steps of the native vector environment (the turn engine's batch entry point),
+- then other packages' steps: those registered as entry points of the group
+  ``numberdrop_env.warmup`` (the agents register the n-tuple value's kernels;
+  ``python -m agents.warmup`` runs them without the registration).
 
-Where numba's cache lives, when it is compiled again and how the environments know without
+In a terminal one progress line shows the step and the function numba is compiling; elsewhere
+one plain line per step. Where numba's cache lives, when it is compiled again and how the environments know without
 compiling: ``numberdrop_env.numba_cache``.
 """
 
@@ -25,17 +29,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import gymnasium as gym
 import numpy as np
 
-from . import numba_cache
+from . import numba_cache, startup
+from .compile_progress import CompileProgress
 from .engine.actions import Phase
 from .engine.solo import SoloGame
 from .engine.table import Table
@@ -54,36 +59,90 @@ class Step:
 
 
 # ---------------------------------------------------------------------------- warming up
-def warm_up(stream: TextIO | None = None, after: Callable[[Step], None] | None = None) -> list[Step]:
+def warm_up(
+    stream: TextIO | None = None,
+    after: Callable[[Step], None] | None = None,
+    only: Iterable[str] | None = None,
+    extra: Sequence[tuple[str, Callable[[], object]]] = (),
+) -> list[Step]:
     """Compile (or load from numba's cache) every compiled function the environments and
     agents use, by playing small deterministic games; returns the steps it ran.
 
     With a ``stream``, prints one line per step (its seconds) and a total; when the stream
-    is a terminal, a ticking line shows the step in progress. ``after`` is called with each step
-    once it has run, so that work needing only the first steps' code can start before the rest.
+    is a terminal, a progress line shows the step in progress and the function numba is
+    compiling. ``after`` is called with each step once it has run, so that work needing only
+    the first steps' code can start before the rest. ``only`` names the steps to run (the
+    background compile of ``numberdrop_env.startup``); the other packages' steps
+    (``extra_steps``, then ``extra``'s not among them) follow this package's.
     """
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
+    with startup.suspended():  # this process compiles: nothing of it may be interpreted
+        return _warm_up(stream, after, _plan(only, extra), only is None)
+
+
+def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: list, check: bool) -> list[Step]:
+    """``warm_up``'s steps under one progress line; ``check``: every entry point must be compiled after."""
     steps: list[Step] = []
     start = time.perf_counter()
-    for name, run in _STEPS:
-        with _Ticker(name, stream):
+    with CompileProgress(stream, total=len(plan), desc="warming up") as progress:
+        for i, (name, run) in enumerate(plan):
+            progress.step(f"[{i + 1}/{len(plan)}] {name}")
             t = time.perf_counter()
             detail = run()
+            progress.advance()
             if detail is None:
                 continue
             steps.append(Step(name, time.perf_counter() - t, detail))
-        if stream is not None:
-            print(f"{name}: {steps[-1].seconds:.2f} s ({detail})", file=stream, flush=True)
-        if after is not None:
-            after(steps[-1])
-    missed = numba_cache.not_compiled([name for names in numba_cache.ENTRY_POINTS.values() for name in names])
-    if missed:
-        raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
+            if stream is not None:
+                progress.write(f"{name}: {steps[-1].seconds:.2f} s ({detail})")
+            if after is not None:
+                after(steps[-1])
+    if check:
+        missed = numba_cache.not_compiled([name for names in numba_cache.ENTRY_POINTS.values() for name in names])
+        if missed:
+            raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
     numba_cache.write_record()
     if stream is not None:
         where = ", ".join(numba_cache.cache_dirs()) or "none (numba caching unavailable)"
         print(f"total: {time.perf_counter() - start:.2f} s; numba cache: {where}", file=stream, flush=True)
     return steps
+
+
+def extra_steps() -> list[tuple[str, Callable[[], str | None]]]:
+    """Other packages' warm-ups, registered as entry points of the group ``numberdrop_env.warmup``
+    (the agents' kernels: this package may not import them). Each is called with no argument
+    and may return a line about what it ran."""
+    from importlib.metadata import entry_points
+
+    out = []
+    for ep in sorted(entry_points(group=EXTRA_GROUP), key=lambda e: e.name):
+        out.append((ep.name, _described(ep.load())))
+    return out
+
+
+EXTRA_GROUP = "numberdrop_env.warmup"
+
+
+def _described(run: Callable[[], object]) -> Callable[[], str]:
+    def step() -> str:
+        out = run()
+        return out if isinstance(out, str) else "compiled"
+
+    return step
+
+
+def _plan(
+    only: Iterable[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]
+) -> list[tuple[str, Callable[[], str | None]]]:
+    steps = list(_STEPS) + extra_steps()
+    steps += [(name, _described(run)) for name, run in extra if name not in {n for n, _ in steps}]
+    if only is None:
+        return steps
+    wanted = list(only)
+    unknown = set(wanted) - {name for name, _ in steps}
+    if unknown:
+        raise ValueError(f"no warm-up step named {sorted(unknown)}; steps: {[name for name, _ in steps]}")
+    return [(name, run) for name, run in steps if name in wanted]
 
 
 def _decision_game() -> str:
@@ -185,42 +244,15 @@ def _names(phases: Iterable[Any]) -> str:
     return ",".join(p.value for p in sorted(phases, key=order.index))
 
 
-class _Ticker:
-    """In a terminal, a line ``name ... 12 s`` rewritten while the step runs (numba
-    compiles in Python, so the thread gets its turns), erased when the step ends."""
-
-    def __init__(self, name: str, stream: TextIO | None) -> None:
-        self.name, self.stream = name, stream
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> _Ticker:
-        isatty = getattr(self.stream, "isatty", None)
-        if self.stream is not None and isatty is not None and isatty():
-            self._thread = threading.Thread(target=self._tick, daemon=True)
-            self._thread.start()
-        return self
-
-    def _tick(self) -> None:
-        start, spin = time.perf_counter(), "|/-\\"
-        i = 0
-        while not self._stop.wait(0.25):
-            self.stream.write(f"\r{spin[i % 4]} {self.name} ... {time.perf_counter() - start:.0f} s")
-            self.stream.flush()
-            i += 1
-
-    def __exit__(self, *exc: object) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-
-
 # ---------------------------------------------------------------------------- CLI
-def cli(argv: list[str] | None = None) -> int:
+def cli(
+    argv: list[str] | None = None,
+    extra: Sequence[tuple[str, Callable[[], object]]] = (),
+    prog: str = "python -m numberdrop_env.warmup",
+) -> int:
+    """The command; ``extra``: another package's steps after this one's (``python -m agents.warmup``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m numberdrop_env.warmup",
+        prog=prog,
         description="Compile numberdrop_env's numba code into numba's on-disk cache by playing a few small games, "
         "so that the environments' first steps do not compile (NUMBA_CACHE_DIR sets where it goes).",
     )
@@ -235,7 +267,16 @@ def cli(argv: list[str] | None = None) -> int:
         help="delete numberdrop_env's numba cache files first (numba does not notice edits to a "
         "compiled function that a cached one in another file calls)",
     )
+    parser.add_argument("--only", help="run only these steps (names, comma-separated)")
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="as the environments' background compile: quietly, and not while another one runs",
+    )
     args = parser.parse_args(argv)
+    only = None if args.only is None else [s.strip() for s in args.only.split(",") if s.strip()]
+    if args.background:
+        return _background(only, extra)
     if args.clear or args.check:
         for module in numba_cache.COMPILED_MODULES:
             importlib.import_module(f"{numba_cache.PACKAGE}.{module}")
@@ -251,7 +292,19 @@ def cli(argv: list[str] | None = None) -> int:
             f"numba cache: {', '.join(numba_cache.cache_dirs()) or 'none'}"
         )
         return 1 if missing else 0
-    warm_up(sys.stdout)
+    warm_up(sys.stdout, only=only, extra=extra)
+    return 0
+
+
+def _background(only: list[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]) -> int:
+    """The background compile: one at a time per cache (a lock file), nothing printed."""
+    if not startup.take_lock():
+        return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # let the lock go when stopped
+    try:
+        warm_up(None, only=only, extra=extra)
+    finally:
+        startup.release_lock()
     return 0
 
 

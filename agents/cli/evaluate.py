@@ -26,6 +26,7 @@ from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
 from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
 from luckynumbers_env.engine.rules import SETUPS
+from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.table import MAX_PLAYERS
 
 PROG = "numberdrop-evaluate"
@@ -204,7 +205,8 @@ def _write(args: argparse.Namespace, summary: dict[str, Any]) -> dict[str, Any]:
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Exit status 0 on success: a console script passes main's return value to sys.exit, and a dict exits 1."""
-    main(argv, prog)
+    with CompileProgress():  # a line while numba compiles (a fresh install)
+        main(argv, prog)
     return 0
 
 

@@ -20,6 +20,7 @@ from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.cli.human import HumanGame, start
 from agents.cli.replay import Record, frames, replay, save_gif
 from agents.registry import AGENTS, describe_options, make_policy, parse_options, require_extra
+from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.text import render_text
 
@@ -188,7 +189,8 @@ def show(record: Record, every_turn: bool) -> SoloGame:
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Exit status 0 on success: a console script would otherwise exit with the score as its status."""
-    main(argv, prog)
+    with CompileProgress():  # a line while numba compiles (a fresh install)
+        main(argv, prog)
     return 0
 
 

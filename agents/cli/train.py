@@ -17,6 +17,7 @@ from agents.cli.common import HelpFormatter, plain_text
 from agents.training import find_resume, train
 from agents.training.checkpoints import resume_command
 from agents.training.config import TrainConfig, load_config
+from numberdrop_env.compile_progress import CompileProgress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,7 +78,8 @@ def cli(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:
-        outcome = train(config, arguments)
+        with CompileProgress():  # a line while numba compiles (a fresh install)
+            outcome = train(config, arguments)
     except KeyboardInterrupt:
         print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
         return 130

@@ -174,10 +174,11 @@ class NTupleValue:
             return cls(spec, rules, f["weights"].copy(), float(f["planner_share"]), threads)
 
 
-def warm_up() -> None:
+def warm_up() -> str:
     """Compile the value's kernels (or load them from numba's cache) on the first turn of a game,
     valued and learnt with and without temporal coherence: a test run's warm-up calls it, so that
-    its workers load the kernels instead of each compiling them."""
+    its workers load the kernels instead of each compiling them, and so does
+    ``python -m numberdrop_env.warmup`` (an entry point) or ``python -m agents.warmup``."""
     planner, game = TurnPlanner(), SoloGame(DEFAULT_RULES, seed=0)
     game.step(game.layout.start)
     states = planner.pack_batch([game], 16)
@@ -188,3 +189,4 @@ def warm_up() -> None:
     size = value.layout.size
     for errors, sizes in ((np.zeros(size), np.zeros(size)), (np.zeros(0), np.zeros(0))):
         td_update(value.weights, lookups[0, :2], n_lookups[0, :2], base[0, :2], targets, 1.0, errors, sizes)
+    return "the n-tuple value's lookups and learning, one turn"

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from .. import startup
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame
@@ -111,7 +112,7 @@ class NumberDropEnv(SoloEnvBase):
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
         self._observe = Observer(rules)
-        warn_if_not_compiled("NumberDrop-v0")  # one log line if the first steps will compile (numba)
+        warn_if_not_compiled("NumberDrop-v0", startup.enabled())  # one log line if the first steps will compile
         self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
         self.observation_space = self._mask_space(
             spaces.Dict(
@@ -121,11 +122,13 @@ class NumberDropEnv(SoloEnvBase):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        startup.begin("NumberDrop-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
         self._start(game_from_options(options, self.rules, self.np_random))
         return self._obs(), self._info()
 
     def step(self, action: int):
+        startup.poll()  # the compiled code, once the background compile has it ready
         game = self.game
         if game.is_over:
             raise ValueError("the game is over: call reset() before step()")

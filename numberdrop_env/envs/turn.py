@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame, as_action
@@ -135,7 +136,7 @@ class NumberDropTurnEnv(SoloEnvBase):
             raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
         self.slots = int(candidates)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        warn_if_not_compiled("NumberDropTurn-v0")  # one log line if the first steps will compile (numba)
+        warn_if_not_compiled("NumberDropTurn-v0", startup.enabled())  # one log line if the first steps will compile
         self.game = SoloGame(rules, seed=0)
         self.replay = bool(replay)
         self.afterstates = bool(afterstates)
@@ -146,6 +147,7 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        startup.begin("NumberDropTurn-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
         self._start(game_from_options(options, self.rules, self.np_random))
         return self._obs(), self._info()
@@ -193,6 +195,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         return self.offered[int(action)]
 
     def _offer(self) -> None:
+        startup.poll()  # the compiled code, once the background compile has it ready
         self.offered = _NONE if self.game.is_over else self.planner.candidates(self.game, limit=self.slots)
         self._mask = np.zeros(self.slots, bool)
         self._mask[: len(self.offered)] = True

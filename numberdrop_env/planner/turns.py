@@ -26,7 +26,9 @@ ten), so the enumeration is pruned by a documented ranking, the planner value of
 first, as ``TurnCandidates``: a structure of arrays (one row per candidate) that
 also reads as a sequence of ``Candidate`` objects, built only when asked for. The
 enumeration runs in compiled code (``numberdrop_env.planner.enumeration``);
-``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_python``.
+``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_python``,
+and so does every planner while the compiled code is being compiled in the background
+(``numberdrop_env.startup``).
 The greedy agent plays the first one, the search agent re-ranks the first few,
 the turn-level environment offers them all; so the greedy's choice is always among
 the candidates the environment offers.
@@ -42,6 +44,7 @@ from typing import overload
 
 import numpy as np
 
+from .. import numba_cache, startup
 from ..engine.actions import Phase, layout_for
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
@@ -202,7 +205,8 @@ class TurnPlanner:
             raise ValueError(f"limit must be None or a positive int, got {limit!r}")
         if game.phase is Phase.START:
             return self._start(game, limit)
-        if self.reference or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
+        interpreted = numba_cache.interpreted()  # compiling in the background: the specification plays
+        if self.reference or interpreted or (game.phase is Phase.BLOCK and type(game) is not SoloGame):
             return TurnCandidates.from_candidates(self._reference.candidates(game, limit))
         fixed = self._static(game.rules)
         rivals = getattr(game, "rivals", None)
@@ -264,6 +268,7 @@ class TurnPlanner:
         all games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the
         feature rows. For callers that keep their games packed and build no per-game objects."""
         _check_limit(limit)
+        startup.compiled()  # not interpreted: wait for the background compile, if any
         fixed = self._static(rules)
         width = fixed.state_width
         if not (isinstance(states, np.ndarray) and states.dtype == np.int64 and states.shape[1:] == (width,)):
@@ -296,6 +301,7 @@ class TurnPlanner:
         """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (a row of ``states`` and of
         ``arrays``, the output of ``candidate_arrays``), in place, up to the next roll:
         ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
+        startup.compiled()
         over = np.zeros(len(games), bool)
         batch.finish_turns(states, games, chosen, arrays, self._static(rules).arrays.ints, over)
         return over
@@ -304,6 +310,7 @@ class TurnPlanner:
         """Start the next turn of each packed game ``games[j]`` with the roll of faces ``faces[j]``
         (a row of ``engine.solo.roll_faces``), in place."""
         if len(games):
+            startup.compiled()
             self._static(rules).start_turns(states, games, faces)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
@@ -318,6 +325,7 @@ class TurnPlanner:
     def packed_scores(self, states: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
         """The score of each packed game by its parts (``Sheet.score_breakdown``, one row each,
         columns in ``engine.sheet.SCORE_PARTS`` order) and its count of ticked boxes."""
+        startup.compiled()
         parts = np.empty((len(states), len(SCORE_PARTS)), np.int64)
         boxes = np.empty(len(states), np.int64)
         batch.score_rows(states, self._static(rules).arrays.ints, parts, boxes)

@@ -34,7 +34,7 @@ def steps():
 
 def test_warm_up_runs_every_path(steps):
     names = [s.name for s in steps]
-    assert names == STEPS + ["turn engine batch entry point"]
+    assert names == STEPS + ["turn engine batch entry point"] + [name for name, _ in warmup.extra_steps()]
     by_name = {s.name: s.detail for s in steps}
     for phase in ("start", "slide", "star_slide", "block", "place", "arrange", "wild", "combo"):
         assert phase in by_name["NumberDrop-v0 game"]
@@ -92,8 +92,29 @@ def test_progress_only_in_a_terminal(steps):
     warmup.warm_up(plain)
     warmup.warm_up(terminal)
     assert "\r" not in plain.getvalue() and "\033" not in plain.getvalue()
-    assert "\r\033[K" in terminal.getvalue()  # the progress line is erased before each step's line
-    assert terminal.getvalue().replace("\r\033[K", "").count("\n") == plain.getvalue().count("\n")
+    assert "\r" in terminal.getvalue() and f"[1/{len(steps)}]" in terminal.getvalue()  # tqdm's line
+    pieces = [piece for line in terminal.getvalue().splitlines() for piece in line.split("\r")]
+    written = [piece.split(":")[0] for piece in pieces if " s (" in piece or piece.startswith("total:")]
+    assert written == [line.split(":")[0] for line in plain.getvalue().splitlines()]  # the same lines besides
+
+
+def test_only_runs_the_steps_named_and_refuses_unknown_ones(steps):
+    assert [s.name for s in warmup.warm_up(only=["NumberDrop-v0 game"])] == ["NumberDrop-v0 game"]
+    with pytest.raises(ValueError, match="no warm-up step named"):
+        warmup.warm_up(only=["no such step"])
+
+
+def test_other_packages_steps_come_from_entry_points_or_the_caller(steps, monkeypatch):
+    class EntryPoint:
+        name = "elsewhere"
+
+        def load(self):
+            return lambda: None
+
+    monkeypatch.setattr("importlib.metadata.entry_points", lambda group: [EntryPoint()])
+    assert [name for name, _ in warmup.extra_steps()] == ["elsewhere"]
+    ran = warmup.warm_up(only=["elsewhere", "mine"], extra=[("mine", lambda: "done"), ("elsewhere", lambda: "twice")])
+    assert [(s.name, s.detail) for s in ran] == [("elsewhere", "compiled"), ("mine", "done")]
 
 
 def test_environments_log_once_when_their_code_is_not_compiled(monkeypatch, caplog):

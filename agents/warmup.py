@@ -1,0 +1,26 @@
+"""Compile the engine's and the agents' numba code ahead of first use: ``python -m agents.warmup``.
+
+``python -m numberdrop_env.warmup`` (same options), then the n-tuple value's kernels, under one
+progress line. The environments' package may not import the agents, so it finds their step by
+the entry point this project registers (group ``numberdrop_env.warmup``) once installed; this
+command needs no installation.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from numberdrop_env import warmup
+
+from .values import ntuple
+
+STEPS = (("n-tuple value", ntuple.warm_up),)
+"""The agents' warm-up steps, after the engine's (the name is the entry point's)."""
+
+
+def cli(argv: list[str] | None = None) -> int:
+    return warmup.cli(argv, extra=STEPS, prog="python -m agents.warmup")
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
