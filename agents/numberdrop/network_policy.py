@@ -25,11 +25,9 @@ class NetworkPolicy:
     """Plays the action a network picks among the legal ones.
 
     ``lookahead=k`` (turn-level networks, k >= 2) re-ranks the network's k most likely
-    candidates by a one-turn look-ahead valued by the network's own critic: each candidate's
-    points plus the critic's mean value of the next turn over ``samples`` sampled rolls
-    (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
-    best of them on ``samples`` more rolls before choosing. Stronger and about
-    (k + r) x samples times slower than the network alone; see the README for both.
+    candidates by the look-ahead (``agents.numberdrop.lookahead``) valued by the network's own
+    critic over ``samples`` sampled rolls; ``refine=r`` values the r best again on as many
+    more. Stronger and about (k + r) x samples times slower than the network alone.
     ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
     number it was trained with: a candidate network scores each candidate on its own, and a
     value-trained one gains from seeing more. The default is the number the network was saved
