@@ -1,31 +1,26 @@
 """The look-ahead: an agent's best few candidates re-ranked by their points now plus the
 expected value of the turn after them, over next rolls shared by every candidate.
 
-One idea, configured by every agent that looks ahead:
-
-- **which candidates**: the ``top`` best by the agent's own ranking (``search.width``: the
-  greedy's, one per distinct drop; ``q.lookahead``/``ppo.lookahead``: the network's most
-  likely; ``ntuple.top``: points plus the n-tuple value);
-- **which rolls**: a fresh set each round, drawn from the agent's own generator (never the
-  game's) and the same for every candidate (common random numbers);
-- **how the next turn is valued**: the greedy's best planner value, a network's critic, a
-  game played out (``rollout``), or the best points plus n-tuple value;
-- **refine**: after one round, the ``refine`` best are valued on as many new rolls and ranked
-  by their mean over both; the rest drop out.
-
-Two engines price a candidate, and each agent keeps the one it has always used, so that it
-plays the same games. ``GameLookAhead`` plays the candidate on clones of the game whose
-generators are seeded from the agent's (``samples`` seeds a round): the seed rolls the next
-turn, and with ``rollout`` every later one, and a critic reads the cloned games. ``expectimax``
-keeps the games packed (``TurnPlanner``) and meets each candidate's afterstate with rolls of
-``engine.dice`` (``rolls`` sampled from the exact distribution, or all of them, weighted
-exactly), every child valued in a few compiled calls. A candidate that ends the game is worth
+One idea, which every agent that looks ahead configures (docs/agents.md has their option names):
+**which candidates**, the ``top`` best by the agent's own ranking; **which rolls**, a fresh set
+each round drawn from the agent's own generator (never the game's), the same for every
+candidate (common random numbers); **how the next turn is valued**: the greedy's best planner
+value, a network's critic, the game played out (``rollout``) or the best points plus n-tuple
+value; **refine**: after one round, the ``refine`` best are valued on as many new rolls and
+ranked by their mean over both, the rest dropping out. A candidate that ends the game is worth
 its points.
+
+Two engines price a candidate, each agent keeping the one it has always used (so it plays the
+same games). ``GameLookAhead`` plays it on clones of the game seeded from the agent's generator:
+the seed rolls the next turn (and with ``rollout`` every later one), and a critic reads the
+clones. ``expectimax`` keeps games packed (``TurnPlanner``) and meets each afterstate with rolls
+of ``engine.dice`` (sampled from the exact distribution, or all of them weighted exactly),
+valuing every child in a few compiled calls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -62,7 +57,7 @@ def check_refine(refine: int) -> int:
     return int(refine)
 
 
-def refined(values_of: Callable[[np.ndarray], np.ndarray], n: int, refine: int) -> np.ndarray:
+def refined(values_of: Callable[[np.ndarray], Sequence[float]], n: int, refine: int) -> np.ndarray:
     """The look-ahead value of ``n`` candidates: ``values_of(indices)`` values those candidates on
     a fresh round of rolls; with ``refine``, only the ``refine`` best of the first round are
     valued again and keep a finite value, the mean of their two rounds."""
@@ -229,17 +224,17 @@ def expectimax(
     limit: int,
     chunk: int = CHUNK,
 ) -> np.ndarray:
-    """The look-ahead score of the ``top`` best candidates of each packed game by points plus
-    value (``states`` at a turn's first decision; ``count``, ``arrays`` their candidates and
-    ``values`` the value of each, as ``candidate_arrays`` and ``candidate_values`` give them):
-    ``expected`` of each, ``-inf`` for the candidates not searched and padding."""
-    _check(top, limit, chunk, rolls)
+    """The look-ahead score (``expected``) of the ``top`` best candidates of each packed game by
+    points plus value (``states`` at a turn's first decision; ``count``, ``arrays`` their
+    candidates and ``values`` the value of each, as ``candidate_arrays`` and ``candidate_values``
+    give them); ``-inf`` for the candidates not searched and padding."""
+    _check(top=top)
     score = turn_scores(count, arrays, values)
     chosen = top_k(score, top)
-    chosen = np.where(np.arange(chosen.shape[1])[None, :] < np.asarray(count)[:, None], chosen, -1)
+    chosen[np.arange(chosen.shape[1])[None, :] >= np.asarray(count)[:, None]] = -1
+    g, j = np.nonzero(chosen >= 0)
     out = np.full(score.shape, -np.inf)
-    games = np.nonzero(chosen >= 0)
-    out[games[0], chosen[games]] = expected(planner, value, states, rules, arrays, chosen, rolls, limit, chunk)[games]
+    out[g, chosen[g, j]] = expected(planner, value, states, rules, arrays, chosen, rolls, limit, chunk)[g, j]
     return out
 
 
@@ -256,63 +251,41 @@ def expected(
 ) -> np.ndarray:
     """(games, k): the points of candidate ``chosen[g, j]`` of packed game ``g`` plus the
     ``rolls``-weighted mean of the next turn's best points plus value among its ``limit`` best
-    candidates (its points alone where it ends the game); ``-inf`` where ``chosen`` is -1."""
-    _check(1, limit, chunk, rolls)
+    candidates (its points alone where it ends the game); ``-inf`` where ``chosen`` is -1. All
+    (candidate, roll) children are packed rows, enumerated and valued ``chunk`` at a time."""
+    _check(limit=limit, chunk=chunk)
+    if not isinstance(rolls, Rolls) or len(rolls.probabilities) == 0 or len(rolls.faces) != len(rolls.probabilities):
+        raise TypeError("rolls must be a non-empty engine.dice.Rolls (roll_distribution or sample_rolls)")
     out = np.full(chosen.shape, -np.inf)
     parents, after = [], []
     for k in range(chosen.shape[1]):  # the k-th chosen candidate of every game, played up to the next roll
         games_k = np.flatnonzero(chosen[:, k] >= 0)
         if not len(games_k):
-            break
+            continue
         rows = states.copy()
         over = planner.finish_turns(rows, rules, games_k, chosen[games_k, k], arrays)
         out[games_k[over], k] = arrays.points[games_k[over], chosen[games_k[over], k]]
-        parents.append(np.stack([games_k[~over], np.full((~over).sum(), k)]))
+        parents += [(g, k) for g in games_k[~over]]
         after.append(rows[games_k[~over]])
-    if not parents or not sum(p.shape[1] for p in parents):
+    if not parents:
         return out
-    (g, k), rows = np.concatenate(parents, axis=1), np.concatenate(after)
-    nexts = next_turn_values(planner, value, rows, rules, rolls, limit, chunk)
-    out[g, k] = arrays.points[g, chosen[g, k]] + nexts @ rolls.probabilities
+    g, k = np.array(parents).T
+    afterstates, n_rolls = np.concatenate(after), len(rolls.probabilities)
+    best = np.empty(len(parents) * n_rolls)
+    for lo in range(0, len(best), chunk):  # each (afterstate, roll) child its own packed row
+        child = np.arange(lo, min(len(best), lo + chunk))
+        rows = afterstates[child // n_rolls]
+        rows[:, -1] = limit  # the packed rows' limit field: how many candidates to keep
+        planner.start_turns(rows, rules, np.arange(len(child)), rolls.faces[child % n_rolls])
+        c_count, c_arrays, _ = planner.candidate_arrays(rows, rules, limit)
+        c_values = value.candidate_values(rows, np.arange(len(rows)), c_count, c_arrays)[0]
+        c_best = turn_scores(c_count, c_arrays, c_values).max(axis=1, initial=-np.inf)
+        best[child] = np.where(c_count > 0, c_best, 0.0)
+    out[g, k] = arrays.points[g, chosen[g, k]] + best.reshape(len(parents), n_rolls) @ rolls.probabilities
     return out
 
 
-def best_of_turns(
-    planner: TurnPlanner, value: CandidateValue, states: np.ndarray, rules: Rules, limit: int
-) -> np.ndarray:
-    """The best points plus value of each packed game's turn (0 where a turn has no candidate)."""
-    count, arrays, _ = planner.candidate_arrays(states, rules, limit)
-    values = value.candidate_values(states, np.arange(len(states)), count, arrays)[0]
-    best = turn_scores(count, arrays, values).max(axis=1, initial=-np.inf)
-    return np.where(count > 0, best, 0.0)
-
-
-def next_turn_values(
-    planner: TurnPlanner,
-    value: CandidateValue,
-    afterstates: np.ndarray,
-    rules: Rules,
-    rolls: Rolls,
-    limit: int,
-    chunk: int = CHUNK,
-) -> np.ndarray:
-    """(afterstates, rolls): the best points plus value of the turn each packed afterstate (a
-    row that ``finish_turns`` left, the game going on) starts with each roll."""
-    n_rolls = len(rolls.probabilities)
-    total = len(afterstates) * n_rolls
-    best = np.empty(total)
-    for lo in range(0, total, chunk):
-        hi = min(total, lo + chunk)
-        children = afterstates[np.arange(lo, hi) // n_rolls]  # a copy: each child its own row
-        children[:, -1] = limit  # the packed rows' limit field: how many candidates to keep
-        planner.start_turns(children, rules, np.arange(hi - lo), rolls.faces[np.arange(lo, hi) % n_rolls])
-        best[lo:hi] = best_of_turns(planner, value, children, rules, limit)
-    return best.reshape(len(afterstates), n_rolls)
-
-
-def _check(top: int, limit: int, chunk: int, rolls: Rolls) -> None:
-    for name, x in (("top", top), ("limit", limit), ("chunk", chunk)):
+def _check(**ints: int) -> None:
+    for name, x in ints.items():
         if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
             raise ValueError(f"{name} must be a positive int, got {x!r}")
-    if not isinstance(rolls, Rolls) or len(rolls.probabilities) == 0 or len(rolls.faces) != len(rolls.probabilities):
-        raise TypeError("rolls must be a non-empty engine.dice.Rolls (roll_distribution or sample_rolls)")

@@ -134,13 +134,8 @@ class NetworkPolicy:
     ) -> int:
         """The slot of the best of the network's ``lookahead`` most likely candidates by points
         now plus the critic's expected value of the next turn."""
-        top = self.most_likely(batch, masks, self.lookahead)
+        top = best_candidates(self.model, batch, masks, self.lookahead)[0]  # most likely first, ties by slot
         if len(top) == 1:
             return int(top[0])
         values = self.search.rank(game, [offered[j] for j in top])
         return int(top[int(np.argmax(values))])
-
-    def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
-        """The slots of the network's ``k`` most likely legal candidates (one game's batch),
-        most likely first, ties by slot: the candidates its look-ahead weighs."""
-        return best_candidates(self.model, batch, masks, k)[0]
