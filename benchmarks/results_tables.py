@@ -54,7 +54,6 @@ NTUPLE_EXPECTIMAX = Row(
     (("ntuple_expectimax_1000.json", "ntuple_expectimax"),),
 )
 NTUPLE = Row("`ntuple`: the n-tuple value alone", (("ntuple_1000.json", "ntuple"),))
-Q_RERANK = Row("`q_rerank`: the Q network, re-ranked", (("q_rerank_1000.json", "ppo"),))
 Q = Row("`q`: the Q-iteration network alone", (("q_turn_1000.json", "ppo"),))
 PPO = Row("`ppo`: the MaskablePPO network", (("ppo_turn_1000.json", "ppo"),))
 
@@ -69,7 +68,6 @@ TABLES: dict[str, Table] = {
             BEST,
             NTUPLE_EXPECTIMAX,
             Row("`q` with look-ahead 8x4r3", (("q_turn_lookahead_1000.json", "ppo"),)),
-            Q_RERANK,
             NTUPLE,
             Q,
             PPO,

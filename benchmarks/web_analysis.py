@@ -1,7 +1,7 @@
 """Does the web app's analysis explain the agent's choice? Counted over whole games.
 
 ``python -m benchmarks.web_analysis --agents best,greedy --seeds 0,1,2`` plays each agent's
-own game on each seed (the game ``numberdrop-evaluate`` plays, through the app's ``AgentLine``)
+own game on each seed (the game ``numberdrop-evaluate`` plays, through the app's ``SharedLine``)
 and analyses every turn after the first (the first writes the 1 by a fixed rule): a turn counts
 when the agent's chosen move is not a row with a number in every column, and when two of its
 rows read alike. The target is 0 and 0.
@@ -13,13 +13,14 @@ import argparse
 import json
 import time
 
-from numberdrop_web.analysis import AgentLine, Job
+from numberdrop_web.analysis import Job
+from numberdrop_web.policies import line_of
 from numberdrop_web.sessions import GameSession
 
 
 def measure(agent: str, seed: int, turns: int) -> dict[str, int | float]:
     session = GameSession(seed=seed, agent=agent)
-    line, out = AgentLine(agent, session), {"turns": 0, "lacking": 0, "alike": 0}
+    line, out = line_of(session, agent), {"turns": 0, "lacking": 0, "alike": 0}
     start = time.perf_counter()
     while not session.game.is_over and out["turns"] < turns:
         result = line.analyse(session.game.clone(), Job("analysis"))

@@ -28,7 +28,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -110,37 +110,6 @@ class Job:
             out["status"] = "done"
             out["result"] = self.future.result()
         return out
-
-
-class Jobs:
-    """A small pool of worker threads and the recent jobs by id."""
-
-    def __init__(self, workers: int = 4, keep: int = 500) -> None:
-        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="numberdrop-web")
-        self.keep = keep
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def submit(self, kind: str, work: Callable[[Job], Any]) -> Job:
-        job = Job(kind)
-        with self._lock:
-            self._jobs[job.id] = job
-            while len(self._jobs) > self.keep:
-                self._jobs.popitem(last=False)
-        job.future = self.pool.submit(work, job)
-        return job
-
-    def get(self, job_id: str) -> Job:
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
-            raise GameError(f"unknown job {job_id!r}", 404)
-        return job
-
-    def shutdown(self) -> None:
-        for job in list(self._jobs.values()):
-            job.cancelled.set()
-        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------- one agent's line
@@ -349,7 +318,7 @@ def _agent_head(name: str) -> str:
 
 
 def _family(name: str) -> str:
-    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best", "q_rerank") else name
+    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best") else name
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:

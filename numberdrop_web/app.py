@@ -17,6 +17,9 @@ game stays as it was):
 - ``POST /api/games/{id}/undo``; ``GET /api/games/{id}/record``: the game as a record file;
 - ``POST /api/games/{id}/hint`` and ``/analysis``: a job (``{"agent", "wait"}``) that
   answers at once when it is quick; ``GET /api/jobs/{id}`` polls it, ``DELETE`` cancels it.
+
+Only this machine's pages reach it (``guard``: a foreign ``Host`` or ``Origin`` is a 403), and
+the jobs are served fairly, one game at a time and in turn (``jobs``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import asyncio
 import math
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -33,7 +36,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -42,47 +45,26 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from agents.cli.replay import Record, replay
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
-from .analysis import Job, Jobs, agent_names, check_agent, line_of
+from .analysis import Job
+from .guard import (
+    BODY_LIMIT,
+    BODY_SECONDS,
+    BodyLimit,
+    HostGuard,
+    allowed_hosts,
+    error,
+    query_int,
+    query_number,
+    read_json,
+)
+from .jobs import Jobs
+from .policies import check_offered, line_of, offered_agents
 from .sessions import MAX_ACTIONS, GameError, GameSession, GameStore
 from .views import game_state, geometry
 
 STATIC = Path(__file__).resolve().parent / "static"
-BODY_LIMIT = 64 * 1024
-"""Bytes a request body may have: a whole game's record is about 1 KB."""
 MAX_SEED = 2**63 - 1
 DEFAULT_AGENT = "greedy"
-
-
-class BodyLimit:
-    """Refuses a request body over ``limit`` bytes with 413, whether it says its length or not."""
-
-    def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await _error(413 if length.isdigit() else 400, self._message(length))(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise HTTPException(413, f"request body over the limit of {self.limit} bytes")
-            return message
-
-        await self.app(scope, limited, send)
-
-    def _message(self, length: bytes) -> str:
-        if not length.isdigit():
-            return "Content-Length must be a number of bytes"
-        return f"request body of {int(length)} bytes is over the limit of {self.limit} bytes"
 
 
 class SecurityHeaders:
@@ -110,34 +92,7 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
 # ---------------------------------------------------------------------------- reading requests
-async def read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object (an empty body is ``{}``); anything else is a 4xx."""
-    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise GameError(f"send JSON (Content-Type: application/json), not {kind!r}", 415)
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    try:
-        import json
-
-        data = json.loads(raw, parse_constant=_no_constant)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise GameError(f"malformed JSON: {err}", 400) from err
-    if not isinstance(data, dict):
-        raise GameError(f"the body must be a JSON object, got {type(data).__name__}", 400)
-    return data
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
@@ -221,13 +176,13 @@ class Api:
 
     A decision, an undo or a replayed position takes a millisecond or less of engine time, so it
     runs in the server's loop (no thread hand-off, the lowest latency); hints and analyses,
-    which can take seconds, run in the jobs' threads."""
+    which can take seconds, run in the jobs' threads, a game's newest request replacing its older."""
 
     def __init__(self, store: GameStore, jobs: Jobs, default_agent: str) -> None:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
 
     async def meta(self, request: Request) -> Response:
-        agents = agent_names()
+        agents = offered_agents()
         return JSONResponse(
             {
                 **geometry(DEFAULT_RULES),
@@ -241,7 +196,7 @@ class Api:
     async def create(self, request: Request) -> Response:
         body = await read_json(request)
         only(body, {"seed", "agent", "actions", "record", "auto", "player"})
-        agent = check_agent(body.get("agent", self.default_agent))
+        agent = check_offered(body.get("agent", self.default_agent))
         auto = flag(body.get("auto", False), "auto")
         player = body.get("player", "human")
         if not isinstance(player, str) or len(player) > 64:
@@ -281,11 +236,9 @@ class Api:
 
     async def state_at(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
-        raw = request.query_params.get("at")
-        if raw is None or not raw.lstrip("-").isdigit():
-            raise GameError("at must be an integer (the number of actions played)", 400)
+        at = query_int(request, "at")
         with session.lock:
-            return JSONResponse(session_json(session, integer(int(raw), "at", 0, session.index)))
+            return JSONResponse(session_json(session, integer(at, "at", 0, session.index)))
 
     async def act(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
@@ -343,7 +296,7 @@ class Api:
         session = self.store.get(request.path_params["game"])
         body = await read_json(request)
         only(body, {"agent", "wait", "top", "lookahead"} if kind == "analysis" else {"agent", "wait"})
-        agent = check_agent(body.get("agent", session.agent))
+        agent = check_offered(body.get("agent", session.agent))
         wait = number(body.get("wait", 2.0), "wait", 0.0, 30.0)
         top = integer(body.get("top", 8), "top", 1, 32)
         lookahead = flag(body.get("lookahead", True), "lookahead")
@@ -357,7 +310,7 @@ class Api:
             result = line.hint(game, job) if kind == "hint" else line.analyse(game, job, top, lookahead)
             return {**result, "index": index, "game": session.id}
 
-        job = self.jobs.submit(kind, work)
+        job = self.jobs.submit(kind, work, game=session.id, agent=agent)
         return JSONResponse(await self._wait(job, wait), status_code=200)
 
     @staticmethod
@@ -372,11 +325,7 @@ class Api:
         if request.method == "DELETE":
             return await self.cancel(request)
         job = self.jobs.get(request.path_params["job"])
-        raw = request.query_params.get("wait", "0")
-        try:
-            wait = number(float(raw), "wait", 0.0, 30.0)
-        except ValueError as err:
-            raise GameError(f"wait must be a number of seconds, got {raw!r}", 400) from err
+        wait = number(query_number(request, "wait", "0"), "wait", 0.0, 30.0)
         return JSONResponse(await self._wait(job, wait))
 
     async def cancel(self, request: Request) -> Response:
@@ -395,16 +344,21 @@ def _outcome_read(waited: asyncio.Future) -> None:
 
 async def _game_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GameError)
-    return _error(exc.status, str(exc))
+    return error(exc.status, str(exc))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _error(exc.status_code, str(exc.detail))
+    return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))  # a 405 keeps its Allow
+
+
+async def _gone(request: Request, exc: Exception) -> Response:
+    """The client left before its body arrived: nobody reads this answer, nothing is logged."""
+    return error(400, "the client closed the connection before its request body arrived")
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+    return error(500, f"internal error: {type(exc).__name__}: {exc}")
 
 
 def _page(request: Request) -> Response:
@@ -430,9 +384,15 @@ def create_app(
     workers: int = 4,
     default_agent: str = DEFAULT_AGENT,
     store: GameStore | None = None,
+    hosts: Iterable[str] = allowed_hosts(),
+    body_seconds: float = BODY_SECONDS,
 ) -> Starlette:
-    """The application; ``app.state.store`` and ``app.state.jobs`` hold its games and jobs."""
-    check_agent(default_agent)
+    """The application; ``app.state.store`` and ``app.state.jobs`` hold its games and jobs.
+    It answers requests addressed to one of ``hosts`` (this machine's names by default)."""
+    try:
+        check_offered(default_agent)
+    except GameError as err:
+        raise ValueError(str(err)) from None
     store = store or GameStore(idle_seconds, max_games)
     jobs = Jobs(workers)
     api = Api(store, jobs, default_agent)
@@ -454,10 +414,16 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={GameError: _game_error, HTTPException: _http_error, Exception: _server_error},
+        exception_handlers={
+            GameError: _game_error,
+            HTTPException: _http_error,
+            ClientDisconnect: _gone,
+            Exception: _server_error,
+        },
         lifespan=_lifespan(jobs),
     )
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, seconds=body_seconds)
+    app.add_middleware(HostGuard, hosts=hosts)
     app.add_middleware(SecurityHeaders)
     app.state.store, app.state.jobs = store, jobs
     return app

@@ -3,6 +3,11 @@
     numberdrop-web                          # http://127.0.0.1:8765/, opened in the browser
     numberdrop-web --port 9000 --no-browser
     numberdrop-web --agent q                # hints from the Q network (the train extra)
+    numberdrop-web --host 0.0.0.0 --allow-host box.lan   # reachable from the network as box.lan
+
+The server answers only requests addressed to this machine's names (127.0.0.1, localhost,
+[::1]), to the --host it listens on and to each --allow-host, and refuses a request that
+changes a game when it comes from another site's page.
 
 The page's address takes ``?seed=N&agent=NAME`` (a game on seed N, hints from agent NAME)
 and ``mode=watch``, ``mode=replay`` or ``mode=compare``.
@@ -24,6 +29,13 @@ PROG = "numberdrop-web"
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), formatter_class=HelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name the server answers to (the machine's name on the network); repeatable",
+    )
     parser.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free one)")
     parser.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
     parser.add_argument("--agent", default="greedy", help="the agent whose hints a new game shows")
@@ -46,10 +58,12 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         import uvicorn
 
         from .app import create_app
+        from .guard import allowed_hosts
     except ImportError as err:
         parser.error(f"numberdrop-web needs the `web` extra ({err.name} is missing): pip install -e '.[web]'")
     try:
-        app = create_app(args.idle_minutes * 60, args.max_games, args.workers, args.agent)
+        hosts = allowed_hosts(args.host, args.allow_host)
+        app = create_app(args.idle_minutes * 60, args.max_games, args.workers, args.agent, hosts=hosts)
     except ValueError as err:
         parser.error(str(err))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")

@@ -1,6 +1,7 @@
 """Play one solo game and print the sheet: ``numberdrop-play --agent greedy`` (or
 ``python -m agents.cli.play --agent greedy``).
 
+    numberdrop-play                                                  # the strongest agent this install runs
     numberdrop-play --agent ppo --seed 0 --gif game.gif --per-turn   # an animation of the game
     numberdrop-play --agent greedy --record game.json                # the seed and the actions
     numberdrop-play --replay game.json --gif game.gif                # the same game again, exactly
@@ -18,11 +19,15 @@ from pathlib import Path
 from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.cli.human import HumanGame, start
 from agents.cli.replay import Record, frames, replay, save_gif
-from agents.registry import AGENTS, describe_options, make_policy, parse_options
+from agents.registry import AGENTS, describe_options, make_policy, parse_options, require_extra
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.text import render_text
 
 PROG = "numberdrop-play"
+
+STRONGEST = ("best", "ntuple_expectimax", "ntuple", "q", "greedy")
+"""The agents by their mean score (the README's results table), strongest first: without
+``--agent``, the first one this install can run plays."""
 
 
 def default_save() -> Path:
@@ -38,7 +43,10 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         prog=prog, description=plain_text(__doc__), options_help=describe_options, formatter_class=HelpFormatter
     )
     parser.add_argument(
-        "--agent", default="best", choices=list(AGENTS), help="the agent that plays; best is the strongest"
+        "--agent",
+        choices=list(AGENTS),
+        help="the agent that plays (default: the strongest this install runs: best, "
+        "or ntuple_expectimax without the train extra)",
     )
     parser.add_argument("--seed", type=int, default=0, help="game seed (tile mapping and dice)")
     parser.add_argument(
@@ -126,8 +134,34 @@ def _check(args: argparse.Namespace) -> None:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
 
 
+def missing_extra(name: str) -> str | None:
+    """The optional extra that agent ``name`` needs and this install lacks (None when it can
+    play); asks only whether the packages are there, so finding out imports no torch."""
+    extra = AGENTS[name].partition("[")[2].rstrip("] ")
+    try:
+        if extra:
+            require_extra(extra, name)
+    except ImportError:
+        return extra
+    return None
+
+
+def default_agent() -> tuple[str, str]:
+    """The strongest agent this install runs, and one line saying which (and why not a stronger one)."""
+    passed = []
+    for name in STRONGEST:
+        extra = missing_extra(name)
+        if extra is None:
+            return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
+        passed.append(f"{name} needs the {extra} extra")
+    return "random", f"agent: random ({'; '.join(passed)})"
+
+
 def play_agent(args: argparse.Namespace) -> Record:
     """The agent's game as a record (the seed and every action it chose)."""
+    if args.agent is None:
+        args.agent, line = default_agent()
+        print(line)
     options = parse_options(args.option, [args.agent])[args.agent]
     policy = make_policy(args.agent, options)
     policy.reset(args.seed)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .geometry import geometry, legal_placements
+from .geometry import PAIRWISE, geometry, legal_placements
 from .kernels import sheet_work
 from .packing import (
     ARRANGE,
@@ -110,8 +110,26 @@ def _boxes(identical, consecutive, bonus, rules):
         ident_done += identical[b]
         cons_done += consecutive[b]
     return Boxes(
-        ident_targets, cons_targets, np.unique(ident_targets), ident_done, cons_done, identical == 0, consecutive == 0
+        ident_targets, cons_targets, _distinct(ident_targets), ident_done, cons_done, identical == 0, consecutive == 0
     )
+
+
+@njit(cache=True)
+def _distinct(a):
+    """``np.unique`` of a few integers (ascending, each once), without compiling NumPy's sort."""
+    out = np.empty(len(a), np.int64)
+    k = 0
+    for v in a:
+        j = 0
+        while j < k and out[j] < v:
+            j += 1
+        if j < k and out[j] == v:
+            continue
+        for m in range(k, j, -1):
+            out[m] = out[m - 1]
+        out[j] = v
+        k += 1
+    return out[:k]
 
 
 @njit(cache=True)
@@ -143,7 +161,7 @@ def _mix(h, x):
     return h ^ (np.uint64(x) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def enumerate_turn(position, rivals, boxes, limit, rules):
     """The distinct candidates of the rest of a turn, best first (see the module docstring),
     up to ``limit`` (all when negative).
@@ -210,7 +228,7 @@ def enumerate_turn(position, rivals, boxes, limit, rules):
     return _merge(found, search_of, offset, searches, position, limit, rules)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _merge(leaves, search_of, offset, searches, position, limit, rules):
     """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep the
     first candidate of each afterstate, up to ``limit`` (all when negative)."""
@@ -231,7 +249,7 @@ def _merge(leaves, search_of, offset, searches, position, limit, rules):
     head = np.empty(n_leaves)  # the value of each leaf's next tail
     for li in range(n_leaves):
         if l_lost[li]:
-            _, lp, pp = geometry(l_vals[li], l_h[li], lines0, penalties0, ints, floats, True)
+            _, lp, pp = geometry(l_vals[li], l_h[li], lines0, penalties0, ints, floats, PAIRWISE)
             lost_points[li] = lp + pp
             head[li] = float(lp + pp)
         else:
@@ -330,7 +348,7 @@ def _same_last(notches, i, j, last):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_leaf(out, i, value, leaves, li):
     """Write candidate ``i``'s value, notches and the slides and blocks of its leaf ``li`` (over a
     duplicate that may have been written there before); returns how many actions they are."""
@@ -344,7 +362,7 @@ def _fill_leaf(out, i, value, leaves, li):
     return na
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_lost(out, i, leaves, li, points, used0):
     """The rest of candidate ``i`` whose leaf ``li`` loses the tetromino: the game ends there."""
     out.n_actions[i] = leaves.n_actions[li]
@@ -358,7 +376,7 @@ def _fill_lost(out, i, leaves, li, points, used0):
     out.has_terms[i] = False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_tail(out, i, na, tails, ti, letter_half, used0):
     """The rest of candidate ``i``: tail ``ti`` (in value order) of its leaf's ``tails``, after the
     leaf's ``na`` actions."""

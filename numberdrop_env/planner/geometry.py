@@ -14,6 +14,10 @@ from ..engine.placements import landing_row
 from ..engine.rules import EMPTY
 from .packing import F_BUMP, F_HIGH, F_HOLE, F_HOLE_ROW, F_ROW_FILL, I_COLS, I_LINE_PTS, I_PEN_PTS, I_REG, I_ROWS
 
+PAIRWISE, SEQUENTIAL = np.bool_(True), np.bool_(False)
+"""``geometry``'s ways to sum the rows: numpy booleans, not literals, so that one compiled
+signature serves both (see ``slides.BLOCK_DROP``)."""
+
 
 @njit(cache=True)
 def legal_placements(heights, allowed, rules, out):
@@ -132,7 +136,7 @@ def row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairw
     return total - (floats[F_BUMP] * bump + floats[F_HIGH] * float(high)), line_pts, pen_pts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats):
     """Stage 1's geometry of every placement (``heuristic.Context.geometry_batch``): the
     sheet's rows counted once, then each placement's four cells (``flat``, one row each) and
@@ -168,5 +172,5 @@ def placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats):
                 holes[r] += 1
         for c in range(cols):
             heights[p, c] = h[c]
-        geos[p], lps[p], pps[p] = row_geometry(filled, holes, h, lines0, penalties0, ints, floats, True, row_value)
+        geos[p], lps[p], pps[p] = row_geometry(filled, holes, h, lines0, penalties0, ints, floats, PAIRWISE, row_value)
     return heights, geos, lps, pps

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.rules import X
-from .geometry import any_legal, geometry, legal_placements
+from .geometry import SEQUENTIAL, any_legal, geometry, legal_placements
 from .kernels import potential_into, potential_work, structures
 from .packing import (
     BLOCK,
@@ -120,7 +120,7 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
             v[r * cols + c] = X
             if r + 1 > h[c]:
                 h[c] = r + 1
-        geo, lp, pp = geometry(v, h, lines0, penalties0, ints, floats, False)
+        geo, lp, pp = geometry(v, h, lines0, penalties0, ints, floats, SEQUENTIAL)
         pot = potential_into(
             v,
             h,
@@ -147,7 +147,7 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
     return placed[order]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def leaves(position, boxes, rules):
     """Every way through the slides and block drops of ``position``, depth first in action
     order (the reference's recursion): each leaf's notches, sheet, actions and phase."""

@@ -151,7 +151,7 @@ def _value_table(vals, free, start, region, up, down, max_number):
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes, writings, rules, work):
     """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) on the
     sheet ``vals0`` (the position's, after its slides and blocks) or of arranging the pending

@@ -19,6 +19,8 @@ pytest.importorskip("uvicorn", reason="the web app needs the `web` extra: pip in
 
 from numberdrop_web.app import create_app
 
+LOCAL = "http://127.0.0.1"
+"""The address the in-process client sends its requests to: one of the names the app answers to."""
 CHROMIUM = Path(os.environ.get("NUMBERDROP_CHROMIUM", "/usr/bin/chromium"))
 """The system's Chromium (``apt-get install chromium``); Playwright's own download is not used."""
 
@@ -34,7 +36,7 @@ def client(app: Any) -> Iterator[Any]:
         warnings.filterwarnings("ignore", message=".*httpx.*")  # Starlette's note on httpx's successor
         from starlette.testclient import TestClient
 
-        with TestClient(app) as c:
+        with TestClient(app, base_url=LOCAL) as c:  # the Host the server answers to (not "testserver")
             yield c
 
 

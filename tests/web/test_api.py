@@ -57,8 +57,10 @@ def test_the_options_are_exactly_the_engines_legal_actions(client) -> None:
 
 def test_meta_reads_the_agents_from_the_registry(client) -> None:
     meta = client.get("/api/meta").json()
-    assert meta["agents"] == list(AGENTS) == agent_names()
-    assert meta["high_scores"] == [99, 92, 75, 61, 55, 46, 34, 27, 13]
+    assert list(AGENTS) == agent_names()
+    assert meta["agents"] == [
+        name for name in AGENTS if name != "rllib"
+    ]  # it needs a checkpoint    assert meta["high_scores"] == [99, 92, 75, 61, 55, 46, 34, 27, 13]
     orientations = meta["orientations"]
     assert len(orientations) == 19
     for o in orientations:  # four rotations come back; a mirror image twice is itself; both keep the shape
@@ -184,9 +186,9 @@ def raw_get(app, path: bytes) -> tuple[int, bytes]:
             "raw_path": path,
             "query_string": b"",
             "root_path": "",
-            "headers": [(b"host", b"testserver")],
+            "headers": [(b"host", b"127.0.0.1")],
             "client": ("127.0.0.1", 1),
-            "server": ("testserver", 80),
+            "server": ("127.0.0.1", 80),
         }
         await app(scope, receive, send)
 
@@ -386,7 +388,9 @@ def test_a_cancelled_hint_stops_off_the_agents_line_and_ends_the_lines_own_turn(
 def test_a_game_that_errors_does_not_take_the_server_down(app, monkeypatch) -> None:
     from starlette.testclient import TestClient
 
-    client = TestClient(app, raise_server_exceptions=False)  # as a server answers: a 500, then on
+    client = TestClient(
+        app, raise_server_exceptions=False, base_url="http://127.0.0.1"
+    )  # as a server answers: a 500, then on
     state = new_game(client, seed=1)
     gid = state["id"]
     session = app.state.store.get(gid)

@@ -58,7 +58,7 @@ async def play_random_game(client, seed: int, statuses: Counter) -> tuple[int, l
 async def soak(statuses: Counter) -> list[tuple[int, list[int], int]]:
     app = create_app(workers=2)
     gate = asyncio.Semaphore(CLIENTS)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://numberdrop") as client:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
 
         async def one(seed: int) -> tuple[int, list[int], int]:
             async with gate:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from agents.cli import evaluate, play
+from agents.cli.replay import Record
 from agents.registry import AGENTS, PRESETS, describe_options, policy_class
 
 ROOT = Path(__file__).resolve().parents[3]
+README = ROOT / "README.md"
 SCRIPTS = Path(sys.executable).parent
 
 EVALUATE = {
@@ -83,7 +86,7 @@ def test_help_names_the_program_shows_defaults_and_agent_options(prog, monkeypat
     assert text.startswith(f"usage: {prog} ")
     flat = " ".join(text.split())  # phrases may wrap
     assert "seed of the first game (default: 0)" in flat or "(tile mapping and dice) (default: 0)" in flat
-    assert ("(default: random,greedy)" if prog in EVALUATE else "(default: best)") in flat
+    assert ("(default: random,greedy)" if prog in EVALUATE else "(default: the strongest this install runs") in flat
     for name in AGENTS:
         assert f"  {name}:" in text
     assert "samples=8" in text and "inner_width=8" in text and "path=None" in text
@@ -151,6 +154,28 @@ def test_an_agent_whose_packages_are_missing_is_a_clear_error(monkeypatch, capsy
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "'ppo' needs" in err and "pip install" in err
+
+
+def test_without_agent_the_strongest_agent_this_install_runs_plays_and_says_which(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # as in a base install: find_spec says it is missing
+    line = "agent: ntuple_expectimax (best needs the train extra)"
+    assert play.default_agent() == ("ntuple_expectimax", line)
+    monkeypatch.setattr(play, "STRONGEST", ("best", "greedy"))  # a game of the greedy takes a fraction of a second
+    play.main(["--seed", "1", "--record", str(tmp_path / "game.json")])
+    assert capsys.readouterr().out.splitlines()[0] == "agent: greedy (best needs the train extra)"
+    assert Record.load(tmp_path / "game.json").player == "greedy"
+
+
+def test_with_the_train_extra_the_default_agent_is_best(monkeypatch):
+    monkeypatch.setattr(play, "require_extra", lambda *args: None)  # as if every extra were installed
+    assert play.default_agent() == ("best", "agent: best")
+
+
+def test_the_default_agents_are_in_the_order_of_the_readme_results_table():
+    table = README.read_text().split("<!-- results-table: landing -->")[1].split("<!-- /results-table -->")[0]
+    rows = re.findall(r"^\| `(\w+)`[^|]*\| ([\d.]+) ±", table, flags=re.M)
+    assert [name for name, _ in sorted(rows, key=lambda row: -float(row[1]))] == list(play.STRONGEST)
+    assert set(play.STRONGEST) <= set(AGENTS)
 
 
 def test_a_command_playing_the_greedy_imports_neither_torch_nor_ray():

@@ -1,0 +1,120 @@
+"""CPU seconds of first use with an empty numba cache, and where numba's compiling goes.
+
+``python -m benchmarks.first_use [--top N] [--only CASES]``. Each case runs in a child process
+whose ``NUMBA_CACHE_DIR`` is a fresh temporary folder; its cost is the child's user+system CPU
+seconds (wall time on a shared machine says little). Cases: ``turn`` (import, ``gymnasium.make("NumberDropTurn-v0")``,
+reset, one step), ``game`` (one ``numberdrop-play --agent ntuple --seed 0`` game) and
+``cached`` (the same game again over the cache the ``game`` case filled). Below them: the
+compile profile of ``turn`` and ``game`` by function from numba's events: exclusive CPU-s
+(its callees' compiles not counted), of them in LLVM (optimising, emitting machine code),
+and specialisations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+
+CASES = ("turn", "game", "cached")
+
+
+def _turn() -> None:
+    import gymnasium as gym
+    import numpy as np
+
+    env = gym.make("numberdrop_env:NumberDropTurn-v0")  # imports the package, which registers it
+    _, info = env.reset(seed=0)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+def _game() -> None:
+    from agents.cli.play import main
+
+    main(["--agent", "ntuple", "--seed", "0"])
+
+
+def _profiled(work, out: str) -> None:
+    """Runs work recording numba's compile events: {function: [exclusive CPU-s, of it in LLVM, count]}."""
+    from numba.core import event
+
+    stack: list[list[float]] = []  # per open compile: start, CPU-s of its nested compiles, of its LLVM
+    profile: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+
+    class Compile(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            stack.append([time.process_time(), 0.0, 0.0])
+
+        def on_end(self, ev: event.Event) -> None:
+            start, nested, llvm = stack.pop()
+            spent = time.process_time() - start
+            if stack:
+                stack[-1][1] += spent
+            py = ev.data["dispatcher"].py_func
+            row = profile[f"{py.__module__}.{py.__qualname__}"]
+            row[0], row[1], row[2] = row[0] + spent - nested, row[1] + llvm, row[2] + 1
+
+    class Llvm(event.Listener):  # optimising and emitting machine code, under numba's LLVM lock
+        def on_start(self, ev: event.Event) -> None:
+            self.start = time.process_time()
+
+        def on_end(self, ev: event.Event) -> None:
+            if stack:
+                stack[-1][2] += time.process_time() - self.start
+
+    with event.install_listener("numba:compile", Compile()), event.install_listener("numba:llvm_lock", Llvm()):
+        work()
+    with open(out, "w") as handle:
+        json.dump(profile, handle)
+
+
+def _child(case: str, cache: str, profile: str | None) -> float:
+    """The child's CPU seconds (user + system) running case over the cache folder."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    command = [sys.executable, "-m", "benchmarks.first_use", "--child", case]
+    command += ["--profile", profile] if profile else []
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=os.environ | {"NUMBA_CACHE_DIR": cache})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def _report(name: str, path: str, top: int) -> None:
+    rows = sorted(json.load(open(path)).items(), key=lambda item: -item[1][0])
+    total, llvm, count = (sum(row[1][i] for row in rows) for i in (0, 1, 2))
+    print(f"\ncompile profile, {name}: {len(rows)} functions, {count} specialisations, {total:.1f} CPU-s")
+    print(f"  (CPU-s exclusive, of them {llvm:.1f} in LLVM; specialisations; function)")
+    for function, (seconds, in_llvm, n) in rows[:top]:
+        print(f"  {seconds:6.2f} {in_llvm:6.2f} {n:3d}x  {function}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.first_use", description=__doc__.splitlines()[0])
+    parser.add_argument("--top", type=int, default=15, help="functions listed per compile profile")
+    parser.add_argument("--only", default=",".join(CASES), help="comma-separated cases to run")
+    parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)
+    parser.add_argument("--profile", help=argparse.SUPPRESS)
+    args, work = parser.parse_args(argv), {"turn": _turn, "game": _game, "cached": _game}
+    if args.child:
+        return _profiled(work[args.child], args.profile) if args.profile else work[args.child]()
+    cases = args.only.split(",")
+    with tempfile.TemporaryDirectory() as folder:
+        profiles = {}
+        for case in cases:
+            cache = os.path.join(folder, "game" if case in ("game", "cached") else case)
+            if case == "cached" and "game" not in cases:
+                _child("game", cache, None)  # fills the cache, not measured
+            profile = profiles[case] = os.path.join(folder, f"{case}.json") if case != "cached" else None
+            seconds = _child(case, cache, profile)
+            print(f"{case:<7} {seconds:6.1f} CPU-s  ({'cache filled by game' if case == 'cached' else 'empty cache'})")
+        for case, path in profiles.items():
+            _report(case, path, args.top) if path else None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""What the server refuses before a request reaches a game: foreign pages, odd bodies, odd numbers.
+
+The app listens on this machine only, but any page open in a browser here can send it
+requests. ``HostGuard`` refuses a ``Host`` that does not name the server (a DNS-rebinding
+page reaches 127.0.0.1 under its own name) and a state-changing request whose ``Origin`` is
+another site's (a cross-site form or ``fetch``). ``BodyLimit`` bounds a body's size and the
+time it may take to arrive. ``read_json`` refuses nesting and numbers that would make the
+parser or a conversion fail, and ``query_int``/``query_number`` take plain ASCII numbers only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterable
+from itertools import accumulate
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .sessions import GameError
+
+BODY_LIMIT = 64 * 1024
+"""Bytes a request body may have: a whole game's record is about 1 KB."""
+BODY_SECONDS = 10.0
+"""Seconds a request body may take to arrive once its headers have."""
+MAX_DEPTH = 32
+"""Nesting of JSON arrays and objects a body may have (a record's position needs about 5)."""
+MAX_DIGITS = 40
+"""Digits of a JSON integer (a seed has at most 19): longer ones are refused unconverted."""
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+# ---------------------------------------------------------------------------- hosts and origins
+def host_name(value: str) -> str:
+    """The name part of a ``Host`` (``[::1]:8765`` -> ``[::1]``), lower case, no final dot."""
+    value = value.strip().lower()
+    name = value[: value.index("]") + 1] if value.startswith("[") and "]" in value else value.rsplit(":", 1)[0]
+    return name.rstrip(".")
+
+
+def allowed_hosts(host: str | None = None, extra: Iterable[str] = ()) -> frozenset[str]:
+    """This machine's names, and the address the server listens on when it is another."""
+    names = {*LOCAL_HOSTS, *extra}
+    if host and host not in ("0.0.0.0", "::"):
+        names.add(f"[{host}]" if ":" in host and not host.startswith("[") else host)
+    return frozenset(host_name(n) for n in names)
+
+
+class HostGuard:
+    """Refuses (403) a request whose ``Host`` is not one of ``hosts``, and a state-changing
+    one whose ``Origin`` is present and is not the server's own address."""
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str] = LOCAL_HOSTS) -> None:
+        self.app, self.hosts = app, frozenset(host_name(h) for h in hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            await error(403, refusal)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> str | None:
+        headers = {k.lower(): v for k, v in scope["headers"]}
+        host = headers.get(b"host", b"").decode("latin-1")
+        if host_name(host) not in self.hosts:
+            return f"this server answers only to {', '.join(sorted(self.hosts))}, not to Host {host!r}"
+        origin = headers.get(b"origin")
+        if origin is None or scope["method"] in SAFE_METHODS:
+            return None
+        text = origin.decode("latin-1").strip().lower()
+        scheme, sep, netloc = text.partition("://")
+        if not sep or scheme not in ("http", "https") or netloc.rstrip("/") != host.strip().lower():
+            return f"requests that change a game come from this server's own page, not from {text!r}"
+        return None
+
+
+# ---------------------------------------------------------------------------- bodies
+class BodyLimit:
+    """Refuses a body over ``limit`` bytes (413), whether it says its length or not, and one
+    that stops arriving for ``seconds`` (408: the connection is then closed, not held)."""
+
+    def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT, seconds: float = BODY_SECONDS) -> None:
+        self.app, self.limit, self.seconds = app, limit, seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and not (length.isdigit() and len(length) <= 12 and int(length) <= self.limit):
+            await error(413 if length.isdigit() else 400, self._message(length))(scope, receive, send)
+            return
+        seen, complete = 0, False
+
+        async def limited() -> Message:
+            nonlocal seen, complete
+            if complete:  # the body is in: what follows is the client leaving, whenever it does
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.seconds)
+            except TimeoutError:
+                stalled = f"the request body stopped arriving for {self.seconds:g} s"
+                raise HTTPException(408, stalled, headers={"connection": "close"}) from None
+            seen += len(message.get("body", b""))
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
+            if seen > self.limit:
+                raise HTTPException(413, f"request body over the limit of {self.limit} bytes")
+            return message
+
+        await self.app(scope, limited, send)
+
+    def _message(self, length: bytes) -> str:
+        if not length.isdigit():
+            return "Content-Length must be a number of bytes"
+        return f"request body of {length.decode()[:20]} bytes is over the limit of {self.limit} bytes"
+
+
+# ---------------------------------------------------------------------------- JSON and queries
+_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nesting(raw: bytes) -> int:
+    """How deep a JSON text's arrays and objects nest (brackets inside strings do not count)."""
+    brackets = _STRINGS.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(accumulate(1 if b in b"[{" else -1 for b in brackets), default=0)
+
+
+def _small_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(raw: bytes) -> Any:
+    """``raw`` parsed, or ``GameError`` (400) for malformed, too deep or too long-numbered JSON."""
+    depth = nesting(raw)
+    if depth > MAX_DEPTH:
+        raise GameError(f"JSON nested {depth} deep (at most {MAX_DEPTH})", 400)
+    try:
+        return json.loads(raw, parse_constant=_no_constant, parse_int=_small_int)
+    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        raise GameError(f"malformed JSON: {err}", 400) from err
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The body as a JSON object (an empty body is ``{}``); anything else is a 4xx."""
+    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise GameError(f"send JSON (Content-Type: application/json), not {kind!r}", 415)
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    data = parse_json(raw)
+    if not isinstance(data, dict):
+        raise GameError(f"the body must be a JSON object, got {type(data).__name__}", 400)
+    return data
+
+
+_INT = re.compile(r"-?[0-9]{1,12}")
+_NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
+
+
+def query_int(request: Request, name: str) -> int:
+    """A query parameter written as a plain integer (ASCII digits, at most 12)."""
+    raw = request.query_params.get(name)
+    if raw is None or not _INT.fullmatch(raw):
+        raise GameError(f"{name} must be an integer written in digits 0-9, got {(raw or '')[:20]!r}", 400)
+    return int(raw)
+
+
+def query_number(request: Request, name: str, default: str) -> float:
+    """A query parameter written as a plain decimal number (``2``, ``0.4``)."""
+    raw = request.query_params.get(name, default)
+    if not _NUMBER.fullmatch(raw):
+        raise GameError(f"{name} must be a number of seconds written in digits 0-9, got {raw[:20]!r}", 400)
+    return float(raw)

@@ -1,0 +1,168 @@
+"""Agents built once and shared by every game, so a game held costs its game, not its agents.
+
+An agent's weights, tables and planner are the same for every game; what a game's line of an
+agent owns is the agent's per-game state: its generators (a look-ahead's sampled rolls) and
+its plan in progress. Each worker thread builds each agent once (a thread never runs two jobs
+at a time, so an instance is never used by two games at once); a game's ``SharedLine`` keeps
+only that state, puts it into the thread's instance before asking it anything and takes it
+back after. A line's first turn starts from the state a freshly built agent has, reset with
+the game's seed: the hints are those of an agent built for the game alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from agents.numberdrop.greedy import PlanFollower
+from agents.registry import AGENTS, require_extra
+
+from . import analysis
+from .analysis import AgentLine, agent_names, check_agent
+from .sessions import GameError, GameSession
+
+Path = tuple[str, ...]
+State = dict[Path, Any]
+
+UNOFFERED = {
+    "rllib": "the rllib agent needs a checkpoint (--option rllib.path=...), which the web app does not take",
+}
+"""Registered agents the web app cannot build from their name alone, and why."""
+
+
+def unavailable(name: str) -> str | None:
+    """Why agent ``name`` cannot play here (``None`` when it can): it needs an option the page
+    cannot give, or an extra that is not installed."""
+    if name in UNOFFERED:
+        return UNOFFERED[name]
+    extra = AGENTS[name].partition("[")[2].rstrip("] ")
+    try:
+        if extra:
+            require_extra(extra, f"the agent {name!r}")
+    except ImportError as err:
+        return str(err)
+    return None
+
+
+def offered_agents() -> list[str]:
+    """The registry's agents that can play here, in the registry's order."""
+    return [name for name in agent_names() if unavailable(name) is None]
+
+
+def check_offered(name: Any) -> str:
+    """``name`` when it is a known agent that can play here; else a 400 that says why."""
+    why = unavailable(check_agent(name))
+    if why is not None:
+        raise GameError(f"agent {name!r} is not offered: {why}; offered: {', '.join(offered_agents())}", 400)
+    return name
+
+
+# ---------------------------------------------------------------------------- per-game state
+def state_paths(obj: Any, prefix: Path = (), depth: int = 0) -> Iterator[Path]:
+    """Where an agent keeps per-game state: its generators and plan followers, and its parts'."""
+    for name, value in vars(obj).items():
+        if isinstance(value, (np.random.Generator, PlanFollower)):
+            yield (*prefix, name)
+        elif depth < 3 and type(value).__module__.startswith("agents.") and hasattr(value, "__dict__"):
+            yield from state_paths(value, (*prefix, name), depth + 1)
+
+
+def _owner(policy: Any, path: Path) -> Any:
+    for name in path[:-1]:
+        policy = getattr(policy, name)
+    return policy
+
+
+def take(policy: Any, paths: list[Path]) -> State:
+    return {path: getattr(_owner(policy, path), path[-1]) for path in paths}
+
+
+def put(policy: Any, state: State) -> None:
+    for path, value in state.items():
+        setattr(_owner(policy, path), path[-1], value)
+
+
+class Built:
+    """One thread's instance of an agent, and the state it had when built."""
+
+    def __init__(self, name: str, make: Callable[[str], Any]) -> None:
+        self.policy = make(name)
+        self.paths = list(state_paths(self.policy))
+        self.pristine = copy.deepcopy(take(self.policy, self.paths))
+
+    def fresh(self, seed: int) -> Any:
+        """The instance as if just built, then reset with ``seed``."""
+        put(self.policy, copy.deepcopy(self.pristine))
+        self.policy.reset(seed)
+        return self.policy
+
+
+_LOCAL = threading.local()
+
+
+def built(name: str) -> Built:
+    """This thread's instance of agent ``name``, built on first use by ``analysis.make_policy``
+    (read when asked: a test that replaces it gets instances of its own)."""
+    agents = _LOCAL.__dict__.setdefault("agents", {})
+    key = (name, analysis.make_policy)
+    if key not in agents:
+        agents[key] = Built(name, analysis.make_policy)
+    return agents[key]
+
+
+def built_count() -> int:
+    """Instances built by this thread (a test reads it)."""
+    return len(_LOCAL.__dict__.get("agents", {}))
+
+
+class SharedLine(AgentLine):
+    """An agent's line for one game, played by the thread's shared instance of the agent."""
+
+    def __init__(self, name: str, session: GameSession) -> None:
+        super().__init__(name, session)
+        self.lock = threading.RLock()  # type: ignore[assignment]  # held around the base class's own use
+        self._state: State | None = None
+        self._lent: Built | None = None
+
+    def policy(self, on_line: bool, key: str) -> Any:
+        agent = built(self.name)
+        if not on_line:
+            return agent.fresh(int(key[:12], 16))
+        self._lent = agent
+        if self._state is None:
+            return agent.fresh(self.seed)
+        put(agent.policy, self._state)
+        return agent.policy
+
+    def _keep(self) -> None:
+        """Take the line's state back from the instance it was lent to."""
+        if self._lent is not None:
+            self._state = take(self._lent.policy, self._lent.paths)
+            self._lent = None
+
+    def hint(self, game: Any, job: Any = None) -> dict[str, Any]:
+        with self.lock:
+            try:
+                return super().hint(game, job)
+            finally:
+                self._keep()
+
+    def analyse(self, game: Any, job: Any, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
+        with self.lock:
+            try:
+                return super().analyse(game, job, top, lookahead)
+            finally:
+                self._keep()
+
+
+def line_of(session: GameSession, agent: str) -> SharedLine:
+    """The session's line of ``agent``, made on first use."""
+    with session.lock:
+        lines = session.extra.setdefault("lines", {})
+        if agent not in lines:
+            lines[agent] = SharedLine(agent, session)
+        return lines[agent]
