@@ -25,11 +25,9 @@ class NetworkPolicy:
     """Plays the action a network picks among the legal ones.
 
     ``lookahead=k`` (turn-level networks, k >= 2) re-ranks the network's k most likely
-    candidates by a one-turn look-ahead valued by the network's own critic: each candidate's
-    points plus the critic's mean value of the next turn over ``samples`` sampled rolls
-    (the search agent's look-ahead with ``value="learned"``); ``refine=r`` values the r
-    best of them on ``samples`` more rolls before choosing. Stronger and about
-    (k + r) x samples times slower than the network alone; see the README for both.
+    candidates by the look-ahead (``agents.numberdrop.lookahead``) valued by the network's own
+    critic over ``samples`` sampled rolls; ``refine=r`` values the r best again on as many
+    more. Stronger and about (k + r) x samples times slower than the network alone.
     ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
     number it was trained with: a candidate network scores each candidate on its own, and a
     value-trained one gains from seeing more. The default is the number the network was saved
@@ -136,13 +134,8 @@ class NetworkPolicy:
     ) -> int:
         """The slot of the best of the network's ``lookahead`` most likely candidates by points
         now plus the critic's expected value of the next turn."""
-        top = self.most_likely(batch, masks, self.lookahead)
+        top = best_candidates(self.model, batch, masks, self.lookahead)[0]  # most likely first, ties by slot
         if len(top) == 1:
             return int(top[0])
         values = self.search.rank(game, [offered[j] for j in top])
         return int(top[int(np.argmax(values))])
-
-    def most_likely(self, batch: dict[str, np.ndarray], masks: np.ndarray, k: int) -> np.ndarray:
-        """The slots of the network's ``k`` most likely legal candidates (one game's batch),
-        most likely first, ties by slot: the candidates its look-ahead weighs."""
-        return best_candidates(self.model, batch, masks, k)[0]

@@ -7,12 +7,12 @@ compiled call, and the agent plays the candidate of the most points plus value, 
 action (``PlanFollower``), exactly the choice self-play makes: on the same seeds
 ``numberdrop-evaluate`` scores equal ``selfplay.play(value, seeds, limit=limit)``.
 
-``rolls`` (0: off) adds expectimax over the next roll (``agents.values.expectimax``): the
-``top`` best candidates are re-scored by their points plus the next turn's expected best
-points plus value, over ``rolls`` rolls sampled from the exact distribution each turn (the
-same for every candidate; ``-1``: every roll, weighted exactly), the next turn looking at its
-``inner_limit`` best candidates. Deterministic for a game seed and ``seed``. Solo games only
-(a seat at a table is refused).
+``rolls`` (0: off) turns on the look-ahead (``agents.numberdrop.lookahead.expectimax``): the
+``top`` best candidates are re-scored by their points plus the next turn's expected best points
+plus value (among its ``inner_limit`` best candidates), over ``rolls`` rolls sampled from the
+exact distribution each turn (the same for every candidate; ``-1``: every roll, weighted
+exactly); ``refine`` values that many best again on ``rolls`` new rolls. Deterministic for a game
+seed and ``seed``. Solo games only (a seat at a table is refused).
 """
 
 from __future__ import annotations
@@ -22,18 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
+from numberdrop_env.engine.dice import Rolls
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
 
 from ..base import MODELS
-from ..values.expectimax import expectimax, turn_scores
 from ..values.ntuple import NTupleValue
 from .greedy import GreedyPolicy, PlanFollower
+from .lookahead import ALL_ROLLS, check_refine, draw_rolls, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
-ALL_ROLLS = -1
-"""``rolls`` that searches every distinct roll, weighted by its probability."""
 
 
 class NTuplePolicy:
@@ -51,12 +49,15 @@ class NTuplePolicy:
         rolls: int = 0,
         inner_limit: int = 32,
         seed: int = 0,
+        refine: int = 0,
     ) -> None:
         for name, x in (("limit", limit), ("top", top), ("inner_limit", inner_limit)):
             if isinstance(x, bool) or not isinstance(x, int) or x < 1:
                 raise ValueError(f"{name} must be a positive int, got {x!r}")
         if isinstance(rolls, bool) or not isinstance(rolls, int) or rolls < ALL_ROLLS:
             raise ValueError(f"rolls must be 0 (no search), N > 0 sampled or -1 (every roll), got {rolls!r}")
+        if check_refine(refine) and rolls == ALL_ROLLS:
+            raise ValueError("refine values the best again on new rolls: it needs sampled rolls, not rolls=-1")
         self.path = Path(path) if path is not None else DEFAULT_VALUE
         if not self.path.is_file():
             raise FileNotFoundError(
@@ -64,7 +65,7 @@ class NTuplePolicy:
             )
         self.value = NTupleValue.load(self.path)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        self.limit, self.top, self.rolls, self.inner_limit = limit, top, rolls, inner_limit
+        self.limit, self.top, self.rolls, self.inner_limit, self.refine = limit, top, rolls, inner_limit, int(refine)
         self.seed = int(seed)
         self.rng = np.random.default_rng([self.seed, 0])
         self._greedy = GreedyPolicy(width, block_width)
@@ -102,20 +103,24 @@ class NTuplePolicy:
     def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
         """The turn's candidates and the index of the one to play."""
         states, count, arrays, values = self._valued(game)
-        score = turn_scores(count, arrays, values)
+        score = turn_scores(count, arrays, values)[0]
         if self.searches and count[0] > 1:
-            rolls = self.turn_rolls(game)
-            score = expectimax(
-                self.planner, self.value, states, game.rules, count, arrays, values, self.top, rolls, self.inner_limit
-            )
-        return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score[0]))
+            searched = top_k(score, min(self.top, int(count[0])))
+
+            def values_of(i: np.ndarray) -> np.ndarray:
+                plans, rolls = searched[None, i], self.turn_rolls(game)
+                return expected(self.planner, self.value, states, game.rules, arrays, plans, rolls, self.inner_limit)[0]
+
+            score = np.full(score.shape, -np.inf)
+            score[searched] = refined(values_of, len(searched), self.refine)
+        return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score))
 
     def ranked(self, game: SoloGame, top: int) -> tuple[list, np.ndarray]:
         """The turn's ``top`` candidates by points plus value, best first, with those numbers
         (what an analysis shows; the search, when on, re-ranks the best of them)."""
         _, count, arrays, values = self._valued(game)
         score = turn_scores(count, arrays, values)[0]
-        order = np.argsort(-score, kind="stable")[: min(top, int(count[0]))]
+        order = top_k(score, min(top, int(count[0])))
         offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
         return [offered[int(i)] for i in order], score[order]
 
@@ -129,7 +134,5 @@ class NTuplePolicy:
         return states, count, arrays, values
 
     def turn_rolls(self, game: SoloGame) -> Rolls:
-        """This turn's rolls of the next: all of them, or a fresh sample."""
-        if self.rolls == ALL_ROLLS:
-            return roll_distribution(game.rules)
-        return sample_rolls(self.rng, self.rolls, game.rules)
+        """A round of rolls of the next turn: all of them, or a fresh sample."""
+        return draw_rolls(self.rng, self.rolls, game.rules)

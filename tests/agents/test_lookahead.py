@@ -1,5 +1,6 @@
-"""Expectimax over the next roll against a plain-Python loop over the same children, and the
-``ntuple`` agent: self-play's choices under ``numberdrop-evaluate``, search options, errors."""
+"""The look-ahead's packed engine (expectimax over the next roll) against a plain-Python loop over
+the same children, its refine, and the ``ntuple`` agent: self-play's choices under
+``numberdrop-evaluate``, search options, errors."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import pytest
 
 from agents.base import TurnPlayer
 from agents.evaluation.solo import play_game, run
+from agents.numberdrop.lookahead import expected, expectimax, refined, turn_scores
 from agents.numberdrop.ntuple import NTuplePolicy
 from agents.registry import make_policy
-from agents.values.expectimax import expectimax, turn_scores
 from agents.values.ntuple import FAMILIES, NTupleSpec, NTupleValue
 from agents.values.selfplay import play
 from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
@@ -196,9 +197,46 @@ def test_searching_agent_is_deterministic_and_searches(value_file: str) -> None:
     assert searching.choose(game)[1] == int(np.argmax(want[0]))
 
 
+def test_refined_values_the_best_again_and_drops_the_rest() -> None:
+    rounds = iter([np.array([1.0, 3.0, 2.0, 3.0]), np.array([0.0, 4.0])])
+    asked = []
+
+    def values_of(i: np.ndarray) -> np.ndarray:
+        asked.append(i.tolist())
+        return next(rounds)
+
+    assert refined(values_of, 4, 2).tolist() == [-np.inf, 1.5, -np.inf, 3.5]  # ties: the first kept
+    assert asked == [[0, 1, 2, 3], [1, 3]]
+    assert refined(lambda i: np.ones(len(i)), 2, 2).tolist() == [1.0, 1.0]  # no more than refine: one round
+
+
+def test_the_agent_refines_on_a_second_draw_of_rolls(value_file: str) -> None:
+    """``refine`` values the best of the first round again on the agent's next draw of rolls."""
+    agent = NTuplePolicy(value_file, limit=32, top=3, rolls=3, inner_limit=8, refine=2)
+    game = positions(range(1), 6)[1]
+    agent.reset(0)
+    first, second = agent.turn_rolls(game), agent.turn_rolls(game)
+    states, count, arrays, values = one_turn(agent.planner, agent.value, game, 32)
+    searched = np.argsort(-turn_scores(count, arrays, values)[0], kind="stable")[:3]
+    one = expected(agent.planner, agent.value, states, R, arrays, searched[None], first, 8)[0]
+    keep = np.argsort(-one, kind="stable")[:2]
+    two = expected(agent.planner, agent.value, states, R, arrays, searched[None, keep], second, 8)[0]
+    agent.reset(0)
+    assert agent.choose(game)[1] == searched[keep[int(np.argmax((one[keep] + two) / 2))]]
+
+
 @pytest.mark.parametrize(
     "options",
-    [{"limit": 0}, {"top": 0}, {"rolls": -2}, {"inner_limit": 0}, {"rolls": 1.5}, {"limit": True}],
+    [
+        {"limit": 0},
+        {"top": 0},
+        {"rolls": -2},
+        {"inner_limit": 0},
+        {"rolls": 1.5},
+        {"limit": True},
+        {"refine": 1},
+        {"refine": 2, "rolls": -1},
+    ],
 )
 def test_bad_agent_options_are_refused(value_file: str, options: dict) -> None:
     with pytest.raises(ValueError):
