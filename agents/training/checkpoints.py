@@ -1,22 +1,10 @@
-"""Files a training run may be killed in the middle of, and the checkpoints it resumes from.
-
-Shared by every trainer, so that each job has one mechanism:
-
-- **Atomic files.** Checkpoints, ``evals.jsonl``, ``best.json``, ``final_eval.json`` and the
-  caches are written whole to a temporary file in the same folder, then renamed over the
-  old one (``os.replace``): a kill leaves the old file or the new one, never half of one.
-- **Damaged files.** Reading a JSON file that does not parse raises a ``ValueError`` naming
-  the file. A JSON-lines file (``evals.jsonl``) skips a line cut mid-way with a note, so a
-  resumed run appends after whole lines only and the learning curve is still drawn.
-- **Checkpoint discovery.** The PPO trainers' checkpoints are numbered by their step
-  (``ppo_<steps>_steps.zip``: ``agents.training.resume``; ``rllib_<steps>_steps/``).
-  ``pick_checkpoint`` takes the one named, or the newest of a run directory, and falls back
-  to the previous good one when it is damaged. The trainers in generations or rounds
-  (Q-iteration, n-tuple) resume from their run directory's state file (``find_state``,
-  ``resume_state``), written last in each generation.
-- **Ctrl-C.** ``StopRequest`` turns the first Ctrl-C into a request that the trainer
-  honours at its next update boundary (it saves a checkpoint and says how to resume); a
-  second Ctrl-C stops at once.
+"""Files a training run may be killed in the middle of, and the checkpoints it resumes from,
+shared by every trainer: files written whole or not at all (a temporary file, then
+``os.replace``); damaged files named (a JSON-lines line cut by a kill is left out with a note);
+numbered checkpoints (``ppo_<steps>_steps.zip``, ``rllib_<steps>_steps/``) found by
+``pick_checkpoint``, the previous good one taken when one is damaged; the run-state files of
+the trainers in generations or rounds (``find_state``, ``resume_state``), written last; and
+Ctrl-C (``StopRequest``), honoured at the next update boundary with a checkpoint.
 """
 
 from __future__ import annotations

@@ -368,6 +368,11 @@ def game_metrics(info: dict[str, Any], boxes: float) -> dict[str, float]:
     }
 
 
+def log_entry(logger: Any, step: int, entry: dict[str, Any], names: dict[str, str]) -> None:
+    """A gate's ``evals.jsonl`` entry to TensorBoard: its ``names`` keys, by their names there."""
+    logger.write(step, {name: entry[key] for key, name in names.items()})
+
+
 class StepProgress:
     """The PPO trainers' bar: steps, fps and the latest training and evaluation means. When
     stderr is not a terminal (a log file, CI), a plain line every 30 s instead."""

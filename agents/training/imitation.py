@@ -1,18 +1,10 @@
-"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions.
-
-PPO from scratch spends its first million steps learning not to cross the Game Over
-line. Cloning the greedy agent (its choices, and its returns for the value head) starts
-training from a policy that already plays sensibly; PPO then improves on it from its own
-experience. The demonstrations are cached in the run directory.
-
-Number Drop: only decisions with more than one legal action are recorded, exactly the
-decisions a policy sees in the environment with ``auto_forced=True``; rewards of forced
-moves are added to the preceding decision's reward, as that environment does, and the
-returns are discounted by ``ppo.gamma``.
-
-Lucky Numbers: whole tables of the scripted agent (every seat recorded); the return of a
-decision is the seat's tournament score plus ``shaping`` per cell it filled from then on,
-which is what ``LuckyNumbersEnv`` pays.
+"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions (PPO from
+scratch spends its first million steps learning not to cross the Game Over line), and the
+fit that afterstate Q-iteration shares (``pretrain``). Number Drop records the decisions with
+more than one legal action, as ``auto_forced=True`` shows them, a forced move's reward added
+to the decision before it; Lucky Numbers records every seat of whole tables, a decision's
+return being the seat's tournament score plus ``shaping`` per cell it filled from then on.
+The demonstrations are cached in the run directory.
 """
 
 from __future__ import annotations

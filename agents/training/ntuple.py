@@ -103,14 +103,6 @@ def _planner(width: int) -> TurnPlanner:
     return _PLANNERS[key]
 
 
-def _spec(value: NTupleValue) -> tuple[Any, ...]:
-    return (list(value.spec.families), value.spec.stages, value.planner_share)
-
-
-def _share_settings(x: NTupleLoop, threads: int) -> dict[str, Any]:
-    return {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
-
-
 def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Share]:
     """The shares of the round that starts at the run's game ``first``."""
     x = cfg.ntuple
@@ -124,11 +116,12 @@ def _play_task(task: tuple[Any, ...]) -> tuple[list[Trajectory], np.ndarray, int
     return play_share(*task)
 
 
-def share_tasks(cfg: NTupleConfig, value: NTupleValue, shares: list[Share], threads: int) -> list[tuple[Any, ...]]:
-    """The runner's tasks of a round's shares (``play_share``'s arguments), each share's
-    value enumerating on ``threads`` threads."""
-    settings = _share_settings(cfg.ntuple, threads)
-    return [(weights, _spec(value), settings, seeds, rng) for weights, seeds, rng in shares]
+def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
+    """The runner's tasks of the round that starts at game ``first`` (``play_share``'s
+    arguments), each share's value enumerating on ``threads`` threads."""
+    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
+    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
+    return [(weights, spec, settings, seeds, rng) for weights, seeds, rng in round_shares(cfg, value, first)]
 
 
 def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarray, int]]) -> dict[str, float]:
@@ -259,7 +252,7 @@ def run_gate(
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),
     }
     entry = _gate_entry(state["games"], scores, state, gate, stats)
-    _log(logger, entry)
+    common.log_entry(logger, entry["games"], entry, _LOGGED)
     append_jsonl(run_dir / "evals.jsonl", entry)
     if gate["kept"]:
         state = {**state, "best_games": state["games"], "best_scores": scores.tolist()}
@@ -286,10 +279,6 @@ _LOGGED = {
 """The gate entry's numbers TensorBoard shows, by their names there."""
 
 
-def _log(logger: ScalarWriter, entry: dict[str, Any]) -> None:
-    logger.write(entry["games"], {name: entry[key] for key, name in _LOGGED.items()})
-
-
 def run_rounds(
     cfg: NTupleConfig,
     run_dir: Path,
@@ -311,7 +300,7 @@ def run_rounds(
         with pool(workers, "ray" if ray else "threads", cfg.ray.address) as where:
             while state["games"] < x.games:
                 cpu = time.process_time()
-                tasks = share_tasks(cfg, value, round_shares(cfg, value, state["games"]), 1 if ray else value.threads)
+                tasks = share_tasks(cfg, value, state["games"], 1 if ray else value.threads)
                 played = learn_round(learner, where.map(_play_task, tasks, bar, lambda task: len(task[3])))
                 games = state["games"] + played["games"]
                 cpu_s = state["cpu_s"] + time.process_time() - cpu

@@ -230,7 +230,7 @@ def run_generation(
         "value_mae": fitted["value_mae"],
         "seconds": time.perf_counter() - start,
     }
-    _log(logger, entry, turns)
+    common.log_entry(logger, turns, entry, _LOGGED)
     append_jsonl(run_dir / "evals.jsonl", entry)
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
     new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
@@ -282,10 +282,6 @@ _LOGGED = {
     "generation": "train/generation",
 }
 """The generation's numbers TensorBoard shows, by their names there."""
-
-
-def _log(logger: ScalarWriter, entry: dict[str, Any], turns: int) -> None:
-    logger.write(turns, {name: entry[key] for key, name in _LOGGED.items()})
 
 
 def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:

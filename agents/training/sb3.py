@@ -100,20 +100,7 @@ def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
     the config, not the checkpoint, decides how training continues."""
     p = cfg.ppo
     lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
-    return dict(
-        learning_rate=lr,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        target_kl=p.target_kl,
-        normalize_advantage=p.normalize_advantage,
-    )
+    return {**p.model_dump(exclude={"lr_schedule", "actor_warmup_steps"}), "learning_rate": lr}
 
 
 def build_model(cfg: SB3Config, venv: Any) -> Any:
@@ -125,32 +112,12 @@ def build_model(cfg: SB3Config, venv: Any) -> Any:
     if cfg.game == "luckynumbers":
         policy, kwargs = "MlpPolicy", mlp
     elif turn:
-        policy, kwargs = (
-            CandidateScorerPolicy,
-            dict(
-                candidate_hidden=list(n.candidate_hidden),
-                state_hidden=list(n.state_hidden),
-                scorer_hidden=list(n.scorer_hidden),
-                value_hidden=list(n.value_hidden),
-                planner_scale=n.planner_scale,
-                activation=n.activation,
-                grid_channels=list(n.grid_channels),
-            ),
-        )
+        keys = {"candidate_hidden", "state_hidden", "scorer_hidden", "value_hidden", "planner_scale", "activation"}
+        policy, kwargs = CandidateScorerPolicy, n.model_dump(include=keys | {"grid_channels"})
     else:
-        policy, kwargs = (
-            "MultiInputPolicy",
-            dict(
-                features_extractor_class=GridVectorExtractor,
-                features_extractor_kwargs=dict(
-                    cnn_channels=list(n.cnn_channels),
-                    cnn_hidden=n.cnn_hidden,
-                    vector_hidden=list(n.vector_hidden),
-                    activation=n.activation,
-                ),
-                **mlp,
-            ),
-        )
+        extractor = n.model_dump(include={"cnn_channels", "cnn_hidden", "vector_hidden", "activation"})
+        kwargs = dict(features_extractor_class=GridVectorExtractor, features_extractor_kwargs=extractor, **mlp)
+        policy = "MultiInputPolicy"
     model = MaskablePPO(
         policy, venv, policy_kwargs=kwargs, seed=cfg.seed, device="cpu", verbose=0, **ppo_hyperparameters(cfg)
     )

@@ -12,8 +12,6 @@ current iteration with a checkpoint and prints the command that resumes.
 
 from __future__ import annotations
 
-import logging
-import os
 import re
 import shutil
 import sys
@@ -23,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import ray
 import torch
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -35,7 +32,7 @@ from ray.tune.registry import register_env
 
 from numberdrop_env.engine.rules import DEFAULT_RULES as r
 
-from ...evaluation.runner import play_policy
+from ...evaluation.runner import play_policy, ray_pool
 from ...networks.rllib_module import NumberDropRLModule
 from ...numberdrop.rllib import RLlibPolicy
 from .. import common
@@ -93,21 +90,6 @@ class FailFastEnvRunner(SingleAgentEnvRunner):
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
-def start_ray(cfg: RLlibConfig) -> bool:
-    """Join ``ray.address`` / ``RAY_ADDRESS``, or start a local Ray; True when this call started
-    or joined it (and the run should disconnect at the end)."""
-
-    if ray.is_initialized():  # e.g. a test or a notebook that started Ray itself
-        return False
-    address = cfg.ray.address or os.environ.get("RAY_ADDRESS")
-    if address:
-        print(f"joining the Ray cluster at {address}", file=sys.stderr)
-        ray.init(address=address, logging_level=logging.WARNING)
-    else:
-        ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=False, logging_level=logging.WARNING)
-    return True
-
-
 def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
 
@@ -282,12 +264,8 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
 
-    started = start_ray(cfg)
-    try:
+    with ray_pool(cfg.ray.address, cfg.ray.num_cpus):  # Ray as it runs, a cluster's, or a local one
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
-    finally:
-        if started:
-            ray.shutdown()
 
 
 class Run:
