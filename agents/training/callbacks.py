@@ -14,11 +14,12 @@ from numberdrop_env.engine.rules import DEFAULT_RULES
 
 from . import common
 
-GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions")
+GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
 
 
 class GameMetricsCallback(BaseCallback):
-    """Number Drop: per-episode game metrics of the training envs, logged as means per rollout (``game/*``)."""
+    """Per-episode game metrics of the training envs, logged as means per rollout (``game/*``;
+    at a table, and in Lucky Numbers, the share of the win, ``game/win``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -28,6 +29,8 @@ class GameMetricsCallback(BaseCallback):
     def _on_step(self) -> bool:
         n_boxes = 2 * len(DEFAULT_RULES.box_sizes) + 1
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "win" in info:
+                self.episodes["win"].append(info["win"])
             if not done or "score_breakdown" not in info:
                 continue
             term = info.get("terminal_observation")
@@ -46,33 +49,13 @@ class GameMetricsCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
+        for key, values in self.episodes.items():
+            if values:
+                self.logger.record(f"game/{key}", float(np.mean(values)))
         if self.episodes["score"]:
-            for key, values in self.episodes.items():
-                if values:
-                    self.logger.record(f"game/{key}", float(np.mean(values)))
             self.logger.record("game/episodes", len(self.episodes["score"]))
             self.last_score = float(np.mean(self.episodes["score"]))
         self.episodes = {k: [] for k in GAME_KEYS}
-
-
-class WinsCallback(BaseCallback):
-    """Tables (Lucky Numbers): the training win rate per rollout (``game/win``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.wins: list[float] = []
-        self.last_score: float | None = None
-
-    def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
-            if done and "win" in info:
-                self.wins.append(info["win"])
-        return True
-
-    def _on_rollout_end(self) -> None:
-        if self.wins:
-            self.logger.record("game/win", float(np.mean(self.wins)))
-        self.wins = []
 
 
 class ProgressCallback(BaseCallback):

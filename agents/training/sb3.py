@@ -39,7 +39,7 @@ from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .callbacks import ActorWarmupCallback, GameMetricsCallback, ProgressCallback, WinsCallback
+from .callbacks import ActorWarmupCallback, GameMetricsCallback, ProgressCallback
 from .checkpoints import Interrupted, StopRequest, keep_steps_up_to
 from .config import Env
 from .q_iteration_config import QIterationConfig
@@ -251,7 +251,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
             [evals],
             resumed_from=resume,
         )
-        metrics: Any = WinsCallback() if cfg.game == "luckynumbers" else GameMetricsCallback()
+        metrics = GameMetricsCallback()
         callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
         callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
