@@ -8,7 +8,10 @@ order. A game depends only on its seed and its agents, so the results are the sa
 backend and any number of workers (tested).
 
 ``play_policy`` is the short form a trainer's gate needs: one agent (a policy object, a
-registered name or ``(name, options)``) on given seeds, the ``GameResult`` of each.
+registered name or ``(name, options)``) on given seeds, the ``GameResult`` of each. An agent
+object with a ``play_seeds(seeds)`` method is a batched player (a network playing many games
+in one forward pass a turn): it is given its seeds in one chunk per worker, and its own
+results (each with ``seed`` and ``score``) come back.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -56,10 +59,10 @@ class Progress:
 
 
 class Local:
-    """The tasks in this process (a policy object is used as it is), or on worker processes
-    (``work`` must then be a module-level function: a worker imports it by name)."""
+    """The tasks in this process (a policy object is used as it is), on threads, or on worker
+    processes (``work`` must then be a module-level function: a worker imports it by name)."""
 
-    def __init__(self, executor: ProcessPoolExecutor | None = None, workers: int = 1) -> None:
+    def __init__(self, executor: Executor | None = None, workers: int = 1) -> None:
         self.executor, self.parallel = executor, workers
 
     def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
@@ -119,17 +122,19 @@ def ray_pool(address: str | None = None, num_cpus: int | None = None) -> Iterato
 
 @contextmanager
 def pool(workers: int, backend: str = "local", address: str | None = None) -> Iterator[Local | RayTasks]:
-    """``backend="local"``: ``workers`` processes (one or fewer: this process); ``"ray"``: Ray
-    tasks, on the cluster at ``address`` or a local Ray of ``workers`` CPUs (0: all)."""
+    """``backend="local"``: ``workers`` processes (one or fewer: this process); ``"threads"``:
+    ``workers`` threads of this process (for work that releases the GIL); ``"ray"``: Ray tasks,
+    on the cluster at ``address`` or a local Ray of ``workers`` CPUs (0: all)."""
     if backend == "ray":
         with ray_pool(address, workers or None) as tasks:
             yield tasks
-    elif backend != "local":
-        raise ValueError(f"unknown backend {backend!r}: 'local' or 'ray'")
+    elif backend not in ("local", "threads"):
+        raise ValueError(f"unknown backend {backend!r}: 'local', 'threads' or 'ray'")
     elif workers <= 1:
         yield Local()
     else:
-        with ProcessPoolExecutor(max_workers=workers) as executor:
+        kind = ThreadPoolExecutor if backend == "threads" else ProcessPoolExecutor
+        with kind(max_workers=workers) as executor:
             yield Local(executor, workers)
 
 
@@ -180,6 +185,8 @@ def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
     if match.game == SOLO:
         agent = match.agents[0]
         policy = cached_policy(agent, match.options.get(agent)) if isinstance(agent, str) else agent
+        if hasattr(policy, "play_seeds"):  # a batched player: the chunk's games in lockstep
+            return policy.play_seeds(list(seeds))
         return [play_game(policy, s) for s in seeds]
     play: Any = play_table
     if match.game == LUCKYNUMBERS:
@@ -204,6 +211,8 @@ def run_matches(
         owners, tasks = [], []
         for i, match in enumerate(matches):
             size = max(1, min(25, len(match.seeds) // (4 * where.parallel)))  # about 4 chunks a worker
+            if hasattr(match.agents[0], "play_seeds"):  # a batched player: one chunk a worker
+                size = max(1, -(-len(match.seeds) // where.parallel))
             for start in range(0, len(match.seeds), size):
                 owners.append(i)
                 tasks.append((match, tuple(match.seeds[start : start + size])))

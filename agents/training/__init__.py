@@ -1,24 +1,17 @@
-"""Training from one YAML config (the command line: ``python train.py``, ``agents.cli.train``).
+"""Training from one YAML config (``python train.py``, ``agents.cli.train``).
 
     python train.py --config configs/ntuple.yaml                               # algorithm: ntuple (make train)
     python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration
     python train.py --config configs/ppo_turn.yaml                             # algorithm: ppo (the default)
-    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn/checkpoints/ppo_40448_steps.zip
     python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
     python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
     python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
     python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
 
-Each algorithm is one trainer module with its schema beside it (``<trainer>_config``):
-``algorithm: ntuple`` runs ``agents.training.ntuple`` (backend ``local`` or ``ray``),
-``q_iteration`` runs ``agents.training.q_iteration`` (backend ``local``), and ``ppo`` runs
-``agents.training.sb3`` (``backend: sb3``, MaskablePPO for both games) or
-``agents.training.rllib.train`` (``backend: rllib``, its schema ``agents.training.rllib.config``).
-``agents.training.config`` holds the sections they share and the loader, which picks the schema
-from ``algorithm:``, ``game:`` and ``backend:``; the schema names its trainer, loaded by name, so
-the config is checked, and a missing extra named, before torch or Ray is imported. Checkpoints
-follow each trainer's rounds; ``--resume`` continues exactly where a run stopped; Ctrl-C stops
-at the next update with a checkpoint and prints the command that resumes.
+Each algorithm is one trainer module with its schema beside it (``<trainer>_config``; the
+shared sections and the loader in ``agents.training.config``). ``--resume`` continues exactly
+where a run stopped; Ctrl-C stops at the next update with a checkpoint and prints the command
+that resumes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
-"""Files a training run may be killed in the middle of, and the checkpoints it resumes from.
-
-Shared by every trainer (``train.py``'s Stable-Baselines3 runs, the RLlib backend and the
-Lucky Numbers trainer), so that each job has one mechanism:
-
-- **Atomic files.** Checkpoints, ``evals.jsonl``, ``best.json``, ``final_eval.json`` and the
-  caches are written whole to a temporary file in the same folder, then renamed over the
-  old one (``os.replace``): a kill leaves the old file or the new one, never half of one.
-- **Damaged files.** Reading a JSON file that does not parse raises a ``ValueError`` naming
-  the file. A JSON-lines file (``evals.jsonl``) skips a line cut mid-way with a note, so a
-  resumed run appends after whole lines only and the learning curve is still drawn.
-- **Checkpoint discovery.** Checkpoints are numbered by their step (``ppo_<steps>_steps.zip``,
-  ``rllib_<steps>_steps/``). ``pick_checkpoint`` takes the one named, or the newest of a
-  run directory, and falls back to the previous good one when it is damaged.
-- **Ctrl-C.** ``StopRequest`` turns the first Ctrl-C into a request that the trainer
-  honours at its next update boundary (it saves a checkpoint and says how to resume); a
-  second Ctrl-C stops at once.
+"""Files a training run may be killed in the middle of, and the checkpoints it resumes from,
+shared by every trainer: files written whole or not at all (a temporary file, then
+``os.replace``); damaged files named (a JSON-lines line cut by a kill is left out with a note);
+numbered checkpoints (``ppo_<steps>_steps.zip``, ``rllib_<steps>_steps/``) found by
+``pick_checkpoint``, the previous good one taken when one is damaged; the run-state files of
+the trainers in generations or rounds (``find_state``, ``resume_state``), written last; and
+Ctrl-C (``StopRequest``), honoured at the next update boundary with a checkpoint.
 """
 
 from __future__ import annotations
@@ -27,10 +17,13 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
 """A numbered checkpoint's name: ``<prefix>_<steps>_steps`` (a folder) or ``...steps.zip``."""
@@ -153,20 +146,18 @@ def last_step(path: str | Path, up_to: int) -> int:
     return max((_step(e) for e in read_jsonl(path) if _step(e) <= up_to), default=0)
 
 
-def best_score(run_dir: str | Path) -> float:
-    """The best evaluation mean so far (``best.json``); when that file is damaged, it is
-    named and the best line of ``evals.jsonl`` (the evaluations that chose the best model)
-    is taken instead."""
-    run_dir = Path(run_dir)
-    state = run_dir / "best.json"
-    if not state.is_file():
-        return -float("inf")
-    try:
-        return float(read_json(state)["score"])
-    except (ValueError, KeyError, TypeError) as err:
-        print(f"note: {err}; the best score is taken from evals.jsonl", file=sys.stderr)
-    means = [e["score_mean"] for e in read_jsonl(run_dir / "evals.jsonl")]
-    return max((float(m) for m in means if isinstance(m, (int, float))), default=-float("inf"))
+class Every:
+    """When something periodic is due: every ``every`` steps (0: never), counted from the
+    multiple of ``every`` at or below ``since``."""
+
+    def __init__(self, every: int, since: int) -> None:
+        self.every, self.last = every, since - since % every if every else 0
+
+    def due(self, steps: int) -> bool:
+        if not self.every or steps - self.last < self.every:
+            return False
+        self.last = steps - steps % self.every
+        return True
 
 
 def _step(entry: dict[str, Any]) -> int:
@@ -260,6 +251,50 @@ def find_folder_checkpoint(path: str | Path) -> Path:
 
 def _is_folder_checkpoint(path: Path) -> bool:
     return (path / STEPS_FILE).exists() or checkpoint_step(path) is not None or path.name.endswith("_checkpoint")
+
+
+# ---------------------------------------------------------------- run states (generations, rounds)
+def find_state(path: str | Path, state_file: str, what: str) -> Path:
+    """The run directory ``--resume`` names (the directory, or its ``state_file``)."""
+    path = Path(path)
+    run_dir = path.parent if path.name == state_file else path
+    if not (run_dir / state_file).is_file():
+        raise FileNotFoundError(f"{str(run_dir)!r} holds no {state_file}: not {what} that finished a generation")
+    return run_dir
+
+
+def resume_state(
+    run_dir: Path, state_file: str, settings: dict[str, Any], section: str, free: Collection[str], key: str
+) -> dict[str, Any]:
+    """The state of a stopped run, which must keep the ``settings`` that decide its data and
+    weights (``ValueError`` naming those it was trained with otherwise; ``free`` may change);
+    ``evals.jsonl`` loses the lines past the state's ``key`` (a generation the stop cut short)."""
+    state = read_json(run_dir / state_file)
+    before = state.get("settings", {})
+    changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
+    if changed:
+        may = " and ".join(f"{section}.{k}" for k in sorted(free))
+        raise ValueError(
+            f"{run_dir} was trained with other settings of {', '.join(changed)}: "
+            f"a resumed run must keep them (only {may} may change)"
+        )
+    entries = read_jsonl(run_dir / "evals.jsonl")
+    write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e[key] <= state[key]])
+    print(f"resuming {run_dir} after {key} {state[key]}", file=sys.stderr)
+    return state
+
+
+def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.ndarray]:
+    """Saved arrays (``ValueError`` naming the file when it is damaged or lacks one of ``fields``)."""
+    try:
+        with np.load(path) as f:
+            data = dict(f)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: damaged {what} ({type(err).__name__}: {err})") from None
+    missing = set(fields) - set(data)
+    if missing:
+        raise ValueError(f"{path}: {what} without the fields {sorted(missing)}")
+    return data
 
 
 def resume_command(config: str | Path, checkpoint: str | Path) -> str:

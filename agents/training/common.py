@@ -1,6 +1,8 @@
-"""What every trainer does around training, for both backends: the greedy baseline on the
-evaluation seeds, the learning curve, the closing tables and the end of a stopped run.
-No torch here: the RLlib trainer and the command line use it too."""
+"""What every trainer does around training: the run folder, the gate rule that keeps the best
+model (``paired_gate``) and the PPO trainers' periodic evaluation that applies it
+(``Evaluation``), the greedy baseline on the evaluation seeds, the learning curve, the closing
+tables and the end of a stopped run. Every game is played by the runner
+(``agents.evaluation.runner``). No torch here: the RLlib trainer and the command line use it too."""
 
 from __future__ import annotations
 
@@ -9,14 +11,16 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import yaml
+from tqdm import tqdm
 
 from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.envs.base import breakdown_dict
 
 from ..evaluation import plots
 from ..evaluation.ray import run_on_ray
@@ -25,19 +29,18 @@ from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
 from ..evaluation.tables import summarise as summarise_lucky
 from ..registry import policy_class
-from .checkpoints import atomic_path, atomic_write, read_json, read_jsonl, report_stop, write_json
+from .checkpoints import (
+    Every,
+    append_jsonl,
+    atomic_path,
+    atomic_write,
+    last_step,
+    read_json,
+    read_jsonl,
+    report_stop,
+    write_json,
+)
 from .config import TrainConfig
-
-__all__ = [
-    "DEFAULT_RULES",
-    "best_model",
-    "final_evaluation",
-    "greedy_available",
-    "greedy_baseline",
-    "read_evals",
-    "stopped_early",
-    "write_learning_curve",
-]
 
 
 def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | None, bool]:
@@ -209,7 +212,199 @@ def over_greedy(summary: dict[str, Any]) -> str:
     return "paired over greedy (95 % interval): " + ", ".join(parts)
 
 
-def stopped_early(args: argparse.Namespace, run_dir: Path, checkpoint: Path | None, steps: int) -> dict[str, Any]:
-    """The result of a run that Ctrl-C stopped at an update boundary."""
-    report_stop(args.config, checkpoint, steps)
+def stopped_early(config: Any, run_dir: Path, checkpoint: Path | None, steps: int) -> dict[str, Any]:
+    """The result of a run that Ctrl-C stopped at an update boundary (``config``: its file)."""
+    report_stop(config, checkpoint, steps)
     return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(checkpoint), "steps": steps}
+
+
+# ---------------------------------------------------------------- the gate
+def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
+    """The rule that keeps the best model: the new scores against the best's on the same seeds.
+    ``better``: kept when the mean paired difference is above 0 (a periodic evaluation on fixed
+    seeds keeps a higher mean by it); ``not_worse``: unless the difference's 95 % interval lies
+    below 0 (on a plateau, the newest rather than an early lucky gate)."""
+    diff = np.asarray(new, float) - np.asarray(best, float)
+    interval = ci95(diff)
+    kept = diff.mean() > 0 if keep == "better" else interval[1] > 0
+    return {"paired_diff": float(diff.mean()), "paired_ci95": interval, "kept": bool(kept)}
+
+
+def gate_entry(step: int, scores: np.ndarray, gate: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """A gate's ``evals.jsonl`` line: its scores' mean and interval, the paired difference."""
+    return {"step": step, **more, "score_mean": float(scores.mean()), "score_ci95": ci95(scores), **gate}
+
+
+class Result(NamedTuple):
+    """A game of a batched player (``play_seeds``): its seed and score, and what an evaluation
+    logs of it (``turns``, ``lines``; Lucky Numbers: the model's share of the ``win``)."""
+
+    seed: int
+    score: float
+    turns: float = 0.0
+    lines: float = 0.0
+    win: float = 0.0
+
+
+ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")
+"""The evaluation scalars written to ``evals.jsonl``."""
+
+
+class Evaluation:
+    """The PPO trainers' evaluation on fixed seeds (``eval/*``, the best model, ``best.json``,
+    ``evals.jsonl``), at update boundaries: every ``every`` steps and at the end; a resumed run
+    whose evaluation at its checkpoint was never written (killed during it) evaluates at once.
+
+    ``measure(model, steps)`` plays the seeds by the runner and returns the scalars to log and each
+    seed's ``Result``; ``paired_gate`` against the best's results decides whether
+    ``save_best(model)`` makes it the best (Lucky Numbers: by the wins, a tie by the scores).
+    ``log(steps, scalars)`` writes TensorBoard's scalars."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        every: int,
+        start_steps: int,
+        measure: Callable[[Any, int], tuple[dict[str, float], list[Result]]],
+        save_best: Callable[[Any], Any],
+        log: Callable[[int, dict[str, float]], None],
+        best_file: str = "best_model.zip",
+        lucky: bool = False,
+    ) -> None:
+        self.run_dir, self.measure, self.save_best, self.log = run_dir, measure, save_best, log
+        self.best_file, self.lucky, self.key = best_file, lucky, "win_rate" if lucky else "score_mean"
+        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
+        self.schedule = Every(every, max(self.evaluated_at, 0))
+        self.best_state = self._read_best()
+        self.best = self.best_state[self.key] if self.best_state else -float("inf")
+        self.latest: float | None = None
+        self.start = time.perf_counter()
+
+    def _read_best(self) -> dict[str, Any] | None:
+        """``best.json``; when it is damaged, Number Drop's best mean of ``evals.jsonl``."""
+        path = self.run_dir / "best.json"
+        if not path.is_file():
+            return None
+        try:
+            best = read_json(path)
+            return {**best, self.key: float(best["score" if not self.lucky else self.key])}
+        except (ValueError, KeyError, TypeError) as err:
+            print(f"note: {err}; the best is taken from evals.jsonl", file=sys.stderr)
+        if self.lucky:
+            return None
+        means = [e["score_mean"] for e in read_jsonl(self.run_dir / "evals.jsonl")]
+        means = [float(m) for m in means if isinstance(m, (int, float))]
+        return {"score_mean": max(means)} if means else None
+
+    def __call__(self, model: Any, steps: int, final: bool) -> None:
+        if final:
+            if steps != self.evaluated_at or not (self.run_dir / self.best_file).exists():
+                self.evaluate(model, steps)
+        elif self.schedule.due(steps):
+            self.evaluate(model, steps)
+
+    def gate(self, results: list[Result]) -> bool:
+        if self.best_state is None:
+            return True
+        n, best = len(results), self.best_state
+        scores = [r.score for r in results]
+        best_scores = best.get("scores") or [best.get("score_mean", best.get("score"))] * n
+        if not self.lucky:
+            return paired_gate(scores, best_scores)["kept"]
+        wins = paired_gate([r.win for r in results], best.get("wins") or [best["win_rate"]] * n)
+        return wins["kept"] or (abs(wins["paired_diff"]) < 1e-12 and paired_gate(scores, best_scores)["kept"])
+
+    def evaluate(self, model: Any, steps: int) -> None:
+        start = time.perf_counter()
+        scalars, results = self.measure(model, steps)
+        logged = {"eval/seconds": time.perf_counter() - start, **{f"eval/{k}": v for k, v in scalars.items()}}
+        self.latest, self.evaluated_at = scalars[self.key], steps
+        if self.gate(results):
+            self.save_best(model)
+            self.best = scalars[self.key]
+            lists = {"scores": [r.score for r in results], **({"wins": [r.win for r in results]} if self.lucky else {})}
+            best = {"win_rate": scalars["win_rate"], "score_mean": scalars["score_mean"]} if self.lucky else {}
+            self.best_state = {**best, self.key: self.best, **lists}
+            saved = best or {"score": self.best}
+            write_json(self.run_dir / "best.json", {**saved, "step": steps, **lists})
+        self.log(steps, {**logged, f"eval/best_{self.key}": self.best})
+        entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}}
+        if self.lucky:
+            entry["seconds"] = time.perf_counter() - self.start
+            said = ", ".join(f"{k} {scalars[k]:.3f}" for k in ("win_rate", "score_mean"))
+            print(f"step {steps}: eval {said} ({entry['seconds']:.0f} s)", file=sys.stderr, flush=True)
+        append_jsonl(self.run_dir / "evals.jsonl", entry)
+
+
+def score_scalars(results: list[Result], greedy: dict[str, Any] | None) -> dict[str, float]:
+    """Number Drop's evaluation scalars of a model's games, next to the greedy's on the same seeds."""
+    scores = np.array([r.score for r in results], float)
+    out = {
+        "score_mean": float(scores.mean()),
+        "score_std": float(scores.std()),
+        "score_median": float(np.median(scores)),
+        "lines": float(np.mean([r.lines for r in results])),
+        "turns": float(np.mean([r.turns for r in results])),
+    }
+    if greedy is not None:
+        base = np.array(greedy["scores"], float)
+        out.update(greedy_score_mean=float(base.mean()), diff_vs_greedy=float((scores - base).mean()))
+    return out
+
+
+# ---------------------------------------------------------------- during training
+def game_metrics(info: dict[str, Any], boxes: float) -> dict[str, float]:
+    """A finished training game's ``game/*`` numbers from its last info (``boxes``: the
+    identical, consecutive and bonus boxes it filled)."""
+    b, r = breakdown_dict(info["score_breakdown"]), DEFAULT_RULES
+    return {
+        "score": b["total"],
+        "lines": b["lines"] / r.line_points,
+        "penalty_rows": -b["penalties"] / r.penalty_points,
+        "column_bonuses": b["column_bonuses"],
+        "box_points": b["identical"] + b["consecutive"] + b["bonus"],
+        "turns": info.get("turn", 0),
+        "boxes": float(boxes),
+    }
+
+
+def log_entry(logger: Any, step: int, entry: dict[str, Any], names: dict[str, str]) -> None:
+    """A gate's ``evals.jsonl`` entry to TensorBoard: its ``names`` keys, by their names there."""
+    logger.write(step, {name: entry[key] for key, name in names.items()})
+
+
+class StepProgress:
+    """The PPO trainers' bar: steps, fps and the latest training and evaluation means. When
+    stderr is not a terminal (a log file, CI), a plain line every 30 s instead."""
+
+    def __init__(self, total: int, initial: int, enabled: bool = True) -> None:
+        self.total, self.n0, self.t0, self.enabled = total, initial, time.perf_counter(), enabled
+        self.last_line = self.t0
+        self.bar = tqdm(
+            total=total,
+            initial=initial,
+            unit="step",
+            unit_scale=True,
+            dynamic_ncols=True,
+            desc="train",
+            smoothing=0.05,
+            disable=not (enabled and sys.stderr.isatty()),
+        )
+
+    def fps(self, steps: int) -> float:
+        return (steps - self.n0) / max(time.perf_counter() - self.t0, 1e-9)
+
+    def update(self, steps: int, score: float | None = None, latest: float | None = None) -> None:
+        """After an update: the bar at ``steps``, with the training games' mean and the latest evaluation's."""
+        post = {"fps": f"{self.fps(steps):.0f}"}
+        post.update({k: f"{v:.1f}" for k, v in (("score", score), ("eval", latest)) if v is not None})
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(steps - self.bar.n)
+        now = time.perf_counter()
+        if self.enabled and self.bar.disable and (now - self.last_line >= 30 or steps >= self.total):
+            self.last_line = now
+            said = ", ".join(f"{k} {v}" for k, v in post.items())
+            print(f"train: {steps}/{self.total} steps, {said}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.bar.close()

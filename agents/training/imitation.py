@@ -1,18 +1,10 @@
-"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions.
-
-PPO from scratch spends its first million steps learning not to cross the Game Over
-line. Cloning the greedy agent (its choices, and its returns for the value head) starts
-training from a policy that already plays sensibly; PPO then improves on it from its own
-experience. The demonstrations are cached in the run directory.
-
-Number Drop: only decisions with more than one legal action are recorded, exactly the
-decisions a policy sees in the environment with ``auto_forced=True``; rewards of forced
-moves are added to the preceding decision's reward, as that environment does, and the
-returns are discounted by ``ppo.gamma``.
-
-Lucky Numbers: whole tables of the scripted agent (every seat recorded); the return of a
-decision is the seat's tournament score plus ``shaping`` per cell it filled from then on,
-which is what ``LuckyNumbersEnv`` pays.
+"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions (PPO from
+scratch spends its first million steps learning not to cross the Game Over line), and the
+fit that afterstate Q-iteration shares (``pretrain``). Number Drop records the decisions with
+more than one legal action, as ``auto_forced=True`` shows them, a forced move's reward added
+to the decision before it; Lucky Numbers records every seat of whole tables, a decision's
+return being the seat's tournament score plus ``shaping`` per cell it filled from then on.
+The demonstrations are cached in the run directory.
 """
 
 from __future__ import annotations
@@ -38,11 +30,9 @@ from .checkpoints import atomic_path, write_json
 from .sb3_config import LuckyConfig, PPOConfig
 
 
-def _record_task(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
-    return _record_games(*task)
-
-
-def _record_games(agent: str, seeds: list[int], gamma: float) -> dict[str, np.ndarray]:
+def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
+    """A chunk of ``agent``'s games on ``seeds``: its decisions and their returns by ``gamma``."""
+    agent, seeds, gamma = task
     policy = make_policy(agent)
     obs: list[dict[str, np.ndarray]] = []
     masks, actions, returns = [], [], []
@@ -109,7 +99,7 @@ def collect_demonstrations(
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
     bar = Progress(games, progress, f"{agent} demonstrations")
     tasks = [(agent, chunk, gamma) for chunk in chunks]
-    parts = map_tasks(_record_task, tasks, workers, bar, lambda task: len(task[1]))
+    parts = map_tasks(_record_games, tasks, workers, bar, lambda task: len(task[1]))
     bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -184,8 +174,8 @@ class _PolicyFit:
 
     def loss(self, idx: np.ndarray) -> torch.Tensor:
         obs, actions, masks, returns = self.batch(idx)
-        values, cross_entropy, _ = _fit_terms(self.policy, obs, actions, masks)
-        return cross_entropy.mean() + self.value_coef * F.smooth_l1_loss(values.flatten(), returns)
+        values, log_prob, _ = self.policy.evaluate_actions(obs, actions, action_masks=masks)
+        return -log_prob.mean() + self.value_coef * F.smooth_l1_loss(values.flatten(), returns)
 
     def held_out(self, held: np.ndarray) -> dict[str, float]:
         return _held_out(self.policy, self.batch, held)
@@ -223,28 +213,18 @@ class _ValueFit:
         return {"q_mae": float(q_err.abs().mean()), "value_mae": float(v_err.abs().mean())}
 
 
-def _fit_terms(
-    policy: Any, obs: Any, actions: torch.Tensor, masks: torch.Tensor, most_likely: bool = False
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """The values, the cross-entropy of each decision and, with ``most_likely`` (a second
-    forward pass), the policy's most likely actions."""
-    values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-    chosen = None
-    if most_likely:
-        chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
-    return values, -log_prob, chosen
-
-
 def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
+    """Accuracy (the most likely action is the demonstrated one), value MAE and cross-entropy."""
     policy.set_training_mode(False)
     correct, value_err, nll = 0.0, 0.0, 0.0
     with torch.no_grad():
         for start in range(0, len(held), 1024):
             obs, actions, masks, returns = batch(held[start : start + 1024])
-            values, cross_entropy, chosen = _fit_terms(policy, obs, actions, masks, most_likely=True)
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
             correct += float((chosen == actions).sum())
             value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
-            nll += float(cross_entropy.sum())
+            nll += float(-log_prob.sum())
     return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
 
 

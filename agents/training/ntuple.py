@@ -1,46 +1,30 @@
-"""The table value's trainer: afterstate TD(lambda) from millions of self-play games
-(``algorithm: ntuple``, section ``ntuple``; ``configs/ntuple.yaml``).
-
-    python train.py --config configs/ntuple.yaml
-    python train.py --config configs/ntuple.yaml --resume runs/ntuple
+"""The table value's trainer: afterstate TD(lambda) from self-play (``algorithm: ntuple``,
+section ``ntuple``; ``configs/ntuple.yaml``, what ``make train`` runs).
 
 The value (``agents.values.ntuple``) is a sum of table lookups over what scores on a sheet;
 each turn a game plays the candidate of the most points now plus value among the planner's
-``ntuple.limit`` best (``agents.values.selfplay``). The run goes in *rounds*:
-
-1. **Self-play**: the round's ``ntuple.round_games`` games (seeds ``ntuple.seed + i``) are cut
-   into ``ntuple.shards`` shares, each played with the weights the round starts with and its
-   own exploration seed, one after another here or as Ray tasks (``backend: ray``). A share's
-   games depend only on the weights and its seeds, so both backends play the same games.
-2. **Learning**: the learner takes every game's afterstates in seed order, each moved towards
-   its lambda-return (``td_update``).
-3. Every ``ntuple.gate_every`` games, **the paired gate**: the value alone plays the gate's
-   seeds; the difference with the best so far (and with the greedy planner on the same seeds)
-   is logged, and the value becomes ``best.npz`` unless the gate shows it worse than the best
-   (``ntuple.keep: not_worse``), or only when the difference is above 0 (``keep: better``).
-
-The run directory holds ``checkpoints/ntuple_<games>.npz`` (the weights and the learner's
-memory at each gate; the two newest are kept), ``best.npz`` (what the closing table plays and
-``ship_to`` ships, loadable as ``--option ntuple.path=...``), ``evals.jsonl`` and
-``learning_curve.png`` (the gate's mean against self-play games), TensorBoard events
-(``game/*``: self-play, ``eval/*``: the gate, ``train/*``: the TD errors), and
-``ntuple_state.json``, written last at each gate: ``--resume`` continues from the last gate
-and ends with the weights of a run never stopped. A resume keeps the settings that decide the
-games (only ``ntuple.games``, ``ntuple.threads``, ``backend`` and ``ray`` may change).
+``ntuple.limit`` best (``agents.values.selfplay``). The run goes in rounds: the round's games
+are cut into ``ntuple.shards`` shares, the runner's tasks (threads here, or Ray tasks with
+``backend: ray``: the same games), each played with the round's weights and its own
+exploration seed; the learner takes every game in seed order. Every ``ntuple.gate_every`` games
+the paired gate (``common.paired_gate``, ``ntuple.keep``) plays the value alone on the gate's
+seeds, beside the greedy planner's scores there, and keeps ``best.npz``. The run directory holds
+``checkpoints/ntuple_<games>.npz`` (the two newest), ``best.npz``, ``evals.jsonl``,
+``learning_curve.png``, TensorBoard events and ``ntuple_state.json``, written last at each
+gate: ``--resume`` continues from the last gate and ends with the weights of a run never
+stopped (only ``ntuple.games``, ``ntuple.threads``, ``backend`` and ``ray`` may change).
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import math
 import os
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +32,11 @@ import numpy as np
 
 from numberdrop_env.planner.turns import TurnPlanner
 
-from ..evaluation.solo import Progress
-from ..evaluation.stats import ci95
-from ..registry import require_extra
+from ..evaluation.runner import Progress, play_policy, pool
 from ..values.ntuple import NTupleSpec, NTupleValue
 from ..values.selfplay import Learner, Learning, Trajectory, play
-from . import common, generations
-from .checkpoints import append_jsonl, atomic_path, write_json
+from . import checkpoints, common
+from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json
 from .ntuple_config import NTupleConfig, NTupleLoop
 from .scalars import ScalarWriter
 
@@ -71,7 +53,7 @@ Share = tuple[np.ndarray, list[int], tuple[int, ...]]
 
 def find_state(path: str | Path) -> Path:
     """The run directory ``--resume`` names (the directory, or its ``ntuple_state.json``)."""
-    return generations.find_state(path, STATE, "an n-tuple run")
+    return checkpoints.find_state(path, STATE, "an n-tuple run")
 
 
 def new_value(cfg: NTupleConfig) -> NTupleValue:
@@ -121,14 +103,6 @@ def _planner(width: int) -> TurnPlanner:
     return _PLANNERS[key]
 
 
-def _spec(value: NTupleValue) -> tuple[Any, ...]:
-    return (list(value.spec.families), value.spec.stages, value.planner_share)
-
-
-def _share_settings(x: NTupleLoop, threads: int) -> dict[str, Any]:
-    return {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
-
-
 def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Share]:
     """The shares of the round that starts at the run's game ``first``."""
     x = cfg.ntuple
@@ -138,52 +112,16 @@ def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Shar
     return [(value.weights, p.tolist(), (cfg.seed, first, k)) for k, p in enumerate(parts)]
 
 
-class LocalPlayer:
-    """Plays a round's shares in this process, side by side in threads on more than one core
-    (the compiled enumeration and valuation hold no GIL, so one share's Python runs while the
-    other's kernels do; each share's games are the same either way)."""
-
-    def __init__(self, cfg: NTupleConfig, value: NTupleValue) -> None:
-        self.spec, self.x = _spec(value), _share_settings(cfg.ntuple, value.threads)
-        side_by_side = min(cfg.ntuple.shards, value.threads)
-        self.pool = ThreadPoolExecutor(side_by_side) if side_by_side > 1 else None
-
-    def __call__(self, shares: list[Share]) -> list[tuple[list[Trajectory], np.ndarray, int]]:
-        if self.pool is None:
-            return [play_share(w, self.spec, self.x, seeds, rng) for w, seeds, rng in shares]
-        jobs = [self.pool.submit(play_share, w, self.spec, self.x, seeds, rng) for w, seeds, rng in shares]
-        return [job.result() for job in jobs]
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
+def _play_task(task: tuple[Any, ...]) -> tuple[list[Trajectory], np.ndarray, int]:
+    return play_share(*task)
 
 
-class RayPlayer:
-    """Plays a round's shares as Ray tasks (a CPU each), the weights sent once per round;
-    the results come back in share order, as ``LocalPlayer`` gives them."""
-
-    def __init__(self, cfg: NTupleConfig, value: NTupleValue) -> None:
-        self.spec, self.x = _spec(value), _share_settings(cfg.ntuple, 1)  # a task has one CPU
-        require_extra("rllib", "backend 'ray'")
-        import ray  # the rllib extra: checked above, imported only by runs that use it
-
-        self.ray = ray
-        self.started = not ray.is_initialized()
-        if self.started:
-            address = cfg.ray.address or os.environ.get("RAY_ADDRESS")
-            kwargs = {"address": address} if address else {"num_cpus": cfg.ray.num_cpus, "include_dashboard": False}
-            ray.init(logging_level=logging.WARNING, **kwargs)
-        self.task = ray.remote(num_cpus=1)(play_share)
-
-    def __call__(self, shares: list[Share]) -> list[tuple[list[Trajectory], np.ndarray, int]]:
-        weights = self.ray.put(shares[0][0])
-        refs = [self.task.remote(weights, self.spec, self.x, seeds, rng) for _, seeds, rng in shares]
-        return self.ray.get(refs)
-
-    def close(self) -> None:
-        if self.started:
-            self.ray.shutdown()
+def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
+    """The runner's tasks of the round that starts at game ``first`` (``play_share``'s
+    arguments), each share's value enumerating on ``threads`` threads."""
+    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
+    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
+    return [(weights, spec, settings, seeds, rng) for weights, seeds, rng in round_shares(cfg, value, first)]
 
 
 def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarray, int]]) -> dict[str, float]:
@@ -198,16 +136,24 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
     return {"games": len(score), "turns": turns, "score_sum": float(score.sum()), "sse": sse}
 
 
-def gate_scores(value: NTupleValue, x: NTupleLoop) -> np.ndarray:
-    """The value alone (no exploration) on the gate's seeds, in seed order."""
-    seeds = range(x.gate_seed, x.gate_seed + x.gate_games)
-    return play(value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width)).scores.astype(float)
+class ValueGames:
+    """The runner's batched player of a value alone (no exploration; ``None``: the greedy
+    planner, the same loop with no value, its games exactly): ``ntuple.parallel`` games in
+    lockstep, each turn's candidates valued in one compiled call."""
+
+    def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
+        self.value, self.x = value, x
+
+    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
+        x = self.x
+        played = play(self.value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
+        return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
-def greedy_scores(x: NTupleLoop) -> np.ndarray:
-    """The greedy planner on the gate's seeds (the same loop with no value: its games exactly)."""
-    seeds = range(x.gate_seed, x.gate_seed + x.gate_games)
-    return play(None, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width)).scores.astype(float)
+def gate_scores(value: NTupleValue | None, x: NTupleLoop) -> np.ndarray:
+    """The value alone (``None``: the greedy planner) on the gate's seeds, in seed order."""
+    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
+    return np.array([r.score for r in play_policy(ValueGames(value, x), seeds)])
 
 
 def _checkpoint(run_dir: Path, games: int) -> Path:
@@ -223,7 +169,7 @@ def save_checkpoint(path: Path, learner: Learner) -> None:
 
 def load_checkpoint(path: Path, learner: Learner) -> None:
     """Bring the learner back to a checkpoint (``ValueError`` naming a damaged one)."""
-    data = generations.read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
+    data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
     if data["weights"].shape != learner.value.weights.shape or data["errors"].shape != learner.errors.shape:
         raise ValueError(f"{path}: weights of another layout than this run's")
     learner.value.weights[:] = data["weights"]
@@ -242,13 +188,13 @@ def _settings(cfg: NTupleConfig) -> dict[str, Any]:
 def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | None) -> dict[str, Any]:
     """A resumed run's state (its learner brought back), or a new run's, gated once."""
     if resume is not None:
-        state = generations.resume_state(run_dir, STATE, _settings(cfg), "ntuple", tuple(sorted(_FREE)), "games")
+        state = resume_state(run_dir, STATE, _settings(cfg), "ntuple", _FREE, "games")
         load_checkpoint(run_dir / state["checkpoint"], learner)
         return state
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    greedy = greedy_scores(cfg.ntuple)
+    greedy = gate_scores(None, cfg.ntuple)
     scores = gate_scores(learner.value, cfg.ntuple)
     state = {
         "games": 0,
@@ -279,13 +225,9 @@ def _commit(run_dir: Path, learner: Learner, state: dict[str, Any]) -> dict[str,
 def _gate_entry(
     games: int, scores: np.ndarray, state: dict[str, Any], gate: dict[str, Any], play_stats: dict[str, float]
 ) -> dict[str, Any]:
-    vs_greedy = generations.paired_gate(scores, np.array(state["greedy_scores"]))
+    vs_greedy = common.paired_gate(scores, state["greedy_scores"])
     return {
-        "step": games,
-        "games": games,
-        "score_mean": float(scores.mean()),
-        "score_ci95": ci95(scores),
-        **gate,
+        **common.gate_entry(games, scores, gate, games=games),
         "turns": state["turns"],
         "cpu_s": state["cpu_s"],
         "diff_vs_greedy": vs_greedy["paired_diff"],
@@ -304,13 +246,13 @@ def run_gate(
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
     scores = gate_scores(learner.value, cfg.ntuple)
-    gate = generations.paired_gate(scores, np.array(state["best_scores"]), cfg.ntuple.keep)
+    gate = common.paired_gate(scores, state["best_scores"], cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),
     }
     entry = _gate_entry(state["games"], scores, state, gate, stats)
-    _log(logger, entry)
+    common.log_entry(logger, entry["games"], entry, _LOGGED)
     append_jsonl(run_dir / "evals.jsonl", entry)
     if gate["kept"]:
         state = {**state, "best_games": state["games"], "best_scores": scores.tolist()}
@@ -337,14 +279,6 @@ _LOGGED = {
 """The gate entry's numbers TensorBoard shows, by their names there."""
 
 
-def _log(logger: ScalarWriter, entry: dict[str, Any]) -> None:
-    logger.write(entry["games"], {name: entry[key] for key, name in _LOGGED.items()})
-
-
-def _player(cfg: NTupleConfig, value: NTupleValue) -> LocalPlayer | RayPlayer:
-    return RayPlayer(cfg, value) if cfg.backend == "ray" else LocalPlayer(cfg, value)
-
-
 def run_rounds(
     cfg: NTupleConfig,
     run_dir: Path,
@@ -352,28 +286,31 @@ def run_rounds(
     state: dict[str, Any],
     logger: ScalarWriter,
     progress: bool,
-    should_stop: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
-    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end."""
-    x = cfg.ntuple
-    player = _player(cfg, learner.value)
+    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end.
+    A round's shares are the runner's tasks: side by side in threads of this process (the
+    compiled enumeration and valuation hold no GIL; each share's games are the same either way),
+    or Ray tasks of a CPU each (``backend: ray``)."""
+    x, value = cfg.ntuple, learner.value
+    ray = cfg.backend == "ray"
+    workers = (cfg.ray.num_cpus or 0) if ray else min(x.shards, value.threads)
     bar = Progress(x.games - state["games"], progress, "self-play games")
     window = {"games": 0, "turns": 0, "score_sum": 0.0, "sse": 0.0}
     try:
-        while state["games"] < x.games and not should_stop():
-            cpu = time.process_time()
-            played = learn_round(learner, player(round_shares(cfg, learner.value, state["games"])))
-            games = state["games"] + played["games"]
-            cpu_s = state["cpu_s"] + time.process_time() - cpu
-            state = {**state, "games": games, "turns": state["turns"] + played["turns"], "cpu_s": cpu_s}
-            window = {k: window[k] + played[k] for k in window}
-            bar.update(played["games"])
-            if games // x.gate_every > (games - played["games"]) // x.gate_every or games >= x.games:
-                state = run_gate(cfg, run_dir, learner, state, window, logger)
-                window = dict.fromkeys(window, 0)
+        with pool(workers, "ray" if ray else "threads", cfg.ray.address) as where:
+            while state["games"] < x.games:
+                cpu = time.process_time()
+                tasks = share_tasks(cfg, value, state["games"], 1 if ray else value.threads)
+                played = learn_round(learner, where.map(_play_task, tasks, bar, lambda task: len(task[3])))
+                games = state["games"] + played["games"]
+                cpu_s = state["cpu_s"] + time.process_time() - cpu
+                state = {**state, "games": games, "turns": state["turns"] + played["turns"], "cpu_s": cpu_s}
+                window = {k: window[k] + played[k] for k in window}
+                if games // x.gate_every > (games - played["games"]) // x.gate_every or games >= x.games:
+                    state = run_gate(cfg, run_dir, learner, state, window, logger)
+                    window = dict.fromkeys(window, 0)
     finally:
         bar.close()
-        player.close()
     return state
 
 

@@ -1,37 +1,17 @@
-"""Afterstate Q-iteration: the turn-level network's logits learn each candidate's value in
-points, generation after generation (``algorithm: q_iteration``, section ``q``;
-``configs/q_iteration.yaml``, what ``make train`` runs).
+"""Afterstate Q-iteration (``algorithm: q_iteration``, section ``q``; ``configs/q_iteration.yaml``):
+the turn-level network's logit of each candidate, over ``network.planner_scale``, learns that
+candidate's value in points, generation after generation.
 
-    python train.py --config configs/q_iteration.yaml
-    python train.py --config configs/q_iteration.yaml --resume runs/q_iteration
-
-The candidate network already scores each candidate with one number; Q-iteration makes that
-number (its logit over ``network.planner_scale``) the candidate's value in points. Each
-generation:
-
-1. **Self-play** (``agents.training.selfplay.q_self_play``): the newest network plays
-   ``q.games`` games alone, ``q.envs`` at once in the native vector env, each turn its best
-   candidate among ``q.slots``, or with probability ``q.epsilon`` a drawn one.
-2. **Targets**: each played candidate's lambda-return (``lambda_returns``).
-3. **Training**: the played candidates' logits and the value head fit the targets of the last
-   ``q.window`` generations (``agents.training.imitation.pretrain``).
-4. **The paired gate**: the new network alone and the best one play the same ``q.gate_games``
-   seeds; the new one becomes the best only when its mean paired difference is above 0. The
-   difference and its 95 % interval are logged either way. On more than one core the gate
-   plays in a second process beside the next generation's self-play (which the newest network
-   plays whatever the gate says).
-
-``init_from: null`` starts from a new network whose logits are the planner's values. The run
-directory holds ``generations/gen_<g>.zip`` (the network after generation ``g``; ``gen_000.zip``
-is the first), ``best_model.zip`` (a copy of the best generation's: what the closing table
-plays and ``ship_to`` ships), ``selfplay/gen_<g>.npz`` (the last ``q.window`` generations':
-older ones are deleted), ``evals.jsonl`` and ``learning_curve.png`` (the gate's mean per
-generation, against self-play turns), TensorBoard events (``game/*``: self-play, ``eval/*``:
-the gate, ``train/*``: the fit), and ``q_state.json``, written last in each generation: a
-generation only adds files until the state takes them in, so ``--resume`` continues from the
-last finished generation, and a run resumed ends with the same weights as one never stopped.
-A resume must keep the run's settings (only ``q.generations`` and ``q.workers`` may change); a
-new run in the same directory starts afresh.
+Each generation the newest network plays ``q.games`` games alone (``agents.training.selfplay``;
+with probability ``q.epsilon`` a drawn candidate), the played candidates' logits and the value
+head fit the lambda-returns of the last ``q.window`` generations, and the paired gate
+(``common.paired_gate``) plays the new network and the best on ``q.gate_games`` seeds through
+the runner; on more than one core the gate plays in a second process beside the next
+generation's self-play. The run directory holds ``generations/gen_<g>.zip``, ``best_model.zip``,
+``selfplay/gen_<g>.npz`` (the window's), ``evals.jsonl``, ``learning_curve.png``, TensorBoard
+events and ``q_state.json``, written last in each generation: ``--resume`` continues from the
+last finished generation and ends with the weights of a run never stopped (only
+``q.generations`` and ``q.workers`` may change).
 """
 
 from __future__ import annotations
@@ -50,12 +30,12 @@ import numpy as np
 import torch
 
 from ..base import load_model
-from ..evaluation.solo import Progress
+from ..evaluation.runner import Progress, play_policy
 from ..numberdrop.network import is_turn_model
-from . import common, generations
-from .checkpoints import append_jsonl, atomic_path
+from . import checkpoints, common
+from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json, write_jsonl
+from .common import gate_entry, paired_gate
 from .config import Env
-from .generations import paired_gate
 from .imitation import pretrain
 from .q_iteration_config import QIterationConfig, QLoop
 from .resume import save_model
@@ -73,7 +53,7 @@ STATE = "q_state.json"
 
 def find_state(path: str | Path) -> Path:
     """The run directory ``--resume`` names (the directory, or its ``q_state.json``)."""
-    return generations.find_state(path, STATE, "a Q-iteration run")
+    return checkpoints.find_state(path, STATE, "a Q-iteration run")
 
 
 def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
@@ -109,13 +89,23 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarr
     }
 
 
+class QGames:
+    """The runner's batched player of a Q network alone (its highest logit, as ``play_games``
+    plays it): ``envs`` games at once in the native vector env, offered ``slots`` candidates."""
+
+    def __init__(self, path: str | Path, envs: int, slots: int | None) -> None:
+        self.path, self.envs, self.slots = path, envs, slots
+
+    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
+        games = q_self_play(self.path, seeds, 0.0, self.envs, seed=0, slots=self.slots)
+        score = {int(g["game"][0]): float(g["score"][0]) for g in games}
+        return [common.Result(s, score[s]) for s in seeds]
+
+
 def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
-    """The network alone (its highest logit, as ``play_games`` plays it) on the gate's seeds, in
-    seed order: ``q.envs`` games at once in the native vector env."""
+    """The network alone on the gate's seeds, in seed order, played by the runner."""
     seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    games = q_self_play(path, seeds, 0.0, x.envs, seed=0, slots=x.slots)
-    score = {int(g["game"][0]): float(g["score"][0]) for g in games}
-    return np.array([score[s] for s in seeds])
+    return np.array([r.score for r in play_policy(QGames(path, x.envs, x.slots), seeds)])
 
 
 def _selfplay_file(run_dir: Path, gen: int) -> Path:
@@ -124,7 +114,7 @@ def _selfplay_file(run_dir: Path, gen: int) -> Path:
 
 def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
     """A generation's self-play data (``ValueError`` naming the file when it is damaged)."""
-    return generations.read_arrays(path, {*Q_FIELDS, "score"}, "self-play data")
+    return read_arrays(path, {*Q_FIELDS, "score"}, "self-play data")
 
 
 def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progress: bool) -> dict[str, np.ndarray]:
@@ -163,7 +153,7 @@ def _start(
     first self-play)."""
     settings = {"seed": cfg.seed, **cfg.q.model_dump(exclude=_FREE)}
     if resume is not None:
-        state = generations.resume_state(run_dir, STATE, settings, "q")
+        state = resume_state(run_dir, STATE, settings, "q", _FREE, "generation")
         _publish_best(run_dir, state)
         return state
     model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
@@ -177,7 +167,9 @@ def _start(
         shutil.rmtree(run_dir / stale, ignore_errors=True)
     save_model(model, _model_file(run_dir, 0))
     scores = _gate_and_play_next(cfg, run_dir, -1, _model_file(run_dir, 0), pool, progress)
-    state = generations.first_state(run_dir, STATE, scores, settings)
+    write_jsonl(run_dir / "evals.jsonl", [gate_entry(0, scores, {"kept": True}, generation=0)])
+    state = {"generation": 0, "turns": 0, "best_generation": 0, "best_scores": scores.tolist(), "settings": settings}
+    write_json(run_dir / STATE, state)
     _publish_best(run_dir, state)
     start = cfg.init_from or "a new network"
     print(f"generation 0 ({start}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
@@ -231,16 +223,18 @@ def run_generation(
     gate = paired_gate(scores, np.array(state["best_scores"]))
     turns = state["turns"] + len(data["reward"])
     entry = {
-        **generations.gate_entry(gen + 1, turns, scores, gate),
+        **gate_entry(turns, scores, gate, generation=gen + 1),
         "selfplay_mean": float(data["score"].mean()),
         "drawn": float(data["changed"].mean()),
         "q_mae": fitted["q_mae"],
         "value_mae": fitted["value_mae"],
         "seconds": time.perf_counter() - start,
     }
-    _log(logger, entry, turns)
+    common.log_entry(logger, turns, entry, _LOGGED)
     append_jsonl(run_dir / "evals.jsonl", entry)
-    new_state = generations.next_state(run_dir, STATE, state, scores, gate, turns)
+    best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
+    new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
+    write_json(run_dir / STATE, new_state)  # last: the generation's files are now the run's
     _drop_old_selfplay(run_dir, gen + 1, x.window)
     if gate["kept"]:
         _publish_best(run_dir, new_state)
@@ -288,10 +282,6 @@ _LOGGED = {
     "generation": "train/generation",
 }
 """The generation's numbers TensorBoard shows, by their names there."""
-
-
-def _log(logger: ScalarWriter, entry: dict[str, Any], turns: int) -> None:
-    logger.write(turns, {name: entry[key] for key, name in _LOGGED.items()})
 
 
 def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:

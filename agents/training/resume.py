@@ -1,23 +1,13 @@
 """Checkpoints of a MaskablePPO run that continue exactly where the run stopped.
 
-A checkpoint is taken at an **update boundary**: after the PPO update on a rollout, before
-the next rollout starts (and once more when training ends). At that point the rollout
-buffer holds nothing that the next rollout will not overwrite, so the whole state of the
-run is:
-
-- the model, its Adam state, its step count and its last observations (SB3's own zip);
-- the training environments, every game mid-way with its dice generator, and the random
-  states of Python, NumPy and PyTorch: the zip entry ``numberdrop_resume.pkl``.
-
-Resumed with the same config, a run continues bit for bit: its weights after any number of
-further steps are those of a run that was never stopped (``tests/agents/training/test_resume.py``). A kill
-between two boundaries loses the steps since the last checkpoint, which the resumed run
-plays again identically. A checkpoint without the entry (older runs, the shipped models),
-or one resumed with different environments (``vec_env``, ``n_envs`` or the ``env`` section),
-continues from its weights, optimizer and step count on new games instead.
-
-``MaskablePPO.load`` ignores the extra entry, so a checkpoint is also an ordinary model.
-The files are written atomically (``agents.training.checkpoints``).
+A checkpoint is taken at an update boundary (after the PPO update on a rollout, before the
+next rollout), where the rollout buffer holds nothing the next rollout will not overwrite: the
+model's own zip (weights, Adam state, step count, last observations) plus the zip entry
+``numberdrop_resume.pkl``, the training environments mid-game with their dice generators and
+the random states of Python, NumPy and PyTorch. Resumed with the same config, a run continues
+bit for bit (``tests/agents/training/test_resume.py``). A checkpoint without the entry, or
+resumed with other environments (``vec_env``, ``n_envs``, ``env``), continues from its
+weights, optimizer and step count on new games. ``MaskablePPO.load`` ignores the entry.
 """
 
 from __future__ import annotations
@@ -40,7 +30,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv
 
-from .checkpoints import Interrupted, StopRequest, atomic_path, ignore_ctrl_c, pick_checkpoint
+from .checkpoints import Every, Interrupted, StopRequest, atomic_path, ignore_ctrl_c, pick_checkpoint
 
 RESUME_ENTRY = "numberdrop_resume.pkl"
 VERSION = 1
@@ -150,7 +140,7 @@ def find_checkpoint(path: str | Path) -> Path:
     return pick_checkpoint(path, check_checkpoint, lambda p: p.is_file())
 
 
-def resume_state(path: str | Path) -> dict[str, Any] | None:
+def _resume_entry(path: str | Path) -> dict[str, Any] | None:
     with zipfile.ZipFile(path) as zf:
         if RESUME_ENTRY not in zf.namelist():
             return None
@@ -167,22 +157,6 @@ class Resumed:
     venv: VecEnv
     exact: bool
     rng: dict[str, Any] | None
-
-
-def load_checkpoint(
-    path: str | Path, venv: VecEnv, custom_objects: dict[str, Any], envs_key: dict[str, Any]
-) -> Resumed:
-    """The model of ``path`` training on ``venv``: exactly where it stopped when the checkpoint
-    holds environments like ``venv``'s, else on ``venv``'s new games."""
-    state = resume_state(path)
-    if state is not None and state["envs_key"] == envs_key:
-        model = MaskablePPO.load(str(path), device="cpu", custom_objects=custom_objects)
-        venv = restore_envs(venv, state["envs"])
-        model.set_env(venv, force_reset=False)  # its last observations are those of the restored games
-        return Resumed(model, venv, True, state["rng"])
-    # load() seeds ``venv`` with the run's first seed: the caller seeds it again for new games
-    model = MaskablePPO.load(str(path), env=venv, device="cpu", custom_objects=custom_objects)
-    return Resumed(model, venv, False, None)
 
 
 def envs_key(cfg: Any) -> dict[str, Any]:
@@ -203,9 +177,16 @@ def start_or_resume(
     holds environments like these, else on new games seeded by ``seed``."""
     if resume is None:
         return Resumed(build(venv), venv, False, None)
-    resumed = load_checkpoint(resume, venv, custom_objects, key)
-    if not resumed.exact:  # new games: the caller's seed moves on with the step count
-        resumed.venv.seed(seed)
+    state = _resume_entry(resume)
+    if state is not None and state["envs_key"] == key:
+        model = MaskablePPO.load(str(resume), device="cpu", custom_objects=custom_objects)
+        venv = restore_envs(venv, state["envs"])
+        model.set_env(venv, force_reset=False)  # its last observations are those of the restored games
+        resumed = Resumed(model, venv, True, state["rng"])
+    else:  # new games: load() seeds ``venv`` with the run's first seed, seeded again here
+        model = MaskablePPO.load(str(resume), env=venv, device="cpu", custom_objects=custom_objects)
+        resumed = Resumed(model, venv, False, None)
+        venv.seed(seed)
         set_random_seed(seed)
     how = (
         "exactly where it stopped"
@@ -246,13 +227,13 @@ class UpdateBoundaries(BaseCallback):
         self.stop, self.hooks = stop, list(hooks)
         self.latest = resumed_from
         self.saved_at = self.at = -1
-        self.last_ckpt = 0
+        self.schedule = Every(every, 0)
 
     def _on_training_start(self) -> None:
         n = self.num_timesteps
         if self.latest is not None:  # the checkpoint resumed from holds this boundary
             self.saved_at = n
-        self.last_ckpt = n - n % self.every if self.every else 0
+        self.schedule = Every(self.every, n)
         self._boundary(final=False)
 
     def _on_rollout_start(self) -> None:
@@ -267,8 +248,7 @@ class UpdateBoundaries(BaseCallback):
 
     def _boundary(self, final: bool) -> None:
         n = self.at = self.num_timesteps
-        if self.every and (final or n - self.last_ckpt >= self.every):
-            self.last_ckpt = n - n % self.every
+        if self.schedule.due(n) or (final and self.every):
             self.save(n)
         for hook in self.hooks:
             hook(self.model, n, final)
@@ -282,24 +262,3 @@ class UpdateBoundaries(BaseCallback):
             self.latest = save_checkpoint(self.model, self.folder / f"{self.prefix}_{n}_steps.zip", self.envs_key)
             self.saved_at = n
         return self.latest
-
-
-__all__ = [
-    "RESUME_ENTRY",
-    "Resumable",
-    "Resumed",
-    "UpdateBoundaries",
-    "capture_envs",
-    "check_checkpoint",
-    "envs_key",
-    "find_checkpoint",
-    "load_checkpoint",
-    "restore_envs",
-    "resume_state",
-    "rng_state",
-    "save_checkpoint",
-    "save_model",
-    "set_rng_state",
-    "start_or_resume",
-    "worker_env",
-]

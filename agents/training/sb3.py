@@ -1,21 +1,13 @@
-"""The SB3 trainer: MaskablePPO for both games, what ``python train.py`` runs for ``backend: sb3``.
+"""The SB3 trainer: MaskablePPO for both games (``backend: sb3``; ``configs/ppo_turn.yaml``,
+``configs/lucky_ppo.yaml``).
 
-    python train.py --config configs/ppo_turn.yaml
-    python train.py --config configs/lucky_ppo.yaml
-
-The run directory (``runs/<experiment>/`` unless ``output_dir`` is set) receives the
-TensorBoard events (SB3 scalars, ``game/*`` per-episode metrics, ``eval/*``), the resolved
-``config.yaml``, ``checkpoints/``, ``best_model.zip`` (best periodic evaluation on fixed
-seeds), ``final_model.zip``, ``evals.jsonl``, ``final_eval.json`` (the closing table) and, for
-Number Drop, ``learning_curve.png``. What differs between the games is the environment, the
-network, the evaluation (Number Drop: the mean score; Lucky Numbers: the win rate against the
-training opponents) and the closing tables; the loop is one.
-
-Checkpoints are taken after a PPO update and hold the environments and random states too,
-so ``--resume`` with the same config continues exactly where the run stopped
-(``agents.training.resume``). Ctrl-C stops at the next update with a checkpoint and
-prints the command that resumes; every file is written atomically
-(``agents.training.checkpoints``).
+The run directory holds TensorBoard events, ``config.yaml``, ``checkpoints/``,
+``best_model.zip`` (the periodic evaluation's best, ``common.Evaluation``), ``final_model.zip``,
+``evals.jsonl``, ``final_eval.json`` and, for Number Drop, ``learning_curve.png``. The games
+differ in the environment, the network, the evaluation (the mean score; Lucky Numbers: the win
+share against the training opponents) and the closing tables; the loop is one. Checkpoints
+hold the environments and random states too, so ``--resume`` continues exactly
+(``agents.training.resume``); Ctrl-C stops at the next update with a checkpoint.
 """
 
 from __future__ import annotations
@@ -36,16 +28,18 @@ from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
+from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.decision import NumberDropEnv
 from numberdrop_env.envs.table import NumberDropTableEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
+from ..evaluation.runner import play_policy
 from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .callbacks import ActorWarmupCallback, Evaluation, GameMetricsCallback, ProgressCallback, WinsCallback
+from .callbacks import ActorWarmupCallback, GameMetricsCallback, ProgressCallback
 from .checkpoints import Interrupted, StopRequest, keep_steps_up_to
 from .config import Env
 from .q_iteration_config import QIterationConfig
@@ -106,20 +100,7 @@ def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
     the config, not the checkpoint, decides how training continues."""
     p = cfg.ppo
     lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
-    return dict(
-        learning_rate=lr,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        target_kl=p.target_kl,
-        normalize_advantage=p.normalize_advantage,
-    )
+    return {**p.model_dump(exclude={"lr_schedule", "actor_warmup_steps"}), "learning_rate": lr}
 
 
 def build_model(cfg: SB3Config, venv: Any) -> Any:
@@ -131,32 +112,12 @@ def build_model(cfg: SB3Config, venv: Any) -> Any:
     if cfg.game == "luckynumbers":
         policy, kwargs = "MlpPolicy", mlp
     elif turn:
-        policy, kwargs = (
-            CandidateScorerPolicy,
-            dict(
-                candidate_hidden=list(n.candidate_hidden),
-                state_hidden=list(n.state_hidden),
-                scorer_hidden=list(n.scorer_hidden),
-                value_hidden=list(n.value_hidden),
-                planner_scale=n.planner_scale,
-                activation=n.activation,
-                grid_channels=list(n.grid_channels),
-            ),
-        )
+        keys = {"candidate_hidden", "state_hidden", "scorer_hidden", "value_hidden", "planner_scale", "activation"}
+        policy, kwargs = CandidateScorerPolicy, n.model_dump(include=keys | {"grid_channels"})
     else:
-        policy, kwargs = (
-            "MultiInputPolicy",
-            dict(
-                features_extractor_class=GridVectorExtractor,
-                features_extractor_kwargs=dict(
-                    cnn_channels=list(n.cnn_channels),
-                    cnn_hidden=n.cnn_hidden,
-                    vector_hidden=list(n.vector_hidden),
-                    activation=n.activation,
-                ),
-                **mlp,
-            ),
-        )
+        extractor = n.model_dump(include={"cnn_channels", "cnn_hidden", "vector_hidden", "activation"})
+        kwargs = dict(features_extractor_class=GridVectorExtractor, features_extractor_kwargs=extractor, **mlp)
+        policy = "MultiInputPolicy"
     model = MaskablePPO(
         policy, venv, policy_kwargs=kwargs, seed=cfg.seed, device="cpu", verbose=0, **ppo_hyperparameters(cfg)
     )
@@ -197,53 +158,76 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
 
 
 # ---------------------------------------------------------------- evaluations
-def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int) -> Evaluation:
-    """The periodic evaluation: Number Drop's mean score (next to the greedy's on the same
-    seeds), or Lucky Numbers' win rate against the training opponents."""
+class ModelGames:
+    """The runner's batched player of a Number Drop network: the seeds' games in lockstep, one
+    forward pass a turn for all of them (``agents.numberdrop.network.play_games``)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
+        lines = DEFAULT_RULES.line_points
+        games = play_games(self.model, seeds, deterministic=True)
+        return [common.Result(g["seed"], g["score"], g["turns"], g["breakdown"]["lines"] / lines) for g in games]
+
+
+class LuckySeat:
+    """The runner's player of a Lucky Numbers network in its seat of the training tables: the
+    model's share of the win and its seat's tournament score, one seed a game."""
+
+    def __init__(self, model: Any, env: LuckyEnv) -> None:
+        self.model, self.env = model, env
+
+    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
+        e = self.env
+        env, results = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno), []
+        for seed in seeds:
+            obs, info = env.reset(seed=seed)
+            done = False
+            while not done:
+                action, _ = self.model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+                obs, _, done, _, info = env.step(int(action))
+            results.append(common.Result(seed, info["scores"][env.seat], win=info["win"]))
+        return results
+
+
+def win_rate(results: list[common.Result]) -> dict[str, float]:
+    """Win share and mean tournament score of the model's seat."""
+    return {
+        "win_rate": float(np.mean([r.win for r in results])),
+        "score_mean": float(np.mean([r.score for r in results])),
+    }
+
+
+def measure(cfg: SB3Config, greedy: dict[str, Any] | None, model: Any, steps: int) -> tuple[dict[str, float], list]:
+    """The evaluation's games, played by the runner, and their scalars."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
     if cfg.game == "luckynumbers":
-        return Evaluation(
-            run_dir,
-            cfg.eval.every_steps,
-            start_steps,
-            partial(win_rate, cfg, seeds),
-            keys=("win_rate", "score_mean"),
-            announce=True,
-        )
-    greedy = common.greedy_baseline(cfg, run_dir)
-    return Evaluation(run_dir, cfg.eval.every_steps, start_steps, partial(mean_score, seeds, greedy))
+        results = play_policy(LuckySeat(model, cfg.env), seeds)
+        return win_rate(results), results
+    results = play_policy(ModelGames(model), seeds)
+    return common.score_scalars(results, greedy), results
 
 
-def mean_score(seeds: list[int], greedy: dict[str, Any] | None, model: Any) -> dict[str, float]:
-    results = play_games(model, seeds, deterministic=True)
-    scores = np.array([r["score"] for r in results], float)
-    out = {
-        "score_mean": float(scores.mean()),
-        "score_std": float(scores.std()),
-        "score_median": float(np.median(scores)),
-        "lines": float(np.mean([r["breakdown"]["lines"] for r in results])) / common.DEFAULT_RULES.line_points,
-        "turns": float(np.mean([r["turns"] for r in results])),
-    }
-    if greedy is not None:
-        base = np.array(greedy["scores"], float)
-        out.update(greedy_score_mean=float(base.mean()), diff_vs_greedy=float((scores - base).mean()))
-    return out
+def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> common.Evaluation:
+    """The periodic evaluation: Number Drop's mean score (next to the greedy's on the same
+    seeds), or Lucky Numbers' win rate against the training opponents."""
+    greedy = common.greedy_baseline(cfg, run_dir) if cfg.game == "numberdrop" else None
 
+    def log(steps: int, scalars: dict[str, float]) -> None:
+        for key, value in scalars.items():
+            model.logger.record(key, value)
+        model.logger.dump(steps)
 
-def win_rate(cfg: SB3Config, seeds: list[int], model: Any) -> dict[str, float]:
-    """Win share and mean tournament score of the model's seat on the fixed evaluation seeds."""
-    e = cfg.env
-    env = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno)
-    wins, scores = [], []
-    for seed in seeds:
-        obs, info = env.reset(seed=seed)
-        done = False
-        while not done:
-            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
-            obs, _, done, _, info = env.step(int(action))
-        wins.append(info["win"])
-        scores.append(info["scores"][env.seat])
-    return {"win_rate": float(np.mean(wins)), "score_mean": float(np.mean(scores))}
+    return common.Evaluation(
+        run_dir,
+        cfg.eval.every_steps,
+        start_steps,
+        partial(measure, cfg, greedy),
+        lambda m: save_model(m, run_dir / "best_model.zip"),
+        log,
+        lucky=cfg.game == "luckynumbers",
+    )
 
 
 # ---------------------------------------------------------------- the run
@@ -256,7 +240,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     resumed = start_model(cfg, resume, run_dir, progress)
     model, start_steps = resumed.model, resumed.model.num_timesteps
     try:
-        evals = evaluation(cfg, run_dir, start_steps if resume else 0)
+        evals = evaluation(cfg, run_dir, start_steps if resume else 0, model)
         stop = StopRequest()
         boundaries = UpdateBoundaries(
             run_dir / "checkpoints",
@@ -267,7 +251,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
             [evals],
             resumed_from=resume,
         )
-        metrics: Any = WinsCallback() if cfg.game == "luckynumbers" else GameMetricsCallback()
+        metrics = GameMetricsCallback()
         callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
         callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
@@ -290,7 +274,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
                 )
             except Interrupted as stopped:
                 model.logger.close()
-                return common.stopped_early(args, run_dir, stopped.checkpoint, stopped.steps)
+                return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
             finally:
                 for callback in callbacks:
                     getattr(callback, "close", lambda: None)()
@@ -300,7 +284,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     finally:
         resumed.venv.close()
     if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
-        return common.stopped_early(args, run_dir, boundaries.latest, model.num_timesteps)
+        return common.stopped_early(args.config, run_dir, boundaries.latest, model.num_timesteps)
     return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals.best, progress)
 
 

@@ -1,26 +1,11 @@
-"""Stable-Baselines3 ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``.
-
-``NativeTurnVecEnv`` presents ``numberdrop_env.envs.vector.NumberDropTurnVectorEnv``
-(N games stepped in one call, their turns enumerated together on every core) to
-Stable-Baselines3 and sb3-contrib's ``MaskablePPO``, in place of a ``DummyVecEnv`` or
-``SubprocVecEnv`` of ``Monitor``-wrapped ``NumberDropTurnEnv``\\ s; ``train.py`` builds it for
-``vec_env: native``. It plays the same games as those (``seed(s)`` then ``reset()``: game i
-from seed ``s + i``, then each game's generator continues), with SB3's conventions:
-
-- a finished game is reset inside ``step_wait``; the returned observation is the new
-  game's first, the final one is ``infos[i]["terminal_observation"]``, and
-  ``infos[i]["TimeLimit.truncated"]`` is ``False`` (games are never truncated);
-- the step that ends a game adds ``infos[i]["episode"] = {"r": return, "l": length, "t": seconds}``
-  as a ``Monitor`` does (``rollout/ep_rew_mean`` and ``ep_len_mean`` are read from it);
-- every info carries the single environment's keys (``action_mask``, ``score``,
-  ``score_breakdown``, ``turn``, ``candidate_count``, ``boxes``, ``illegal_action``);
-- ``env_method("action_masks")`` / ``get_attr`` / ``has_attr`` reach a per-game view with
-  ``action_masks()``, ``game``, ``offered``, ``get_state()``, ``candidate_actions(a)``,
-  ``describe_action(a)`` and ``render_mode``, so ``get_action_masks`` and
-  ``is_masking_supported`` of sb3-contrib work unchanged.
-
-Stable-Baselines3 is an optional dependency: this module imports it, the environment
-package does not.
+"""Stable-Baselines3's ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``
+(``vec_env: native``): N games stepped in one call, their turns enumerated together on every
+core. It plays the games a ``DummyVecEnv`` of ``Monitor``-wrapped ``NumberDropTurnEnv``\\ s
+plays (game i from seed ``s + i``) with SB3's conventions: a finished game is reset inside
+``step_wait`` (the final observation in ``infos[i]["terminal_observation"]``, the ``episode``
+entry a ``Monitor`` adds), every info carries the single environment's keys, and
+``env_method("action_masks")``, ``get_attr`` and ``has_attr`` reach a per-game view, so
+sb3-contrib's masking works unchanged.
 """
 
 from __future__ import annotations

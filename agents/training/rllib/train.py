@@ -1,35 +1,17 @@
-"""PPO on RLlib from one YAML config (``backend: rllib``), run by ``train.py``.
+"""PPO on RLlib (``backend: rllib``; ``configs/rllib_ppo.yaml``).
 
-    python train.py --config configs/rllib_smoke.yaml
-    python train.py --config configs/rllib_ppo.yaml --resume runs/rllib_ppo/checkpoints/rllib_40960_steps
-
-Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster. Env runners
-step the environments (``agents.training.rllib.env``), the learner updates
-``agents.networks.rllib_module.NumberDropRLModule`` with RLlib's PPO. Fault tolerance is off on
-purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
-with the environment's message instead of restarting the env runner (RLlib's default,
-which waits a minute and then reports an iteration without env-runner results). Every
-iteration checks that no env step failed and every env runner is alive.
-
-The run directory receives what an SB3 run's does, in RLlib's forms: TensorBoard events
-(``game/*`` per-episode metrics, ``rllib/*`` losses and throughput, ``eval/*`` on fixed
-seeds next to the greedy), the resolved ``config.yaml``, ``checkpoints/rllib_<steps>_steps/``,
-``best_checkpoint/``, ``final_checkpoint/``, ``evals.jsonl``, ``learning_curve.png`` and
-``final_eval.json`` with the closing table (played by Ray tasks).
-
-A checkpoint follows an iteration (sampling, then the update), so it holds the weights and
-optimizer state after the update. Resumed, the run continues from them on new games: env
-runners sample in other processes, so unlike an SB3 run it is not bit for bit the run that
-was never stopped. Ctrl-C stops after the current iteration with a checkpoint and prints
-the command that resumes; checkpoints (folders), ``evals.jsonl`` and the JSON files are
-written atomically (``agents.training.checkpoints``), and ``--resume RUN_DIR`` takes the newest good
-checkpoint.
+Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster; env runners step
+``agents.training.rllib.env``, the learner updates ``NumberDropRLModule``. Fault tolerance is
+off on purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
+with the environment's message. The run directory holds what an SB3 run's does, in RLlib's
+forms (``checkpoints/rllib_<steps>_steps/``, ``best_checkpoint/``, ``final_checkpoint/``). A
+checkpoint follows an iteration; resumed, the run continues from its weights and optimizer on
+new games (env runners sample in other processes, so not bit for bit). Ctrl-C stops after the
+current iteration with a checkpoint and prints the command that resumes.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 import re
 import shutil
 import sys
@@ -39,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import ray
 import torch
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -48,26 +29,21 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.tune.registry import register_env
-from tqdm import tqdm
 
 from numberdrop_env.engine.rules import DEFAULT_RULES as r
-from numberdrop_env.envs.base import breakdown_dict
 
-from ...evaluation.solo import play_game
+from ...evaluation.runner import play_policy, ray_pool
 from ...networks.rllib_module import NumberDropRLModule
 from ...numberdrop.rllib import RLlibPolicy
 from .. import common
 from ..checkpoints import (
     STEPS_FILE,
+    Every,
     Interrupted,
     StopRequest,
-    append_jsonl,
     atomic_path,
-    best_score,
     folder_steps,
     keep_steps_up_to,
-    last_step,
-    report_stop,
     write_json,
 )
 from ..scalars import ScalarWriter
@@ -75,8 +51,6 @@ from .config import RLlibConfig
 from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
-PROGRESS_FILE = STEPS_FILE
-"""Written into every checkpoint: the env steps it was taken at (resume reseeds from there)."""
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
 
 
@@ -92,23 +66,12 @@ class GameMetrics(RLlibCallback):
         if b is None or metrics_logger is None:
             return
 
-        b = breakdown_dict(b)
-
         length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
-        values = {
-            "score": b["total"],
-            "lines": b["lines"] / r.line_points,
-            "penalty_rows": -b["penalties"] / r.penalty_points,
-            "column_bonuses": b["column_bonuses"],
-            "box_points": b["identical"] + b["consecutive"] + b["bonus"],
-            "turns": info.get("turn", 0),
-            "length": length,
-        }
         if "boxes" in info:  # NumberDropTurn-v0
-            values["boxes"] = info["boxes"]
+            boxes = info["boxes"]
         else:  # NumberDrop-v0: the identical, consecutive and bonus boxes of the last observation
-            track = episode.get_observations(-1)["observations"]["track"]
-            values["boxes"] = float(np.sum(track[: 2 * len(r.box_sizes) + 1]))
+            boxes = np.sum(episode.get_observations(-1)["observations"]["track"][: 2 * len(r.box_sizes) + 1])
+        values = {**common.game_metrics(info, boxes), "length": length}
         for key, value in values.items():
             metrics_logger.log_value(("game", f"{key}_sum"), float(value), reduce="sum")
             metrics_logger.log_value(("game", f"{key}_count"), 1, reduce="sum")
@@ -127,21 +90,6 @@ class FailFastEnvRunner(SingleAgentEnvRunner):
 
 
 # ---------------------------------------------------------------- Ray and the algorithm
-def start_ray(cfg: RLlibConfig) -> bool:
-    """Join ``ray.address`` / ``RAY_ADDRESS``, or start a local Ray; True when this call started
-    or joined it (and the run should disconnect at the end)."""
-
-    if ray.is_initialized():  # e.g. a test or a notebook that started Ray itself
-        return False
-    address = cfg.ray.address or os.environ.get("RAY_ADDRESS")
-    if address:
-        print(f"joining the Ray cluster at {address}", file=sys.stderr)
-        ray.init(address=address, logging_level=logging.WARNING)
-    else:
-        ray.init(num_cpus=cfg.ray.num_cpus, include_dashboard=False, logging_level=logging.WARNING)
-    return True
-
-
 def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
 
@@ -270,49 +218,32 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- evaluation and checkpoints
-class Evaluator:
+def measure(run_dir: Path, seeds: list[int], greedy: dict[str, Any] | None, algo: Any, steps: int) -> tuple:
+    """The evaluation's games of the module as a user of its checkpoint gets it, by the runner."""
+    latest = save_checkpoint(algo, run_dir / "latest_checkpoint", steps)
+    results = play_policy(RLlibPolicy(str(latest)), seeds)
+    return common.score_scalars(results, greedy), results
+
+
+def evaluation(
+    cfg: RLlibConfig, run_dir: Path, start_steps: int, greedy: dict[str, Any] | None, writer: ScalarWriter
+) -> common.Evaluation:
     """Fixed-seed evaluation of the current module (``eval/*``, ``best_checkpoint/``)."""
+    seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
 
-    def __init__(self, cfg: RLlibConfig, run_dir: Path, greedy: dict[str, Any] | None) -> None:
-        self.cfg, self.run_dir, self.greedy = cfg, run_dir, greedy
-        self.seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
-        self.best = best_score(run_dir)
-        self.latest: float | None = None
+    def save_best(_: Any) -> None:
+        with atomic_path(run_dir / "best_checkpoint") as tmp:
+            shutil.copytree(run_dir / "latest_checkpoint", tmp)
 
-    def __call__(self, algo: Any, steps: int, writer: Any) -> float:
-
-        start = time.perf_counter()
-        latest = save_checkpoint(algo, self.run_dir / "latest_checkpoint", steps)
-        policy = RLlibPolicy(str(latest))  # what a user of the checkpoint gets
-        results = [play_game(policy, s) for s in self.seeds]
-        scores = np.array([r.score for r in results], float)
-        mean = float(scores.mean())
-        rec = partial(_record, writer, steps=steps)
-        rec("eval/score_mean", mean)
-        rec("eval/score_std", float(scores.std()))
-        rec("eval/score_median", float(np.median(scores)))
-        rec("eval/lines", float(np.mean([r.lines for r in results])))
-        rec("eval/turns", float(np.mean([r.turns for r in results])))
-        rec("eval/seconds", time.perf_counter() - start)
-        entry: dict[str, Any] = {"step": steps, "score_mean": mean, "score_std": float(scores.std())}
-        if self.greedy is not None:
-            greedy = np.array(self.greedy["scores"], float)
-            rec("eval/greedy_score_mean", float(greedy.mean()))
-            entry["diff_vs_greedy"] = float((scores - greedy).mean())
-            rec("eval/diff_vs_greedy", entry["diff_vs_greedy"])
-        self.latest = mean
-        if mean > self.best:
-            self.best = mean
-            with atomic_path(self.run_dir / "best_checkpoint") as tmp:
-                shutil.copytree(latest, tmp)
-            write_json(self.run_dir / "best.json", {"score": mean, "step": steps})
-        rec("eval/best_score_mean", self.best)
-        append_jsonl(self.run_dir / "evals.jsonl", entry)
-        return mean
-
-
-def _record(writer: ScalarWriter, key: str, value: float, steps: int) -> None:
-    writer.write(steps, {key: value})
+    return common.Evaluation(
+        run_dir,
+        cfg.eval.every_steps,
+        start_steps,
+        partial(measure, run_dir, seeds, greedy),
+        save_best,
+        writer.write,
+        "best_checkpoint",
+    )
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
@@ -320,64 +251,32 @@ def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
     folder and then put in place of any at ``path``."""
     with atomic_path(path) as tmp:
         algo.save_to_path(str(tmp.resolve()))
-        write_json(tmp / PROGRESS_FILE, {"env_steps": steps})
+        write_json(tmp / STEPS_FILE, {"env_steps": steps})
     return path
-
-
-def checkpoint_steps(path: Path) -> int:
-    """The step count of a checkpoint; a damaged one raises a ``ValueError`` naming it."""
-    return folder_steps(path)
 
 
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what ``agents.training.train`` returns."""
     run_dir, resume, progress = common.open_run(cfg, args)
-    start_steps = checkpoint_steps(resume) if resume is not None else 0
+    start_steps = folder_steps(resume) if resume is not None else 0
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
 
-    started = start_ray(cfg)
-    try:
+    with ray_pool(cfg.ray.address, cfg.ray.num_cpus):  # Ray as it runs, a cluster's, or a local one
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
-    finally:
-        if started:
-            ray.shutdown()
-
-
-class Every:
-    """When something periodic is due: every ``every`` steps (0: never), counted from the
-    multiple of ``every`` at or below ``since``."""
-
-    def __init__(self, every: int, since: int) -> None:
-        self.every, self.last = every, since - since % every if every else 0
-
-    def due(self, steps: int) -> bool:
-        if not self.every or steps - self.last < self.every:
-            return False
-        self.last = steps - steps % self.every
-        return True
 
 
 class Run:
     """One training run's algorithm, files and schedules."""
 
     def __init__(
-        self,
-        cfg: RLlibConfig,
-        run_dir: Path,
-        algo: Any,
-        evaluate: Evaluator,
-        writer: Any,
-        start_steps: int,
-        resumed: bool,
+        self, cfg: RLlibConfig, run_dir: Path, algo: Any, evaluate: common.Evaluation, writer: Any, start: int
     ) -> None:
         self.cfg, self.run_dir, self.algo, self.evaluate, self.writer = cfg, run_dir, algo, evaluate, writer
-        self.steps = start_steps
-        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if resumed else -1
-        self.evals = Every(cfg.eval.every_steps, max(self.evaluated_at, 0))
-        self.checkpoints = Every(cfg.checkpoint.every_steps, start_steps)
+        self.steps = start
+        self.checkpoints = Every(cfg.checkpoint.every_steps, start)
         self.saved: dict[int, Path] = {}
 
     def checkpoint(self) -> Path:
@@ -391,9 +290,7 @@ class Run:
         """After an update (or at the start): the checkpoint and the evaluation when due."""
         if self.checkpoints.due(self.steps):
             self.checkpoint()
-        if self.evals.due(self.steps):
-            self.evaluate(self.algo, self.steps, self.writer)
-            self.evaluated_at = self.steps
+        self.evaluate(self.algo, self.steps, final=False)
 
     def end(self) -> None:
         """The final checkpoints first (a kill during the evaluation loses nothing), then the
@@ -401,9 +298,7 @@ class Run:
         if self.cfg.checkpoint.every_steps:
             self.checkpoint()
         save_checkpoint(self.algo, self.run_dir / "final_checkpoint", self.steps)
-        if self.steps != self.evaluated_at or not (self.run_dir / "best_checkpoint").is_dir():
-            self.evaluate(self.algo, self.steps, self.writer)
-            self.evaluated_at = self.steps
+        self.evaluate(self.algo, self.steps, final=True)
 
 
 def _train(
@@ -416,7 +311,6 @@ def _train(
     lose_mask: bool,
     config_path: Any = None,
 ) -> dict[str, Any]:
-
     algo = None
     writer = ScalarWriter(run_dir)
     try:
@@ -428,19 +322,14 @@ def _train(
             restore(algo, resume)
             print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
             keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
-        run = Run(cfg, run_dir, algo, Evaluator(cfg, run_dir, greedy), writer, start_steps, resume is not None)
+        evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
+        run = Run(cfg, run_dir, algo, evaluate, writer, start_steps)
         start = time.perf_counter()
         with StopRequest() as stop:
             try:
                 loop(run, stop, progress)
             except Interrupted as stopped:
-                report_stop(config_path, stopped.checkpoint, stopped.steps)
-                return {
-                    "run_dir": str(run_dir),
-                    "interrupted": True,
-                    "checkpoint": str(stopped.checkpoint),
-                    "steps": stopped.steps,
-                }
+                return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
             seconds = time.perf_counter() - start
             run.end()
     finally:
@@ -448,13 +337,8 @@ def _train(
         if algo is not None:
             algo.stop()
     if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
-        report_stop(config_path, run.saved.get(run.steps, run_dir / "final_checkpoint"), run.steps)
-        return {
-            "run_dir": str(run_dir),
-            "interrupted": True,
-            "steps": run.steps,
-            "checkpoint": str(run.saved.get(run.steps, run_dir / "final_checkpoint")),
-        }
+        checkpoint = run.saved.get(run.steps, run_dir / "final_checkpoint")
+        return common.stopped_early(config_path, run_dir, checkpoint, run.steps)
     return finish(cfg, run_dir, run, seconds, start_steps, progress)
 
 
@@ -472,47 +356,21 @@ def restore(algo: Any, checkpoint: Path) -> None:
 def loop(run: Run, stop: StopRequest, progress: bool) -> None:
     """Iterations until ``total_timesteps``; Ctrl-C stops after the current one, with a
     checkpoint (``Interrupted``)."""
-
     cfg = run.cfg
-    bar = tqdm(
-        total=cfg.total_timesteps,
-        initial=run.steps,
-        unit="step",
-        unit_scale=True,
-        desc="train",
-        dynamic_ncols=True,
-        disable=not (progress and sys.stderr.isatty()),
-    )
-    start, start_steps = time.perf_counter(), run.steps
-    last_line = start
+    bar = common.StepProgress(cfg.total_timesteps, run.steps, progress)
     try:
         run.boundary()  # a resumed run catches up on an evaluation its checkpoint missed
         while run.steps < cfg.total_timesteps and not stop.requested:
-            fps, games = iteration(run, start, start_steps)
-            bar.update(run.steps - bar.n)
+            games = iteration(run, bar)
             run.boundary()
-            post = {"fps": f"{fps:.0f}"}
-            if "score" in games:
-                post["score"] = f"{games['score']:.1f}"
-            if run.evaluate.latest is not None:
-                post["eval"] = f"{run.evaluate.latest:.1f}"
-            bar.set_postfix(post, refresh=False)
-            now = time.perf_counter()
-            if progress and bar.disable and (now - last_line >= 30 or run.steps >= cfg.total_timesteps):
-                last_line = now
-                print(
-                    f"train: {run.steps}/{cfg.total_timesteps} steps, "
-                    + ", ".join(f"{k} {v}" for k, v in post.items()),
-                    file=sys.stderr,
-                    flush=True,
-                )
+            bar.update(run.steps, games.get("score"), run.evaluate.latest)
     finally:
         bar.close()
     if stop.requested and run.steps < cfg.total_timesteps:
         raise Interrupted(run.checkpoint(), run.steps)
 
 
-def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str, float]]:
+def iteration(run: Run, bar: common.StepProgress) -> dict[str, float]:
     """One ``algo.train()`` (sampling, then the update), checked and logged."""
     cfg, algo = run.cfg, run.algo
     if cfg.ppo.actor_warmup_steps:
@@ -521,9 +379,9 @@ def iteration(run: Run, start: float, start_steps: int) -> tuple[float, dict[str
     check_iteration(result, algo, cfg)
     run.steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
     games = game_means(result["env_runners"])
-    fps = (run.steps - start_steps) / max(time.perf_counter() - start, 1e-9)
-    run.writer.write(run.steps, {**{f"game/{k}": v for k, v in games.items()}, **scalars(result), "time/fps": fps})
-    return fps, games
+    game = {f"game/{k}": v for k, v in games.items()}
+    run.writer.write(run.steps, {**game, **scalars(result), "time/fps": bar.fps(run.steps)})
+    return games
 
 
 def finish(

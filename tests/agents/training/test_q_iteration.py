@@ -22,7 +22,7 @@ from agents.cli import train  # noqa: E402
 from agents.evaluation.solo import play_game  # noqa: E402
 from agents.numberdrop.network import load_model, play_games  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
-from agents.training import generations, q_iteration  # noqa: E402
+from agents.training import common, q_iteration  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
 from agents.training.q_iteration_config import QLoop  # noqa: E402
@@ -99,10 +99,10 @@ def test_the_gate_scores_the_network_alone_in_seed_order_as_play_games_does():
 
 def test_the_gate_keeps_only_a_better_mean_paired_difference():
     best = np.array([40.0, 50.0, 60.0])
-    assert generations.paired_gate(best + [1, 0, 0], best)["kept"]
-    tie = generations.paired_gate(best + [1, -1, 0], best)
+    assert common.paired_gate(best + [1, 0, 0], best)["kept"]
+    tie = common.paired_gate(best + [1, -1, 0], best)
     assert not tie["kept"] and tie["paired_diff"] == 0
-    worse = generations.paired_gate(best - [3, 0, 0], best)
+    worse = common.paired_gate(best - [3, 0, 0], best)
     assert not worse["kept"] and worse["paired_ci95"][0] < -1 < worse["paired_ci95"][1]
 
 
@@ -194,20 +194,20 @@ def test_resume_after_a_finished_generation_ends_with_the_same_weights(tmp_path,
 
 
 def test_a_generation_stopped_before_its_state_is_played_again_the_same(tmp_path, straight, monkeypatch):
-    real = generations.write_json  # the state file is written by what the trainers share
+    real = q_iteration.write_json  # the state file is written last in a generation
 
     def stop_at_generation_two(path, obj, *args, **kwargs):
         if Path(path).name == q_iteration.STATE and obj["generation"] == 2:
             raise KeyboardInterrupt  # killed after the generation's files, before its state
         return real(path, obj, *args, **kwargs)
 
-    monkeypatch.setattr(generations, "write_json", stop_at_generation_two)
+    monkeypatch.setattr(q_iteration, "write_json", stop_at_generation_two)
     config = tiny(tmp_path, "killed", 2)
     with pytest.raises(KeyboardInterrupt):
         train.main(["--config", str(config), "--no-progress"])
     run = tmp_path / "killed"
     assert [e["generation"] for e in evals_without_time(run)] == [0, 1, 2]  # a line of the unfinished generation
-    monkeypatch.setattr(generations, "write_json", real)
+    monkeypatch.setattr(q_iteration, "write_json", real)
     train.main(["--config", str(config), "--resume", str(run), "--no-progress"])
     assert same_weights(straight / "generations" / "gen_002.zip", run / "generations" / "gen_002.zip")
     assert same_weights(straight / "best_model.zip", run / "best_model.zip")
@@ -306,8 +306,6 @@ def test_the_newest_network_plays_each_generation(tmp_path, monkeypatch):
 
 
 def test_each_generation_is_saved_with_its_slots_and_the_closing_table_plays_them(tmp_path, monkeypatch):
-    from agents.training import common
-
     offered = []
     real = common.run
 
