@@ -69,10 +69,6 @@ def timed(client: Any, path: str, body: dict[str, Any]) -> tuple[float, float, d
     return 1000 * (time.perf_counter() - start), float(r.headers["server-timing"].split("dur=")[1]), r.json()
 
 
-def root(client: Any) -> str:
-    return str(client.base_url).rstrip("/")
-
-
 def new_game(client: Any, seed: int, **body: Any) -> dict[str, Any]:
     return client.post("/api/games", json={"seed": seed, **body}).json()
 
@@ -159,13 +155,13 @@ def state(page: Any) -> dict[str, Any]:
     return page.evaluate("() => window.__nd.state")
 
 
-def page_latencies(url: str, seeds: tuple[int, ...] = (21, 22, 23)) -> dict[str, Any]:
+def page_latencies(url: Any, seeds: tuple[int, ...] = (21, 22, 23)) -> dict[str, Any]:
     """Click to drawn, in Chromium: hints, hinted turns and decisions of one's own."""
     by_kind: dict[str, list[float]] = {}
     with browser() as chromium:
         page = chromium.new_page(viewport={"width": 1280, "height": 800})
         for seed in seeds:
-            page.goto(f"{url}/?seed={seed}&agent=greedy")
+            page.goto(f"{url}?seed={seed}&agent=greedy")
             idle(page)
             while not state(page)["over"]:
                 click(page, "hint")
@@ -217,7 +213,7 @@ def screenshots(args: argparse.Namespace) -> list[str]:
                 page.screenshot(path=written[-1])
 
             def goto(mode: str, page: Any = page) -> None:
-                page.goto(f"{root(client)}/?{mode}seed=7&agent=greedy")
+                page.goto(f"{client.base_url}?{mode}seed=7&agent=greedy")
                 idle(page)
 
             goto("")
@@ -263,7 +259,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
         results["concurrent"] = concurrent_clients(client)
         if CHROMIUM.exists():
             print("click to drawn, in Chromium ...", flush=True)
-            results["page"] = page_latencies(root(client))
+            results["page"] = page_latencies(client.base_url)
         else:
             print(f"no Chromium at {CHROMIUM}: the page's latencies are left out", flush=True)
     return results
@@ -309,17 +305,15 @@ def fairness(args: argparse.Namespace) -> dict[str, Any]:
             seconds = round(trip / 1000, 3)
             return seconds if job.get("status") == "done" else f"{job.get('status', job)} after {seconds} s"
 
-        def analyses(games: list[str]) -> None:
-            for gid in games:
-                client.post(f"/api/games/{gid}/analysis", json={"agent": "best", "wait": 0})
-
         for _ in range(4):  # warm: the compiled planner, torch, and both agents
             hint("best")
         out["idle_greedy_hint_s"] = hint("greedy")
-        analyses([game()] * args.flood)  # one game's flood: one job of it runs, the rest replaced
+        for gid in [game()] * args.flood:  # one game's flood: one job of it runs, the rest replaced
+            client.post(f"/api/games/{gid}/analysis", json={"agent": "best", "wait": 0})
         out["greedy_hint_behind_flood_of_one_game_s"] = hint("greedy")
         out["best_hint_behind_flood_of_one_game_s"] = hint("best")
-        analyses([game() for _ in range(args.flood)])  # a flood over as many games
+        for _ in range(args.flood):  # a flood over as many games
+            client.post(f"/api/games/{game()}/analysis", json={"agent": "best", "wait": 0})
         out["greedy_hint_behind_flood_of_many_games_s"] = hint("greedy")
     return out
 
@@ -355,17 +349,18 @@ def viewport_sizes(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((int(w), int(h)) for w, h in (part.split("x") for part in text.split(",")))
 
 
+COMMANDS = (latency, screenshots, memory, fairness, analysis)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.web", description=plain_text(__doc__), formatter_class=HelpFormatter
-    )
+    parser = argparse.ArgumentParser("python -m benchmarks.web", description=plain_text(__doc__))
+    parser.formatter_class = HelpFormatter  # the docstring's lines kept
     sub = parser.add_subparsers(dest="command", required=True)
-    commands = {"latency": latency, "screenshots": screenshots, "memory": memory, "fairness": fairness}
-    p = {name: sub.add_parser(name, formatter_class=HelpFormatter) for name in [*commands, "analysis"]}
-    for name, run in (commands | {"analysis": analysis}).items():
-        out = Path("results/web_latency.json") if name == "latency" else None
-        p[name].add_argument("--out", type=Path, default=out, help="write the results here too, as JSON")
-        p[name].set_defaults(run=run)
+    p = {run.__name__: sub.add_parser(run.__name__, formatter_class=HelpFormatter) for run in COMMANDS}
+    for run in COMMANDS:
+        out = Path("results/web_latency.json") if run is latency else None
+        p[run.__name__].add_argument("--out", type=Path, default=out, help="write the results here too, as JSON")
+        p[run.__name__].set_defaults(run=run)
     p["latency"].add_argument("--games", type=int, default=6, help="random games for the HTTP latencies")
     p["screenshots"].add_argument("folder", type=Path, metavar="DIR")
     p["screenshots"].add_argument("--sizes", type=viewport_sizes, default="1280x800,390x844", help="WIDTHxHEIGHT,...")
