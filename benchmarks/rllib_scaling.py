@@ -44,6 +44,28 @@ def bench_config(interface: str) -> TrainConfig:
     return cfg
 
 
+def timing(owner: Any, name: str) -> list[float]:
+    """Wraps ``owner.name`` (a learner update) to add its seconds up in the list returned (the
+    trainers' own timers are smoothed)."""
+    spent, call = [0.0], getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    setattr(owner, name, timed)
+    return spent
+
+
+def line(trainer: str, steps: int, seconds: float, learn_s: float) -> dict[str, Any]:
+    """A line of the table; sampling is everything but the update (weight sync and bookkeeping too)."""
+    keys = ("trainer", "steps", "seconds", "steps_per_s", "sampling", "learner")
+    return dict(zip(keys, (trainer, steps, seconds, steps / seconds, 1 - learn_s / seconds, learn_s / seconds)))
+
+
 def rllib_rate(cfg: TrainConfig, runners: int, iterations: int) -> dict[str, Any]:
     import ray
     import torch
@@ -54,37 +76,16 @@ def rllib_rate(cfg: TrainConfig, runners: int, iterations: int) -> dict[str, Any
     try:
         algo = rllib_train.algorithm_config(cfg).build_algo()
         rllib_train.train_iteration(algo)  # actor start-up, first weights: not timed
-        learn = [0.0]
-        update = algo.learner_group.update
-
-        def timed_update(*args: Any, **kwargs: Any) -> Any:  # RLlib's own timers are smoothed
-            t = time.perf_counter()
-            try:
-                return update(*args, **kwargs)
-            finally:
-                learn[0] += time.perf_counter() - t
-
-        algo.learner_group.update = timed_update
-        steps = 0
-        start = time.perf_counter()
+        learn, steps, start = timing(algo.learner_group, "update"), 0, time.perf_counter()
         for _ in range(iterations):
             result = rllib_train.train_iteration(algo)
             rllib_train.check_iteration(result, algo, cfg)
             steps += int(result["env_runners"]["num_env_steps_sampled"])
         seconds = time.perf_counter() - start
-        learn_s = learn[0]
-        sample_s = seconds - learn_s  # sampling, weight sync and bookkeeping
         algo.stop()
     finally:
         ray.shutdown()
-    return {
-        "trainer": f"rllib, {runners} env runner{'s' if runners > 1 else ''}",
-        "steps": steps,
-        "seconds": seconds,
-        "steps_per_s": steps / seconds,
-        "sampling": sample_s / seconds,
-        "learner": learn_s / seconds,
-    }
+    return line(f"rllib, {runners} env runner{'s' if runners > 1 else ''}", steps, seconds, learn[0])
 
 
 def sb3_rate(cfg: TrainConfig, iterations: int) -> dict[str, Any]:
@@ -98,42 +99,19 @@ def sb3_rate(cfg: TrainConfig, iterations: int) -> dict[str, Any]:
         model = sb3_training.build_model(sb3, venv)
         per = cfg.ppo.n_steps * cfg.n_envs
         model.learn(per)  # warm-up rollout and update, not timed
-        learn = [0.0]
-        update = model.train
-
-        def timed_update() -> None:
-            t = time.perf_counter()
-            update()
-            learn[0] += time.perf_counter() - t
-
-        model.train = timed_update
-        start = time.perf_counter()
+        learn, start = timing(model, "train"), time.perf_counter()
         model.learn(per * iterations, reset_num_timesteps=False)
         seconds = time.perf_counter() - start
     finally:
         venv.close()
-    return {
-        "trainer": "SB3 MaskablePPO, 1 process",
-        "steps": per * iterations,
-        "seconds": seconds,
-        "steps_per_s": per * iterations / seconds,
-        "sampling": 1 - learn[0] / seconds,
-        "learner": learn[0] / seconds,
-    }
+    return line("SB3 MaskablePPO, 1 process", per * iterations, seconds, learn[0])
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.rllib_scaling",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--interface",
-        choices=["decision", "turn"],
-        default="decision",
-        help="NumberDrop-v0 (CNN + vectors) or NumberDropTurn-v0 (candidate scorer)",
-    )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.rllib_scaling", description=__doc__)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    interfaces = {"choices": ["decision", "turn"], "default": "decision"}
+    parser.add_argument("--interface", **interfaces, help="NumberDrop-v0 (CNN) or NumberDropTurn-v0 (candidates)")
     parser.add_argument("--runners", default="1,2,4", help="comma-separated env runner counts")
     parser.add_argument("--iterations", type=int, default=4, help="timed PPO iterations per line")
     parser.add_argument("--no-sb3", action="store_true", help="leave out the SB3 line")
@@ -150,17 +128,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     )
     print(f"{'trainer':<32} {'steps':>7} {'seconds':>8} {'steps/s':>8} {'sampling':>9} {'learner':>8}", flush=True)
     lines = []
-    jobs = [("sb3", 0)] * (not args.no_sb3) + [("rllib", r) for r in runners]
-    for kind, n in jobs:
-        line = (
-            sb3_rate(bench_config(args.interface), args.iterations)
-            if kind == "sb3"
-            else rllib_rate(bench_config(args.interface), n, args.iterations)
-        )
-        lines.append(line)
+    for n in [0] * (not args.no_sb3) + runners:  # 0: SB3
+        cfg = bench_config(args.interface)
+        lines.append(sb3_rate(cfg, args.iterations) if n == 0 else rllib_rate(cfg, n, args.iterations))
+        r = lines[-1]
         print(
-            f"{line['trainer']:<32} {line['steps']:>7} {line['seconds']:>8.1f} {line['steps_per_s']:>8.0f} "
-            f"{100 * line['sampling']:>8.0f}% {100 * line['learner']:>7.0f}%",
+            f"{r['trainer']:<32} {r['steps']:>7} {r['seconds']:>8.1f} {r['steps_per_s']:>8.0f} "
+            f"{100 * r['sampling']:>8.0f}% {100 * r['learner']:>7.0f}%",
             flush=True,
         )
     if args.json:

@@ -170,16 +170,11 @@ def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.throughput",
-        description=plain_text(__doc__.splitlines()[0]),
-        formatter_class=HelpFormatter,
-    )
+    parser = argparse.ArgumentParser("python -m benchmarks.throughput", description=plain_text(__doc__))
+    parser.formatter_class = HelpFormatter
     parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement")
     parser.add_argument("--vector-envs", type=int, default=16, help="games of the native vector environment")
-    parser.add_argument(
-        "--lookahead-games", type=int, default=3, help="games timed for the look-ahead agent (0: skip it)"
-    )
+    parser.add_argument("--lookahead-games", type=int, default=3, help="games timed for the look-ahead agent (0: none)")
     args = parser.parse_args(argv)
     single, vector, vector_ratio = _paired(
         env_loop("NumberDropTurn-v0", masked=True), vector_loop(args.vector_envs), 2 * args.seconds, windows=5
