@@ -31,6 +31,7 @@ class CompileProgress:
     def __init__(self, stream: TextIO | None = sys.stderr, total: int | None = None, desc: str = "compiling") -> None:
         self.stream, self.total, self.desc = stream, total, desc
         self.functions, self.current, self.started = 0, "", 0.0
+        self.seconds, self._depth, self._since = 0.0, 0, 0.0  # time spent compiling, nesting, its start
         self._ours = 0
         self._bar: Any = None
         self._lock = threading.Lock()
@@ -78,7 +79,19 @@ class CompileProgress:
             print(self.summary(), file=self.stream, flush=True)
 
     def summary(self) -> str:
-        return f"compiled {self.functions} numba functions in {time.perf_counter() - self.started:.1f} s"
+        return f"compiled {self.functions} numba functions in {self.seconds:.1f} s"
+
+    def _entered(self) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._since = time.perf_counter()
+            self._depth += 1
+
+    def _left(self) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self.seconds += time.perf_counter() - self._since
 
     def step(self, desc: str) -> None:
         """A new step begins (its name on the line)."""
@@ -127,9 +140,10 @@ def _listener(progress: CompileProgress) -> Any:
             f = getattr(ev.data.get("dispatcher"), "py_func", None)
             module = getattr(f, "__module__", "") or ""
             ours = f is not None and module.split(".")[0] in numba_cache.PACKAGES
+            progress._entered()
             progress._compiling(f"{module.rsplit('.', 1)[-1]}.{f.__name__}" if ours else "", ours)
 
         def on_end(self, ev: Any) -> None:
-            pass
+            progress._left()
 
     return Listener()

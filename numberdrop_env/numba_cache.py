@@ -115,7 +115,8 @@ def silence() -> None:
 
 def compiled_functions() -> dict[str, Any]:
     """Every numba function defined in the loaded ``numberdrop_env`` modules, by
-    ``module.function`` (while ``interpreted``, the compiled functions set aside)."""
+    ``module.function`` (while ``interpreted``, the compiled functions set aside), less those
+    compiled only inside their callers (``inline="always"``: never compiled or cached alone)."""
     from numba.extending import is_jitted
 
     out = {}
@@ -124,7 +125,8 @@ def compiled_functions() -> dict[str, Any]:
             continue
         for name, value in vars(module).items():
             value = _SWAPPED.get((modname, name), value)
-            if is_jitted(value) and value.py_func.__module__ == modname:
+            inlined = is_jitted(value) and value.targetoptions.get("inline") == "always"
+            if is_jitted(value) and value.py_func.__module__ == modname and not inlined:
                 out[f"{modname[len(PACKAGE) + 1 :]}.{name}"] = value
     return out
 
