@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -31,8 +32,7 @@ import numpy as np
 
 import numberdrop_web.app as web
 from agents.cli.common import HelpFormatter, plain_text
-from numberdrop_web.analysis import Job
-from numberdrop_web.analysis import line_of as per_game_line
+from numberdrop_web.analysis import AgentLine, Job
 from numberdrop_web.policies import line_of
 from numberdrop_web.sessions import GameSession
 from numberdrop_web.views import options_actions
@@ -272,7 +272,7 @@ def rss_mb() -> float:
 
 def memory(args: argparse.Namespace) -> dict[str, Any]:
     if args.per_game:
-        web.line_of = per_game_line  # type: ignore[assignment]
+        web.line_of = functools.partial(line_of, kind=AgentLine)  # type: ignore[assignment]
     with served() as client:
 
         def hinted(seed: int) -> None:

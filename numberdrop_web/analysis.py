@@ -366,12 +366,3 @@ def _hint_row(game: SoloGame, hint: dict[str, Any], rank: int) -> dict[str, Any]
     """The agent's own turn when the list does not hold it (an agent that chooses without numbers)."""
     keep = ("actions", "points", "breakdown_after", "ends_game", "drawing", "turn_end")
     return {"rank": rank + 1, **{k: hint[k] for k in keep}, "summary": hint["exact"], "value": None, "chosen": True}
-
-
-def line_of(session: GameSession, agent: str) -> AgentLine:
-    """The session's line of ``agent``, made on first use."""
-    with session.lock:
-        lines = session.extra.setdefault("lines", {})
-        if agent not in lines:
-            lines[agent] = AgentLine(agent, session)
-        return lines[agent]

@@ -159,10 +159,11 @@ class SharedLine(AgentLine):
                 self._keep()
 
 
-def line_of(session: GameSession, agent: str) -> SharedLine:
-    """The session's line of ``agent``, made on first use."""
+def line_of(session: GameSession, agent: str, kind: type[AgentLine] = SharedLine) -> AgentLine:
+    """The session's line of ``agent``, made on first use (``kind=AgentLine``: with an agent of
+    its own, as the memory benchmark compares)."""
     with session.lock:
         lines = session.extra.setdefault("lines", {})
         if agent not in lines:
-            lines[agent] = SharedLine(agent, session)
+            lines[agent] = kind(agent, session)
         return lines[agent]
