@@ -23,7 +23,6 @@ from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.base import breakdown_dict
 
 from ..evaluation import plots
-from ..evaluation.ray import run_on_ray
 from ..evaluation.solo import format_table, run, summarise
 from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
@@ -172,7 +171,7 @@ def final_evaluation(
                 print(f"note: greedy left out of the final table ({why})", file=sys.stderr)
                 agents.remove("greedy")
         if cfg.backend == "rllib":
-            results = run_on_ray(agents, f.games, f.seed, options={model: options}, progress=progress)
+            results = run(agents, f.games, f.seed, 0, {model: options}, progress, backend="ray")  # a local Ray's size
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
             for suffix, search in searched_rows(f):
