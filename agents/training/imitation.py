@@ -24,7 +24,7 @@ from luckynumbers_env.envs.observe import observe as observe_lucky
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 
-from ..evaluation.solo import Progress, map_tasks
+from ..evaluation.runner import Progress, map_tasks
 from ..registry import make_policy
 from .checkpoints import atomic_path, write_json
 from .sb3_config import LuckyConfig, PPOConfig

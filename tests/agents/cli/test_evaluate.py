@@ -7,7 +7,7 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.cli.evaluate import HUMAN_SCORES, main, play_game, run, summarise
-from agents.evaluation.solo import Progress, map_tasks
+from agents.evaluation.runner import Progress, map_tasks
 from agents.registry import make_policy, parse_options
 from numberdrop_env.engine.solo import SoloGame
 
