@@ -2,14 +2,14 @@
 
 ``python -m benchmarks.first_use [--top N] [--only CASES]``. Each case runs in a child process whose
 ``NUMBA_CACHE_DIR`` is a fresh temporary folder; its cost is the child's user+system CPU seconds
-(wall time on a shared machine says little). Cases: ``quick`` (import, make, reset and one step of
-``NumberDropTurn-v0`` as a user gets them: the first turns in Python while a background process
-compiles; its CPU-s and wall time, the background's own CPU not counted), ``turn`` (the same with
-``NUMBERDROP_QUICK_START=0``: the whole compile in the foreground), ``game`` (one ``numberdrop-play
---agent ntuple --seed 0`` game) and ``cached`` (the same game again over the cache the ``game`` case
-filled). Below them: the compile profile of ``turn`` and ``game`` by function from numba's events:
-exclusive CPU-s (its callees' compiles not counted), of them in LLVM (optimising, emitting machine
-code), and specialisations.
+(wall time on a shared machine says little). ``quick`` (import, make, reset and one step of
+``NumberDropTurn-v0``) and ``game`` (one ``numberdrop-play --agent ntuple --seed 0`` game) run as a
+user gets them: the first turns in Python while a background process compiles; the background's
+own CPU-s are read from ``/proc`` until it ends and shown apart. ``turn`` and ``game-compiled`` are
+the same with ``NUMBERDROP_QUICK_START=0`` (the whole compile in the foreground), ``cached`` the game
+again over the cache that ``game``'s background filled. Below them: the compile profile of ``turn``
+and ``game-compiled`` by function from numba's events: exclusive CPU-s (its callees' compiles not
+counted), of them in LLVM (optimising, emitting machine code), and specialisations.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import tempfile
 import time
 from collections import defaultdict
 
-CASES = ("quick", "turn", "game", "cached")
+CASES = ("quick", "turn", "game", "game-compiled", "cached")
+QUICK = ("quick", "game")
+PROFILED = ("turn", "game-compiled")
 
 
 def _turn() -> None:
@@ -76,31 +78,41 @@ def _profiled(work, out: str) -> None:
         json.dump(profile, handle)
 
 
-def _child(case: str, cache: str, profile: str | None) -> tuple[float, float]:
-    """The child's CPU seconds (user + system) and wall seconds running case over the cache folder;
-    a ``quick`` child's background compile is stopped once the child is done."""
+def _child(case: str, cache: str, profile: str | None) -> tuple[float, float, float]:
+    """The child's CPU seconds (user + system) and wall seconds running case over the cache folder,
+    and the CPU seconds of the background compile it started (0 when none)."""
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.first_use", "--child", case]
     command += ["--profile", profile] if profile else []
-    env = os.environ | {"NUMBA_CACHE_DIR": cache, "NUMBERDROP_QUICK_START": "1" if case == "quick" else "0"}
+    env = os.environ | {"NUMBA_CACHE_DIR": cache, "NUMBERDROP_QUICK_START": "1" if case in QUICK else "0"}
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
-    if case == "quick":
-        _stop_background(cache)
-    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
+    background = _background_cpu(cache) if case in QUICK else 0.0
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall, background
 
 
-def _stop_background(cache: str) -> None:
-    """Ends the background compile the quick start left running (its pid is in its lock file)."""
+def _background_cpu(cache: str) -> float:
+    """The CPU seconds of the background compile the quick start left running (its pid is in its
+    lock file), read from ``/proc`` until it ends: it is not this process's child."""
     from numberdrop_env.startup import LOCK
 
+    spent, pid = 0.0, None
     for _ in range(100):  # the background process takes its lock as it starts
         try:
             with open(os.path.join(cache, LOCK)) as handle:
-                os.kill(int(handle.read().strip()), 15)
-            return
+                pid = int(handle.read().strip())
+            break
         except (OSError, ValueError):
             time.sleep(0.1)
+    while pid is not None:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            break
+        spent = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        time.sleep(0.2)
+    return spent
 
 
 def _report(name: str, path: str, top: int) -> None:
@@ -118,7 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", default=",".join(CASES), help="comma-separated cases to run")
     parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--profile", help=argparse.SUPPRESS)
-    args, work = parser.parse_args(argv), {"quick": _turn, "turn": _turn, "game": _game, "cached": _game}
+    args = parser.parse_args(argv)
+    work = {"quick": _turn, "turn": _turn, "game": _game, "game-compiled": _game, "cached": _game}
     if args.child:
         return _profiled(work[args.child], args.profile) if args.profile else work[args.child]()
     cases = args.only.split(",")
@@ -127,11 +140,12 @@ def main(argv: list[str] | None = None) -> None:
         for case in cases:
             cache = os.path.join(folder, "game" if case in ("game", "cached") else case)
             if case == "cached" and "game" not in cases:
-                _child("game", cache, None)  # fills the cache, not measured
-            profile = profiles[case] = os.path.join(folder, f"{case}.json") if case in ("turn", "game") else None
-            seconds, wall = _child(case, cache, profile)
+                _child("game", cache, None)  # its background fills the cache, not measured
+            profile = profiles[case] = os.path.join(folder, f"{case}.json") if case in PROFILED else None
+            seconds, wall, background = _child(case, cache, profile)
             what = "cache filled by game" if case == "cached" else "empty cache"
-            print(f"{case:<7} {seconds:6.1f} CPU-s  {wall:6.1f} s wall  ({what})")
+            extra = f", background compile {background:.1f} CPU-s" if case in QUICK else ""
+            print(f"{case:<13} {seconds:6.1f} CPU-s  {wall:6.1f} s wall  ({what}{extra})", flush=True)
         for case, path in profiles.items():
             _report(case, path, args.top) if path else None
 

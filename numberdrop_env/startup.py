@@ -17,9 +17,11 @@ globals that a compile in this process would read. A child costs this process no
 a file read every half second, and its cache is shared (one child compiles for every
 process of a machine: it holds a lock file beside ``numba_cache``'s record).
 
-Set ``NUMBERDROP_QUICK_START=0`` to compile in the foreground as before. Batch entry points
-(``TurnPlanner.candidate_arrays`` and the packed-game calls, the vector environment) are not
-interpreted: they wait for the child (``compiled``).
+Set ``NUMBERDROP_QUICK_START=0`` to compile in the foreground as before. Agents that plan one
+game at a time start it too (``begin`` with their own warm-up steps; the ``ntuple`` agent plans
+with ``TurnPlanner.game_arrays``). Batch entry points (``TurnPlanner.candidate_arrays`` and the
+packed-game calls, the vector environment, the look-aheads) are not interpreted: they wait for
+the child (``compiled``).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ CHECK_S = 0.5
 class _State:
     off = False
     child: subprocess.Popen | None = None
-    wanted: list[str] = []
+    wanted: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     since = 0.0
     checked = 0.0
 
@@ -82,25 +84,36 @@ def suspended() -> Iterator[None]:
         _state.off = before
 
 
-def begin(env_id: str) -> bool:
-    """At an environment's first reset: when its compiled code is neither cached nor already
-    in this process, start compiling it in a child process and interpret until it is done.
-    Returns whether this process is interpreting."""
-    if env_id in _state.wanted or env_id not in STEPS or not enabled():
+def begin(key: str, steps: tuple[str, ...] | None = None, names: tuple[str, ...] | None = None) -> bool:
+    """At an environment's first reset (or an agent's first game): when the compiled code it
+    needs is neither cached nor already in this process, start compiling it in a child process
+    and interpret until it is done. ``key`` names an environment of ``STEPS``; another caller
+    (an agent) gives the ``warmup`` steps that compile its code and the ``numba_cache`` names
+    that tell whether they are cached. Returns whether this process is interpreting."""
+    steps = STEPS.get(key) if steps is None else tuple(steps)
+    names = numba_cache.ENTRY_POINTS.get(key) if names is None else tuple(names)
+    if key in _state.wanted or not steps or not names or not enabled():
         return numba_cache.interpreted()
     try:
-        names = numba_cache.ENTRY_POINTS[env_id]
-        if not numba_cache.not_cached(names) or not numba_cache.not_compiled(names):
+        if not numba_cache.not_compiled(names) or not numba_cache.not_cached(names):
             return numba_cache.interpreted()
     except Exception:  # noqa: BLE001 - a name that does not resolve: compile as before (warm_up reports it)
         return numba_cache.interpreted()
-    _state.wanted.append(env_id)
+    _state.wanted[key] = (steps, names)
     if not _lock_held():
         _spawn()
     if not numba_cache.interpreted():
         _state.since = time.perf_counter()
     numba_cache.interpret()
-    log.info("%s: interpreting while the engine compiles in the background", env_id)
+    if key in STEPS:  # the environments say so themselves (numba_cache.warn_if_not_compiled)
+        log.info("%s: interpreting while the engine compiles in the background", key)
+    else:
+        log.warning(
+            "%s: numba's cache lacks the compiled planner: the first games play it as Python while a "
+            "background process compiles it (about a minute of one core, once; %s=0 compiles here instead)",
+            key,
+            ENV_VAR,
+        )
     return True
 
 
@@ -143,7 +156,7 @@ def _ready() -> bool:
 
 def _cached() -> bool:
     try:
-        return not numba_cache.not_cached([n for env_id in _state.wanted for n in numba_cache.ENTRY_POINTS[env_id]])
+        return not numba_cache.not_cached([n for _, names in _state.wanted.values() for n in names])
     except Exception:  # noqa: BLE001 - unresolvable names: stop waiting for them
         return True
 
@@ -154,7 +167,7 @@ def _switch() -> None:
 
 
 def _spawn() -> None:
-    steps = [s for env_id in _state.wanted for s in STEPS[env_id]]
+    steps = list(dict.fromkeys(s for wanted, _ in _state.wanted.values() for s in wanted))
     command = [sys.executable, "-m", f"{numba_cache.PACKAGE}.warmup", "--only", ",".join(steps), "--background"]
     try:
         _state.child = subprocess.Popen(

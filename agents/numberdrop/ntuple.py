@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from numberdrop_env import numba_cache, startup
 from numberdrop_env.engine.dice import Rolls
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
@@ -32,6 +33,9 @@ from .greedy import GreedyPolicy, PlanFollower
 from .lookahead import ALL_ROLLS, check_refine, draw_rolls, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
+QUICK_START_STEPS = ("NumberDropTurn-v0 game", "n-tuple value")
+"""What a background compile runs before the first game's turns switch to compiled code
+(``numberdrop_env.startup``): the engine's turns and the value's kernels."""
 
 
 class NTuplePolicy:
@@ -78,6 +82,8 @@ class NTuplePolicy:
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng([self.seed, int(seed)])
         self._follow = PlanFollower()
+        if not self.searches:  # the search plans many games at once: it waits for the compiled planner
+            startup.begin(self.name, QUICK_START_STEPS, numba_cache.ENTRY_POINTS["NumberDropTurn-v0 vector"])
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
         planned = self._follow.next(game, mask)
@@ -128,8 +134,8 @@ class NTuplePolicy:
         """The packed game, its candidates and the value of each."""
         if getattr(game, "rivals", None) is not None:
             raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
-        states = self.planner.pack_batch([game], self.limit)
-        count, arrays, _ = self.planner.candidate_arrays(states, game.rules, self.limit)
+        startup.poll()
+        states, count, arrays = self.planner.game_arrays(game, self.limit)
         values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
         return states, count, arrays, values
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from numberdrop_env import numba_cache
 from numberdrop_env.engine.combos import neighbour_table
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY, Rules
 from numberdrop_env.planner.kernels import structures_into
@@ -53,6 +54,9 @@ from .spec import (
     NTupleSpec,
 )
 
+if "agents" not in numba_cache.PACKAGES:  # the quick start interprets these kernels too (NTuplePolicy.begin)
+    numba_cache.PACKAGES.append("agents")
+
 
 class Layout:
     """Where each table lies in the flat weights, for one rule set and spec."""
@@ -88,7 +92,11 @@ class Layout:
             "heights": [(r.cols - 2) * (MAX_HEIGHT + 1) ** 3],
             "surface": [(r.cols - 1) * STEP_CODES * CELL_CODES**2],
             "regions": [s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES],
-            "planner": [s * POTENTIAL_BINS, s * GEOMETRY_BINS, s * _coarse(POTENTIAL_BINS) * _coarse(GEOMETRY_BINS)],
+            "planner": [
+                s * POTENTIAL_BINS,
+                s * GEOMETRY_BINS,
+                s * _coarse.py_func(POTENTIAL_BINS) * _coarse.py_func(GEOMETRY_BINS),
+            ],
         }
         return [(f"{f}/{k}", n) for f in self.spec.families for k, n in enumerate(sizes[f])]
 

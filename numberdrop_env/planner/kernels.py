@@ -369,42 +369,6 @@ def combinations_into(
 
 
 @njit(cache=True)
-def local_scores(table, flat, written, tie, nbrs):
-    """(P, Q) local score of writing ``written[q]`` into the landed cells ``flat[p]``.
-
-    ``table[c, v]`` is the score of value v written next to cell c (row ``cells`` is the
-    padding, zeros). A neighbour that is itself a new cell counts instead as 1 when the
-    two new values differ by at most 1. Scores are sums of halves, exact in any order.
-    """
-    n_p, n_q, width = flat.shape[0], written.shape[0], flat.shape[1]
-    contrib = np.zeros((n_p, width, table.shape[1]))
-    adjacent = np.zeros((n_p, width, width), np.bool_)
-    for p in range(n_p):
-        for i in range(width):
-            for q in range(4):
-                c = nbrs[flat[p, i], q]
-                own = -1
-                for j in range(width):
-                    if flat[p, j] == c:
-                        own = j
-                if own >= 0:
-                    adjacent[p, i, own] = True
-                else:
-                    contrib[p, i, :] += table[c, :]
-    score = np.empty((n_p, n_q))
-    for p in range(n_p):
-        for q in range(n_q):
-            s = 0.0
-            for i in range(width):
-                s += contrib[p, i, written[q, i]]
-                for j in range(i + 1, width):
-                    if adjacent[p, i, j] and abs(written[q, i] - written[q, j]) <= 1:
-                        s += 1.0
-            score[p, q] = s - tie[q]
-    return score
-
-
-@njit(cache=True)
 def _without(targets, k, out):
     """The targets other than k, written into ``out``; returns how many."""
     count = 0

@@ -391,7 +391,7 @@ def _contributions(table, free, flat, p, nbrs, contrib, adjacent):
 @njit(cache=True)
 def _best_writings(contrib, adjacent, p, writings, base, threshold, best, score, scratch):
     """The ``len(best)`` best writings of the dice into a placement's landed cells by local
-    score (``kernels.local_scores`` for one placement, fused with the choice of the best):
+    score (``turns_python.local_scores`` for one placement, fused with the choice of the best):
     their indices into the writings and their scores, best first.
 
     A local score is a sum of halves, exact in any order, so each arrangement's fixed cells

@@ -292,6 +292,20 @@ class TurnPlanner:
         _run_shares(run, list(zip(bounds[:-1], bounds[1:])))
         return count, a, rows
 
+    def game_arrays(self, game: SoloGame, limit: int) -> tuple[np.ndarray, np.ndarray, TurnArrays]:
+        """One solo game's ``pack_batch`` row with its ``candidate_arrays`` (count and arrays):
+        the same, but while the compiled code builds in the background (``startup``) from the
+        specification, without waiting for it, for agents that plan one game at a time."""
+        states = self.pack_batch([game], limit)
+        if not numba_cache.interpreted():
+            count, arrays, _ = self.candidate_arrays(states, game.rules, limit)
+            return states, count, arrays
+        offered = self.candidates(game, limit)
+        arrays = batch_arrays(1, limit, game.rules)
+        for field, rows in zip(arrays, offered.arrays):
+            field[0, : len(offered)] = rows
+        return states, np.array([len(offered)], np.int64), arrays
+
     # A simulator can keep its games packed between turns and leave SoloGame objects aside:
     # pack once, then candidate_arrays, finish_turns and start_turns each turn (every game's
     # rolls drawn by engine.solo.roll_faces from its own generator), and unpack to read a game.

@@ -1,7 +1,7 @@
 """The turn enumerator in pure NumPy and Python: the compiled engine's specification and a planner of its own.
 
 It plays every slide and block drop on cloned games and values each written tetromino
-with the same kernels, building Python objects as it goes. The compiled engine
+as the compiled engine does, building Python objects as it goes. The compiled engine
 (``numberdrop_env.planner.enumeration``) must produce exactly its candidates: the same
 actions, points, afterstates and order, values within 1e-9 (the differential tests check
 it). ``TurnPlanner(reference=True)`` plays with it; it is also what a multiplayer seat's
@@ -24,7 +24,6 @@ from ..engine.combos import neighbour_table
 from ..engine.rules import EMPTY, WILD
 from ..engine.shapes import ShapeTable
 from ..engine.solo import SoloGame
-from . import kernels
 from .candidates import TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
 
@@ -376,4 +375,16 @@ def _local_scores(
     table[free, nv + 1] = 0.5 + 0.5 * st.region_sizes()[free]
     table[free, nv] = 0.5 + 0.5 * st.up[free]
     table[free, nv + 2] = 0.5 + 0.5 * st.down[free]
-    return kernels.local_scores(table[:, 1 : max_number + 2], flat, written, tie, nbr)
+    return local_scores(table[:, 1 : max_number + 2], flat, written, tie, nbr)
+
+
+def local_scores(table: np.ndarray, flat: np.ndarray, written: np.ndarray, tie: np.ndarray, nbrs: np.ndarray):
+    """``kernels.local_scores`` in NumPy, equal to it bit for bit (its sums are of halves, exact in
+    any order): the specification needs no compiled code, so it plays at once while that compiles."""
+    around = nbrs[flat]  # (P, width, 4): the cells next to each landed cell
+    own = around[..., None] == flat[:, None, None, :]  # (P, width, 4, width): which are landed cells
+    contrib = (table[around] * ~own.any(-1)[..., None]).sum(2)  # (P, width, values)
+    score = np.take_along_axis(contrib[:, None], written[None, :, :, None], 3)[..., 0].sum(2)
+    pairs = np.triu(own.any(2), 1).astype(float)  # (P, width, width): adjacent landed cells i < j
+    close = (np.abs(written[:, :, None] - written[:, None, :]) <= 1).astype(float)  # (Q, width, width)
+    return score + np.einsum("pij,qij->pq", pairs, close) - tie

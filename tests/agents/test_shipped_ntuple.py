@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluation.solo import play_game
+from agents.evaluation.solo import advance, play_game
 from agents.registry import PRESETS, make_policy
+from numberdrop_env import numba_cache, startup
+from numberdrop_env.engine.solo import SoloGame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,3 +32,26 @@ def test_ntuple_expectimax_is_the_measured_search_and_options_override_it(tmp_pa
     assert make_policy("ntuple_expectimax", {"top": 4}).top == 4
     with pytest.raises(ValueError, match="has no option"):
         make_policy("ntuple_expectimax", {"lookahead": 2})
+
+
+def test_ntuple_plays_the_same_games_as_python_while_the_planner_compiles(monkeypatch):
+    """The quick start (``numberdrop_env.startup``): with the compiled code set aside, as while a
+    background process compiles it, the agent plans from the specification and values in Python,
+    and plays the same games; the compiled code takes over between any two turns."""
+    monkeypatch.setattr(startup, "begin", lambda *args: numba_cache.interpreted())  # no background compile
+    monkeypatch.setattr(startup, "poll", lambda: None)  # switch only where this test says
+    policy, want = make_policy("ntuple"), recorded("ntuple_1000", "ntuple")[:4]
+    try:
+        numba_cache.interpret()
+        assert [play_game(policy, seed).score for seed in range(4)] == want
+        assert numba_cache.interpreted()
+        game, moves = SoloGame(seed=0), 0
+        policy.reset(0)
+        while not game.is_over:
+            if moves == 6:
+                numba_cache.restore()
+            advance(policy, game)
+            moves += 1
+        assert game.score() == want[0] and not numba_cache.interpreted()
+    finally:
+        numba_cache.restore()

@@ -23,12 +23,13 @@ def compiled_after():
     """Each test leaves the process compiled, with no background compile wanted."""
     yield
     numba_cache.restore()
-    startup._state.wanted, startup._state.child, startup._state.off = [], None, False
+    startup._state.wanted, startup._state.child, startup._state.off = {}, None, False
 
 
 def _turn_game(seed: int, switch_at: int | None) -> list:
     """A ``NumberDropTurn-v0`` game (a varied choice of candidate each turn), interpreted up to
-    turn ``switch_at`` (None: compiled throughout); every observation, reward and info."""
+    turn ``switch_at`` (None: compiled throughout); every observation, reward and info. (No
+    background compile runs here: the test's ``poll`` never switches, ``compiled`` at once.)"""
     env = NumberDropTurnEnv()
     if switch_at is not None:
         numba_cache.interpret()
@@ -41,7 +42,7 @@ def _turn_game(seed: int, switch_at: int | None) -> list:
         action = turn % int(info["candidate_count"])
         obs, reward, over, _, info = env.step(action)
         out.append((obs, reward, info))
-    assert not numba_cache.interpreted()
+    assert numba_cache.interpreted() == (switch_at is not None and switch_at >= turn)
     return out
 
 
@@ -59,7 +60,8 @@ def _assert_same(a: object, b: object) -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_turn_game_switching_at_any_turn_is_the_compiled_game(seed):
+def test_a_turn_game_switching_at_any_turn_is_the_compiled_game(seed, monkeypatch):
+    monkeypatch.setattr(startup, "poll", lambda: None)
     compiled = _turn_game(seed, None)
     for switch_at in (1, 5, 10, 1000):  # 1000: interpreted to the end
         played = _turn_game(seed, switch_at)
@@ -68,7 +70,9 @@ def test_a_turn_game_switching_at_any_turn_is_the_compiled_game(seed):
             _assert_same(a, b)
 
 
-def test_a_decision_game_switching_midway_is_the_compiled_game():
+def test_a_decision_game_switching_midway_is_the_compiled_game(monkeypatch):
+    monkeypatch.setattr(startup, "poll", lambda: None)
+
     def game(switch_at: int | None) -> list:
         env = NumberDropEnv()
         if switch_at is not None:
@@ -92,13 +96,13 @@ def test_a_decision_game_switching_midway_is_the_compiled_game():
 
 def test_interpret_sets_the_compiled_functions_aside_and_restore_brings_them_back():
     before = numba_cache.compiled_functions()
-    compiled = kernels.local_scores
+    compiled = kernels.structures_into
     assert numba_cache.interpret() > 20
-    assert numba_cache.interpreted() and kernels.local_scores is compiled.py_func
+    assert numba_cache.interpreted() and kernels.structures_into is compiled.py_func
     assert numba_cache.compiled_functions() == before  # the record keeps naming the compiled ones
-    assert numba_cache.resolve(["planner.kernels.local_scores"])["planner.kernels.local_scores"] is compiled
+    assert numba_cache.resolve(["planner.kernels.structures_into"])["planner.kernels.structures_into"] is compiled
     numba_cache.restore()
-    assert not numba_cache.interpreted() and kernels.local_scores is compiled
+    assert not numba_cache.interpreted() and kernels.structures_into is compiled
 
 
 def test_the_planner_plays_its_specification_while_interpreted_and_batches_wait():
@@ -113,6 +117,27 @@ def test_the_planner_plays_its_specification_while_interpreted_and_batches_wait(
     states = planner.pack_batch([game], 8)
     count, _, _ = planner.candidate_arrays(states, game.rules, 8)  # not interpreted: compiled again
     assert not numba_cache.interpreted() and count[0] == len(want)
+
+
+def test_game_arrays_plays_the_specification_while_interpreted_without_waiting():
+    """An agent planning one game at a time gets the compiled batch arrays' rows from the
+    specification (a wild die and a block drop among these turns), and stays interpreted."""
+    planner, checked = TurnPlanner(), 0
+    for seed in range(3):
+        game = SoloGame(seed=seed)
+        game.step(game.layout.start)
+        while not game.is_over and checked < 12:
+            want_states, want_count, want = planner.game_arrays(game, 32)
+            numba_cache.interpret()
+            states, count, got = planner.game_arrays(game, 32)
+            assert numba_cache.interpreted()
+            numba_cache.restore()
+            k = int(want_count[0])
+            assert count[0] == k and np.array_equal(states, want_states)
+            for name, a, b in zip(got._fields, got, want):
+                assert np.array_equal(a[0, :k], b[0, :k]), name
+            planner.candidates(game, limit=1).play(0, game)
+            checked += 1
 
 
 def test_begin_starts_a_background_compile_only_when_needed(monkeypatch):

@@ -115,8 +115,7 @@ def test_kernels_run_compiled():
     """The hot loops are compiled; a fallback to the Python interpreter would be 50x slower.
     (It calls them itself: under xdist no other test need have run in this process.)"""
     test_written_sheet_values_each_combination_with_its_box_closed()
-    test_local_scores_equal_the_reference()
-    assert kernels.written_sheet_into.signatures and kernels.local_scores.signatures
+    assert kernels.written_sheet_into.signatures
 
 
 def test_a_squared_ratio_is_the_same_double_as_pow():
