@@ -1,8 +1,5 @@
-"""The solo game: dice, the solo block board and the turn as a sequence of decisions.
-
-``SoloGame`` is the whole state of one solo game. ``legal_mask()`` and ``step()``
-speak the flat action encoding of ``numberdrop_env.engine.actions``; a masked action
-raises ``ValueError`` and changes nothing.
+"""The solo game: dice, the solo block board and the turn as a sequence of decisions in the flat
+action encoding; a masked action raises ``ValueError`` and changes nothing.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The multiplayer game (2 to 6 players): one shared roll, the block board and the block phase.
-
-A ``Table`` holds one ``Seat`` per player. Turns are simultaneous: after the
-roll every seat owes its own decisions (block drop, or tetromino, arrangement, wild
-values and combination) in the solo action encoding, and the turn ends when every seat
-is done. A seat is a ``SoloGame`` whose solo board never moves (multiplayer has no
-slides), so every solo agent can play one.
+"""The multiplayer game (2 to 6 players): one shared roll, then every seat owes its own decisions
+in the solo action encoding, and the turn ends when all are done. A seat is a ``SoloGame`` whose
+solo board never moves, so every solo agent can play one.
 """
 
 from __future__ import annotations
