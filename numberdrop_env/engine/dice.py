@@ -12,8 +12,6 @@ import numpy as np
 
 from .rules import DEFAULT_RULES, WILD, Rules
 
-__all__ = ["Rolls", "roll_distribution", "sample_rolls"]
-
 
 class Rolls(NamedTuple):
     """Distinct rolls and their probabilities (summing to 1)."""

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gamekit.checks import as_action
 from gamekit.env import LegalDiscrete
 
 from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
-from ..engine.solo import SoloGame, as_action
+from ..engine.solo import SoloGame
 from ..numba_cache import warn_if_not_compiled
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices

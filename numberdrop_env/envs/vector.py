@@ -35,8 +35,6 @@ from .turn import (
     turn_spaces,
 )
 
-__all__ = ["NumberDropTurnVectorEnv"]
-
 N_FEATURES = len(CANDIDATE_FEATURES)
 INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidate_count", "boxes", "illegal_action")
 _NONE = TurnCandidates.from_candidates([])
