@@ -1,14 +1,6 @@
-"""The clairvoyant bound of solo Number Drop: what a player who knew every roll would score.
-
-``python -m benchmarks.clairvoyant [--seeds 0..199] [--beams 1,8,32,128,512,1024] [--limit 8] [--out FILE]``
-
-A seed fixes its rolls before the game starts, so a player who knew them could search the whole
-game. A beam does: each turn every kept game's ``limit`` best candidates (the planner's ranking)
-are ranked by score so far plus points plus the planner's heuristic, identical games are kept
-once and the ``width`` best of each seed go on (width 1 is the greedy's game). Each width keeps
-the narrower one's best game, so a seed's score never falls as the beam widens. The best game
-found can be played: a lower bound on what the rolls allow, which bounds every agent from above.
-The report pairs the widest beam with each agent recorded in ``results/*.json`` on those seeds.
+"""The clairvoyant bound of solo Number Drop: a beam search over each seed's known rolls (each
+width keeping the narrower one's best game), paired with the agents recorded in ``results/``
+on those seeds (``docs/research/clairvoyant.md``).
 """
 
 from __future__ import annotations

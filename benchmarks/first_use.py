@@ -1,15 +1,8 @@
-"""CPU seconds of first use with an empty numba cache, and where numba's compiling goes.
-
-``python -m benchmarks.first_use [--top N] [--only CASES]``. Each case runs in a child process whose
-``NUMBA_CACHE_DIR`` is a fresh temporary folder; its cost is the child's user+system CPU seconds
-(wall time on a shared machine says little). ``quick`` (import, make, reset and one step of
-``NumberDropTurn-v0``) and ``game`` (one ``numberdrop-play --agent ntuple --seed 0`` game) run as a
-user gets them: the first turns in Python while a background process compiles; the background's
-own CPU-s are read from ``/proc`` until it ends and shown apart. ``turn`` and ``game-compiled`` are
-the same with ``NUMBERDROP_QUICK_START=0`` (the whole compile in the foreground), ``cached`` the game
-again over the cache that ``game``'s background filled. Below them: the compile profile of ``turn``
-and ``game-compiled`` by function from numba's events: exclusive CPU-s (its callees' compiles not
-counted), of them in LLVM (optimising, emitting machine code), and specialisations.
+"""CPU seconds of first use with an empty numba cache (each case in a child process over a fresh
+``NUMBA_CACHE_DIR``), and numba's compile profile by function. ``quick`` (a first step) and ``game``
+(a first ``numberdrop-play --agent ntuple`` game) as users get them, the background compile's CPU-s
+apart; ``turn`` and ``game-compiled`` with the whole compile in the foreground; ``cached`` the game
+again over the cache ``game`` filled. ``docs/speed.md`` tells how to read it.
 """
 
 from __future__ import annotations
@@ -125,7 +118,7 @@ def _report(name: str, path: str, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.first_use", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.first_use", description=__doc__)
     parser.add_argument("--top", type=int, default=15, help="functions listed per compile profile")
     parser.add_argument("--only", default=",".join(CASES), help="comma-separated cases to run")
     parser.add_argument("--child", choices=CASES, help=argparse.SUPPRESS)

@@ -1,13 +1,6 @@
-"""The results tables of the README and the docs, generated from ``results/*.json``, so that a
-figure is measured once and quoted from one place.
-
-    python -m benchmarks.results_tables           # rewrite every table in place
-    python -m benchmarks.results_tables --check   # exit 1, naming the page, when a table is stale
-
-A table sits in a page between ``<!-- results-table: NAME -->`` and ``<!-- /results-table -->``.
-Each row reads the per-game scores of one agent from one or more evaluation files
-(``numberdrop-evaluate --json``) whose seeds follow on from each other, so a run split in two
-counts as one.
+"""The results tables of the README and the docs, generated from ``results/*.json`` between
+``<!-- results-table: NAME -->`` and ``<!-- /results-table -->`` (``--check``: exit 1 naming a
+stale page). A row may join evaluation files whose seeds follow on from each other.
 """
 
 from __future__ import annotations

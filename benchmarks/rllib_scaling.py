@@ -1,17 +1,6 @@
-"""Training throughput on Ray: env steps/s of PPO with 1, 2, 4 env runners, next to SB3.
-
-    python -m benchmarks.rllib_scaling --runners 1,2,4 --iterations 4
-    python -m benchmarks.rllib_scaling --interface turn --runners 1,2 --iterations 3
-
-Both trainers run the same network (the config's ``network`` section: the CNN + vectors of
-``NumberDrop-v0`` or the candidate scorer of ``NumberDropTurn-v0``), the same PPO settings and
-``n_envs`` environments per sampler (one env runner, or SB3's one vector env). Each RLlib
-iteration samples ``n_steps * n_envs * runners`` steps (weak scaling: every runner does the
-same work) and updates once in the driver; the first iteration (actor start-up) is not
-timed. Reported per line: env steps/s over the timed iterations, and the share of the
-time spent in the learner update (timed around RLlib's learner-group update) and in the
-rest (sampling, weight sync, bookkeeping). Local Ray is given one logical CPU
-per runner, so runners beyond the physical cores share them.
+"""Training throughput on Ray: env steps/s of PPO with 1, 2, 4 env runners next to SB3's
+MaskablePPO, on the same network, PPO settings and environments per sampler, and the share of
+time in the learner update (``docs/ray.md``). ``--interface turn`` measures ``NumberDropTurn-v0``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Steps and games per second of a random masked policy, next to CartPole-v1.
-
-``python -m benchmarks.throughput [--seconds S]``. Everything runs in this one
-process, on one core except the native vector environment, which enumerates its games'
-turns on every core. A step is a decision for ``NumberDrop-v0`` and a whole turn for
-``NumberDropTurn-v0`` (its time is the turn enumerator's); the greedy row is the
-planning rate of the greedy agent (turns per second). CartPole-v1 stepping through
-``gymnasium.make`` is the floor of Python environment overhead; the ratio says how far
-Number Drop is from it. Below the table: the vector environment's rate as a multiple of
-the single environment's (the two measured in alternating windows), and the CPU seconds
-per game of the shipped agent with its strongest look-ahead (``ppo.lookahead=8``,
-``samples=4``, ``refine=3``; needs the ``train`` extra).
+"""Steps and games per second of a random masked policy, next to CartPole-v1 (the floor of Python
+environment overhead), in one process; below, the native vector environment's rate over the
+single environment's (alternating windows) and the CPU-s per game of the shipped agent with its
+strongest look-ahead (``train`` extra). ``docs/speed.md`` reads the table.
 """
 
 from __future__ import annotations
@@ -29,34 +21,30 @@ from numberdrop_env import multiplayer_v0  # importing the package registers the
 from numberdrop_env.engine.solo import SoloGame
 
 
+def _window(run: Callable[[float], tuple[int, int]], seconds: float) -> np.ndarray:
+    """Steps, games and seconds of one timed window of a loop."""
+    start = time.perf_counter()
+    steps, games = run(start + seconds)
+    return np.array([steps, games, time.perf_counter() - start])
+
+
 def _timed(run: Callable[[float], tuple[int, int]], seconds: float) -> tuple[float, float]:
     run(time.perf_counter() + 0.2)  # compiles what the loop needs (cached after a first run) outside the timing
-    start = time.perf_counter()
-    steps, episodes = run(start + seconds)
-    elapsed = time.perf_counter() - start
-    return steps / elapsed, episodes / elapsed
+    steps, games, elapsed = _window(run, seconds)
+    return steps / elapsed, games / elapsed
 
 
 def _paired(
     first: Callable[[float], tuple[int, int]], second: Callable[[float], tuple[int, int]], seconds: float, windows: int
 ) -> tuple[tuple[float, float], tuple[float, float], float]:
-    """Both loops' rates (steps/s, games/s), measured in ``windows`` alternating windows, and
-    the median over the windows of second's rate over first's: a pair measured back to back
-    shares the machine's load, which moves a lone window's rate by up to 3x."""
+    """Both loops' rates (steps/s, games/s) over ``windows`` alternating windows, and the median of
+    second's rate over first's: a pair measured back to back shares the machine's load, which
+    moves a lone window's rate by up to 3x."""
     first(time.perf_counter() + 0.2), second(time.perf_counter() + 0.2)  # compiled outside the timing
-    totals = np.zeros((2, 3))  # per loop: steps, games, seconds
-    ratios = []
-    for _ in range(windows):
-        rates = []
-        for k, run in enumerate((first, second)):
-            start = time.perf_counter()
-            steps, games = run(start + seconds / windows)
-            elapsed = time.perf_counter() - start
-            totals[k] += steps, games, elapsed
-            rates.append(steps / elapsed)
-        ratios.append(rates[1] / rates[0])
-    (s1, g1, t1), (s2, g2, t2) = totals
-    return (s1 / t1, g1 / t1), (s2 / t2, g2 / t2), float(np.median(ratios))
+    pairs = np.array([[_window(run, seconds / windows) for run in (first, second)] for _ in range(windows)])
+    rates = pairs[:, :, 0] / pairs[:, :, 2]
+    (s1, g1, t1), (s2, g2, t2) = pairs.sum(axis=0)
+    return (s1 / t1, g1 / t1), (s2 / t2, g2 / t2), float(np.median(rates[:, 1] / rates[:, 0]))
 
 
 def env_loop(env_id: str, masked: bool, **kwargs) -> Callable[[float], tuple[int, int]]:

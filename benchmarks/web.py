@@ -1,15 +1,7 @@
-"""The web app (``numberdrop-web``) measured, on uvicorn on a free port of 127.0.0.1 in this process.
-
-- ``latency``: one client's decisions (``decision_ahead``: with the next decision's states, as the
-  page asks), greedy hints and analyses over HTTP, round trip and the server's own time; ten
-  clients' random games at once; click to drawn in a headless Chromium (``/usr/bin/chromium``),
-  as the page records it (targets: a greedy hint under 50 ms, a decision under 20 ms). Writes
-  ``results/web_latency.json``.
-- ``screenshots DIR``: each view of the docs at 1280x800 and 390x844.
-- ``memory``: resident memory grown by hinted games (``--per-game``: the agent built per game).
-- ``fairness``: another game's hints behind one client's flood of ``best`` analyses.
-- ``analysis``: over whole games, the turns whose chosen row lacks a number and those with two
-  rows alike (the target is 0 and 0); the first turn writes the 1 by rule and is left out.
+"""The web app measured on uvicorn in this process (``docs/web.md``): ``latency`` (HTTP round
+trips, ten concurrent clients, click to drawn in Chromium; ``results/web_latency.json``),
+``screenshots DIR`` (each view at each size), ``memory`` (resident memory per hinted game),
+``fairness`` (hints behind a flood of analyses), ``analysis`` (chosen rows without numbers, rows alike).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Checks of values that come from outside: saved states, seeds and actions.
-
-A saved state may come from a file a user edited, so every loader checks each value's type
-and range before any use or cast, and names the field it refuses: ``TypeError`` for a value
-of the wrong type, ``ValueError`` for a value outside its range. Numbers are checked as
-Python integers, before NumPy could wrap them into a narrow dtype (261 would become 5 in
-``int8``).
+"""Checks of values that come from outside (saved states a user may have edited, seeds, actions):
+each value's type and range before any use or cast, naming the field refused. Numbers are
+checked as Python ints, before NumPy could wrap them (261 would become 5 in ``int8``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Lucky Numbers: rules engine (pure NumPy), PettingZoo environment ``lucky_numbers_v0`` and the
-single-agent Gymnasium environment ``LuckyNumbers-v0`` (one seat; the others played by agents).
-
-The package is built in floors, each importing only the ones below it:
-``engine`` (the rules) ← ``render`` (the text picture) ←
-``envs`` (the environments). ``LuckyNumbers-v0`` is registered here.
+"""Lucky Numbers: rules engine (pure NumPy), the PettingZoo environment ``lucky_numbers_v0`` and
+the one-seat Gymnasium environment ``LuckyNumbers-v0``, registered here. Floors, each importing
+only the ones below it: ``engine`` ← ``render`` ← ``envs``.
 """
 
 import sys

@@ -1,13 +1,6 @@
-"""Number Drop: rules engine (NumPy; the turn planner and observations compiled with numba) and
-its Gymnasium and PettingZoo environments.
-
-The package is built in floors, each importing only the ones below it:
-``engine`` (the rules, pure NumPy) ← ``planner`` (the turn
-engine and the hand-written value) ← ``render`` (text and pictures) ←
-``envs`` (the environments). Every environment id is registered here:
-``NumberDrop-v0`` (one decision per step), ``NumberDropTurn-v0`` (one turn per step, also as a
-native vector environment), ``NumberDropTable-v0`` (one seat of a multiplayer table) and the
-PettingZoo environment ``numberdrop_env.multiplayer_v0``.
+"""Number Drop: rules engine and its Gymnasium and PettingZoo environments, every id registered
+here. Floors, each importing only the ones below it: ``engine`` (pure NumPy) ← ``planner``
+(the compiled turn engine) ← ``render`` ← ``envs``.
 """
 
 import sys

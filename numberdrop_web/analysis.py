@@ -1,22 +1,8 @@
-"""What an agent would play and why: its hinted turn, and the turn's best candidates valued.
-
-Agents come from the registry by name (``agents.registry``); each game keeps, per agent, an
-``AgentLine``. Its policy is asked only about the positions of the agent's own line (the
-game's start, then the position each hint leads to), in order, once each, so a game played
-by clicking hints is the game ``numberdrop-evaluate`` plays for that seed, look-ahead agents
-included (their sampled rolls come from their own generator, drawn once per turn). A
-position off that line (the player played something else) is asked of a second policy of
-the same agent, reset with a seed drawn from the position, so the same position always
-gets the same hint. Every hint is remembered by position.
-
-An analysis lists what the agent weighed with the numbers it ranks by, its own choice always
-a row: a one-ply agent's best candidates by its value (the planner's, an n-tuple value's, a
-network's), and a look-ahead agent's plans with the means, spreads and rolls it compared,
-recorded as it chose (``choices``). Each row says what the turn does (``words``). An agent's
-turn off its line stops between two decisions when cancelled (that policy is reset from the
-position each time, so nothing is lost); the line's own turn runs to its end, since its
-policy's generator must stay where ``numberdrop-evaluate``'s would be (its answer is kept for
-when it is asked again).
+"""What an agent would play and why. Each game keeps per agent an ``AgentLine`` whose policy is
+asked only about the positions of its own line, in order, once each, so a game played by hints
+is ``numberdrop-evaluate``'s game for that seed; a position off the line is asked of a second
+policy reset from a seed drawn from the position, so it always gets the same hint. An analysis
+lists what the agent weighed, with the numbers it ranked by, its own choice always a row.
 """
 
 from __future__ import annotations

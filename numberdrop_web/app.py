@@ -1,25 +1,7 @@
-"""The web app: a Starlette application serving the page and a JSON API over the games.
-
-``create_app()`` builds it; ``numberdrop-web`` runs it on uvicorn. The API (every body is
-JSON, every answer JSON; a refused request gets a 4xx and ``{"error": message}``, and the
-game stays as it was):
-
-- ``GET /api/meta``: the grid, the shapes' orientations, the agents (read from the
-  registry), the high-score table;
-- ``POST /api/games``: a new game (``seed``, ``agent``, optional ``actions`` to play at once,
-  or a ``record`` of ``numberdrop-play --record``); ``GET /api/games/{id}``: its state;
-  ``GET /api/games/{id}/state?at=K``: the state after the first K actions (replays);
-- ``POST /api/games/{id}/actions``: ``{"action": A}`` or ``{"actions": [...]}``, checked
-  against the engine's mask, optionally ``expect`` (the index the page believes current) and
-  ``auto`` (then play every decision that has a single choice) and ``ahead`` (then the answer
-  also holds, by action, the state each option of the next decision leads to, when it has at
-  most ``AHEAD_OPTIONS``: the page draws a click at once);
-- ``POST /api/games/{id}/undo``; ``GET /api/games/{id}/record``: the game as a record file;
-- ``POST /api/games/{id}/hint`` and ``/analysis``: a job (``{"agent", "wait"}``) that
-  answers at once when it is quick; ``GET /api/jobs/{id}`` polls it, ``DELETE`` cancels it.
-
-Only this machine's pages reach it (``guard``: a foreign ``Host`` or ``Origin`` is a 403), and
-the jobs are served fairly, one game at a time and in turn (``jobs``).
+"""The web app: a Starlette application serving the page and the JSON API over the games
+(``docs/web.md``); a refused request gets a 4xx and ``{"error": message}`` and the game stays as
+it was. Only this machine's pages reach it (``guard``), and hints and analyses are jobs served
+fairly, one game at a time and in turn (``jobs``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""What an agent chose by: the numbers of its own ranking, taken as it chose.
-
-A look-ahead agent (``search``, ``best``) ranks its plans by the mean over rolls it samples
-from its own generator, and ``ntuple_expectimax`` by an expectimax over rolls it samples: the
-same position valued again on other rolls gives other numbers, which need not explain the
-choice. So while the agent plays its turn, ``Watch`` records what its look-ahead was asked and
-answered (``SearchPolicy.lookahead``) or which rolls it drew (``NTuplePolicy.turn_rolls``),
-wrapping those public methods on the instance and changing nothing they return; the rows of
-an analysis are then the plans the agent weighed with the very means it compared, the spread
-of each over its rolls (the same rolls, valued one at a time) and how many rolls it had.
+"""What an agent chose by, taken as it chose: a look-ahead valued again on other rolls gives other
+numbers, which need not explain the choice. So ``Watch`` wraps the agent's public look-ahead
+methods on the instance (changing nothing they return) and records what they were asked and
+answered, or which rolls were drawn.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""What the server refuses before a request reaches a game: foreign pages, odd bodies, odd numbers.
-
-The app listens on this machine only, but any page open in a browser here can send it
-requests. ``HostGuard`` refuses a ``Host`` that does not name the server (a DNS-rebinding
-page reaches 127.0.0.1 under its own name) and a state-changing request whose ``Origin`` is
-another site's (a cross-site form or ``fetch``). ``BodyLimit`` bounds a body's size and the
-time it may take to arrive. ``read_json`` refuses nesting and numbers that would make the
-parser or a conversion fail, and ``query_int``/``query_number`` take plain ASCII numbers only.
+"""What the server refuses before a request reaches a game: any page open in a browser here can
+send it requests, so ``HostGuard`` refuses a ``Host`` that does not name the server (DNS
+rebinding) and a state-changing request from another site's ``Origin``; ``BodyLimit`` bounds a
+body's size and time; ``read_json`` refuses nesting and numbers a conversion would choke on.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Hints and analyses run beside the requests, fairly: one job per game, games served in turn.
-
-A game has at most one job waiting and one running. A new request for a game replaces its
-waiting job (which keeps the game's place in line) and asks its running one to stop (it
-stops at its next step; the new job starts once it has). Each lane's workers take the first
-game in line that has nothing running, so a tab that floods its game with requests holds one
-worker at most, and a game asking for the first time waits for the games already in line,
-once each, not for every request they sent. Cheap agents (``QUICK``) have a lane of their
-own: their answer, a few milliseconds of work, never waits behind a look-ahead.
+"""Hints and analyses run beside the requests, fairly: a game has at most one job waiting (a new
+request replaces it, keeping its place in line) and one running (asked to stop); workers take
+the first game in line with nothing running, so a flooding tab holds one worker at most. Cheap
+agents (``QUICK``) have a lane of their own.
 """
 
 from __future__ import annotations

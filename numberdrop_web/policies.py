@@ -1,12 +1,6 @@
-"""Agents built once and shared by every game, so a game held costs its game, not its agents.
-
-An agent's weights, tables and planner are the same for every game; what a game's line of an
-agent owns is the agent's per-game state: its generators (a look-ahead's sampled rolls) and
-its plan in progress. Each worker thread builds each agent once (a thread never runs two jobs
-at a time, so an instance is never used by two games at once); a game's ``SharedLine`` keeps
-only that state, puts it into the thread's instance before asking it anything and takes it
-back after. A line's first turn starts from the state a freshly built agent has, reset with
-the game's seed: the hints are those of an agent built for the game alone.
+"""Agents built once per worker thread and shared by every game, so a game held costs its game, not
+its agents: a game's ``SharedLine`` keeps only the agent's per-game state (its generators and plan
+in progress), puts it into the thread's instance before asking anything and takes it back after.
 """
 
 from __future__ import annotations

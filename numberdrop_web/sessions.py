@@ -1,16 +1,7 @@
-"""The games the server holds: one per tab, each its start and its actions, dropped when idle.
-
-A ``GameSession`` is a game's start (a seed, or a saved position) and the actions played
-since, with the live ``SoloGame``. Every action goes through ``SoloGame.step``, so the
-engine's mask decides what is legal; a refused action leaves the game as it was. Undo
-replays the actions from the nearest turn's start (a copy is kept at each), which gives
-back exactly the earlier state, dice generator included.
-
-``GameStore`` keeps the sessions by id, drops the ones idle for longer than
-``idle_seconds`` and, past ``max_games``, the least recently used. A tab keeps its game
-alive by touching it; a tab whose game was dropped anyway (a laptop asleep for a night)
-creates it again from its own copy of the start and the actions, so no game a tab shows
-is lost.
+"""The games the server holds, one per tab: a ``GameSession`` is a game's start and its actions
+(each through ``SoloGame.step``; undo replays from the nearest turn's start, dice generator
+included). ``GameStore`` drops idle and least recently used games; a tab whose game was dropped
+creates it again from its own copy of the start and the actions.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A solo game as the page draws it: plain JSON, and every legal decision as an option.
-
-The page knows no rule. It draws what ``game_state`` sends and, for the pending decision,
-offers exactly the options of ``legal_options``: one per legal action of the engine's mask
-(``SoloGame.legal_mask``), each with the geometry the page needs to draw it (the cells a
-drop lands on, the values an arrangement writes). A click becomes the action of the option
-it picked, and the server checks that action against the mask again before playing it.
+"""A solo game as the page draws it: plain JSON, and for the pending decision one option per legal
+action of the engine's mask with the geometry the page needs. The page knows no rule: a click
+becomes its option's action, which the server checks against the mask again.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A turn in the game's words: a short sentence for a hint, and an exact line for an analysis row.
-
-The exact line names everything the turn changes on the sheet: the tiles slid, every number and
-X written with its cell (as a small picture of the rows it fills, top row first), and the cells
-of the combination scored. Two turns that leave different sheets therefore never read alike, and
-two that leave the same sheet are the same turn. Rows and columns are numbered as the sheet
-labels them: row 0 at the bottom, column 0 on the left.
+"""A turn in the game's words: a short sentence for a hint, and an exact line for an analysis row
+naming everything the turn changes on the sheet, so two turns read alike only when they leave the
+same sheet. Row 0 is at the bottom, column 0 on the left, as the sheet labels them.
 """
 
 from __future__ import annotations

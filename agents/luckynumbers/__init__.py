@@ -8,12 +8,6 @@ from typing import Any
 
 from .. import registry
 
-AGENTS = registry.LUCKY_AGENTS
-
-
-def policy_class(name: str) -> type:
-    return registry.policy_class(name, "luckynumbers")
-
 
 def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
     return registry.make_policy(name, options, "luckynumbers")

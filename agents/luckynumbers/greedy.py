@@ -1,11 +1,6 @@
-"""The greedy agent: the placement that keeps the most room for future tiles.
-
-Placing: the legal cell with the largest gain of board value (``value.py``), or the table
-when no placement gains. Choosing a source: each placeable face-up tile is worth its best
-gain; the pool is worth the expected best gain over the unseen tiles (the pool as a
-multiset, never its order), where a tile without a gain goes to the table (gain 0).
-Michael's setup: the free diagonal cell with the largest gain. Bruno's extra action is
-always taken (it costs nothing: a drawn tile may go to the table).
+"""The greedy agent: the placement that keeps the most room for future tiles (``value.py``). A
+source is worth its best gain, the pool the expected best gain over the unseen tiles (never
+their order); Bruno's extra action is always taken (a drawn tile may go to the table).
 """
 
 from __future__ import annotations
@@ -47,12 +42,7 @@ class GreedyPolicy:
         before = {} if before is None else before
         best, where = -np.inf, -1
         for c in game.legal_cells(p, tile):
-            if c not in before:
-                before[c] = bv.cell_values(b, bv.lines[c])
-            old = b[c]
-            b[c] = tile
-            g = bv.cell_values(b, bv.lines[c]) - before[c]
-            b[c] = old
+            g = bv.gain(b, c, tile, before)
             if g > best:
                 best, where = g, c
         return best, where

@@ -1,9 +1,6 @@
-"""The learned Lucky Numbers agent: a MaskablePPO network for ``LuckyNumbers-v0`` (the shipped
-one is trained on the search agent's choices, ``configs/lucky_search_clone.yaml``).
-
-``make_policy("ppo", {"path": "runs/lucky_ppo/best_model.zip"})``; without a path it loads
-the shipped model ``agents/models/lucky_ppo.zip``. It sees what the environment shows the
-seat to act (never the pool's order) and picks among the legal actions.
+"""The learned Lucky Numbers agent: a MaskablePPO network for ``LuckyNumbers-v0``, by default the
+shipped ``agents/models/lucky_ppo.zip`` (trained on the search agent's choices). It sees what
+the environment shows the seat to act, never the pool's order.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
-"""The search agent: a two-turn lookahead that samples the unknown pool and minds the opponents.
-
-Every candidate (a cell for the tile in hand, putting it on the table, a face-up tile, or
-drawing) is worth the board value it leaves (``value.py``) plus ``next_weight`` times the
-expected gain of the agent's next turn (a turn later is worth less: the game is a race), less
-what the face-up tiles it leaves offer the opponents. The next turn: for each of ``samples``
-tiles drawn from an imagined pool (the unseen tiles reshuffled, never the real order), the
-better of placing that tile where it gains most and taking the best face-up tile left on the
-table (its gain times ``table_weight``: the opponents may take it first), or nothing. A tile
-that fills the board is worth ``FINISH``. A draw now is averaged over ``draws`` sampled tiles,
-each placed by the same lookahead. Only the ``width`` best cells by gain less the offer are
-looked at further.
-
-The offer: most games end with a face-up tile filling the winner's last cell (six in ten between
-greedy players, half of them the tile the player before had just put there). A face-up tile
-that fills an empty cell of an opponent costs ``deny`` / (their empty cells)², so the agent
-does not hand anyone their last cell and takes such a tile away when that costs little. With
-``copies``, room counts only the tiles that can still come (``value.py``).
-
-Seeded by ``reset(seed)``: the same game and seed give the same play.
+"""The search agent: each candidate is worth the board value it leaves plus ``next_weight`` times
+the expected gain of its next turn over tiles drawn from an imagined pool (never the real
+order), less what the face-up tiles it leaves offer the opponents: most games end with a face-up
+tile filling the winner's last cell, so handing one costs ``deny`` / (their empty cells)².
 """
 
 from __future__ import annotations
@@ -119,12 +103,7 @@ class SearchPolicy:
         out = []
         for c in range(len(b)):
             if lo[c] < tile < hi[c] and b[c] != tile:
-                if c not in before:
-                    before[c] = bv.cell_values(b, bv.lines[c])
-                old = b[c]
-                b[c] = tile
-                out.append((bv.cell_values(b, bv.lines[c]) - before[c], c))
-                b[c] = old
+                out.append((bv.gain(b, c, tile, before), c))
         out.sort(key=lambda gc: -gc[0])
         return out
 

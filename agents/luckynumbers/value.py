@@ -1,14 +1,6 @@
-"""How good a board is, for the scripted agents: filled cells first, then room for future tiles.
-
-Each empty cell accepts the numbers strictly between the largest tile before it (left in its
-row, above in its column) and the smallest tile after it; its *room* is how many numbers that
-is. A cell with no room can only be filled after a swap changes its row or column. The value
-of a board is ``fill`` per tile plus ``room_weight`` * sqrt(room) per empty cell, minus
-``dead`` per empty cell without room.
-
-Given ``copies`` (per number, the share of its tiles that can still come: unseen or face up),
-room counts each number by that share instead, so a cell waiting for numbers that are
-already on the boards has less room than its bounds say.
+"""How good a board is, for the scripted agents: ``fill`` per tile plus ``room_weight`` *
+sqrt(room) per empty cell (room: the numbers it still accepts between its neighbours' bounds,
+each weighted by the share of its ``copies`` that can still come), minus ``dead`` per cell without room.
 """
 
 from __future__ import annotations
@@ -90,12 +82,14 @@ class BoardValue:
     def value(self, b: list[int]) -> float:
         return self.cell_values(b, range(len(b)))
 
-    def gain(self, b: list[int], cell: int, tile: int) -> float:
-        """Value after putting ``tile`` on ``cell`` minus the value now (only its row and column change)."""
-        cells = self.lines[cell]
-        before = self.cell_values(b, cells)
+    def gain(self, b: list[int], cell: int, tile: int, before: dict[int, float] | None = None) -> float:
+        """Value after putting ``tile`` on ``cell`` minus the value now (only its row and column
+        change); ``before`` keeps the value of each cell's lines now, across tiles."""
+        before = {} if before is None else before
+        if cell not in before:
+            before[cell] = self.cell_values(b, self.lines[cell])
         old = b[cell]
         b[cell] = tile
-        after = self.cell_values(b, cells)
+        after = self.cell_values(b, self.lines[cell])
         b[cell] = old
-        return after - before
+        return after - before[cell]

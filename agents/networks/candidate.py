@@ -1,29 +1,9 @@
-"""A MaskablePPO policy that scores every candidate of a turn with one shared network.
-
-For ``NumberDropTurn-v0``: the observation holds the state before the turn and one
-feature row per candidate outcome. Each candidate is embedded by the same MLP, joined
-with the state's embedding, and scored:
-
-    logit_i = sum_j w_j * term_ij + residual(candidate_i, state)
-
-where the terms are the parts of the planner value (the points of the turn, geometry,
-potential, remaining turns, letter terms: they add up to the value the greedy ranks by).
-Every ``w_j`` starts at ``planner_scale`` and the residual's last layer at zero, so the
-untrained policy is a softmax over the planner's values: its argmax is the greedy agent's
-choice. PPO then learns both how much each part of the hand-written value is really worth
-(a handful of weights, quick to move) and a correction that depends on the whole state.
-The slot order carries no meaning: shuffling the candidates shuffles the logits the same
-way (the network is permutation-equivariant), and masked slots get no probability.
-
-With ``observation["afterstates"]`` (``NumberDropTurn-v0(afterstates=True)``) each
-candidate's row is joined, before its MLP, by an embedding of the grid it leaves: 3x3
-convolutions (``grid_channels``, two of 16 by default) and a linear layer, shared by every
-candidate.
-
-The value head reads the state embedding and a masked mean and max of the candidate
-embeddings (permutation-invariant), since what a turn is worth depends on what the dice
-allow. ``freeze_actor`` detaches the logits so that PPO trains only the value head for
-a while: the first advantages then come from a value that already fits the policy.
+"""A MaskablePPO policy for ``NumberDropTurn-v0`` that scores every candidate of a turn with one
+shared network: ``logit_i = sum_j w_j * term_ij + residual(candidate_i, state)``, the terms the
+parts of the planner value, each ``w_j`` starting at ``planner_scale`` and the residual at zero,
+so the untrained policy is a softmax over the planner's values (its argmax the greedy's choice).
+The network is permutation-equivariant over the slots; the value head reads the state and a
+masked mean and max of the candidate embeddings.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A small CNN + MLP features extractor for the ``NumberDrop-v0`` Dict observation.
-
-The (16, 14, 7) ``grid`` planes go through a few 3x3 convolutions with padding (the sheet
-is only 14x7, so no pooling: every cell keeps its own activations), are flattened and
-projected to ``cnn_hidden`` features. The flat vectors (dice, shape die, score track, solo
-board, phase, pending) are concatenated and go through a small MLP. The two parts are
-concatenated. Sized to be cheap on a CPU.
+"""A small CNN + MLP features extractor for the ``NumberDrop-v0`` observation: 3x3 convolutions
+over the grid planes without pooling (the sheet is only 14x7: every cell keeps its own
+activations), beside an MLP over the flat vectors. Sized to be cheap on a CPU.
 """
 
 from __future__ import annotations

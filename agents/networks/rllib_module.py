@@ -1,20 +1,7 @@
-"""The project's networks as an RLlib RL module, with exact action masking.
-
-``NumberDropRLModule`` is a ``TorchRLModule`` implementing RLlib's ``ValueFunctionAPI``,
-which is all PPO needs from a module on RLlib's new API stack (no catalog, no deprecated
-PPO module base class). It reads the masked observation of ``agents.training.rllib.env`` and
-builds one of two bodies from ``model_config["interface"]``:
-
-- ``decision`` (``NumberDrop-v0``): the SB3 runs' network, the CNN + vector extractor of
-  ``agents.networks.grid`` followed by SB3's separate policy and value MLPs, with SB3's
-  orthogonal initialisation (small policy output, so the first policy is near uniform);
-- ``turn`` (``NumberDropTurn-v0``): the candidate scorer of ``agents.networks.candidate``
-  (same encoder and heads; the untrained policy is a softmax over the planner's values).
-
-Masked actions get a logit of ``-1e8``, so they are never sampled, never the argmax, and
-carry no probability in the PPO loss (a finite value keeps the KL and entropy finite).
-The model config is plain data, so a checkpoint's module is rebuilt from its class path
-and that dict alone (see ``agents.numberdrop.rllib``).
+"""The project's networks as an RLlib RL module (``TorchRLModule`` with ``ValueFunctionAPI``):
+``model_config["interface"]`` picks the decision-level CNN (SB3's network and initialisation) or
+the turn-level candidate scorer. Masked actions get a finite logit of ``-1e8`` (never sampled,
+finite KL and entropy); the plain-data config rebuilds the module from a checkpoint.
 """
 
 from __future__ import annotations

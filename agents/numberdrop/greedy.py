@@ -1,12 +1,6 @@
-"""GreedyPolicy: plays the turn candidate with the best planner value.
-
-At the first decision of a turn (the mandatory slide) the dice are known, so the turn
-enumerator (``numberdrop_env.planner.turns``) lists what the rest of the turn can make, each
-candidate valued by its points plus the hand-written heuristic of the sheet it leaves
-(``numberdrop_env.planner.heuristic``). The greedy plays the best candidate action by action,
-and plans again whenever the game is not in the state the plan expected.
-
-Deterministic: no randomness at all; the result depends on the game state only.
+"""GreedyPolicy: at a turn's first decision, plays the turn candidate with the best planner value
+(points plus the hand-written heuristic of the sheet it leaves) action by action, planning again
+whenever the game is not where the plan expected. Deterministic.
 """
 
 from __future__ import annotations

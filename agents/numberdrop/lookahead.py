@@ -1,21 +1,7 @@
-"""The look-ahead: an agent's best few candidates re-ranked by their points now plus the
-expected value of the turn after them, over next rolls shared by every candidate.
-
-One idea, which every agent that looks ahead configures (docs/agents.md has their option names):
-**which candidates**, the ``top`` best by the agent's own ranking; **which rolls**, a fresh set
-each round drawn from the agent's own generator (never the game's), the same for every
-candidate (common random numbers); **how the next turn is valued**: the greedy's best planner
-value, a network's critic, the game played out (``rollout``) or the best points plus n-tuple
-value; **refine**: after one round, the ``refine`` best are valued on as many new rolls and
-ranked by their mean over both, the rest dropping out. A candidate that ends the game is worth
-its points.
-
-Two engines price a candidate, each agent keeping the one it has always used (so it plays the
-same games). ``GameLookAhead`` plays it on clones of the game seeded from the agent's generator:
-the seed rolls the next turn (and with ``rollout`` every later one), and a critic reads the
-clones. ``expectimax`` keeps games packed (``TurnPlanner``) and meets each afterstate with rolls
-of ``engine.dice`` (sampled from the exact distribution, or all of them weighted exactly),
-valuing every child in a few compiled calls.
+"""The look-ahead: an agent's ``top`` candidates re-ranked by their points plus the expected value
+of the next turn, over rolls drawn from the agent's own generator and shared by every candidate;
+``refine`` values the best again on new rolls. ``GameLookAhead`` prices on game clones,
+``expectimax`` on packed games; each agent keeps the engine it has always played with.
 """
 
 from __future__ import annotations
@@ -82,11 +68,9 @@ class NextTurnValue(Protocol):
 
 
 class GameLookAhead:
-    """The look-ahead on game clones: ``samples`` seeded rolls a round, the next turn valued by
-    the greedy (``inner_width``), a ``critic``, ``value="learned"`` (a turn-level network's
-    critic, ``model``) or played out by the greedy (``rollout``). As an agent (``search``) it plays
-    the best of the greedy's ``width`` best plans; an agent with a ranking of its own (a network)
-    passes its plans to ``rank``."""
+    """The look-ahead on game clones: ``samples`` seeded rolls a round, the next turn valued by the
+    greedy, a ``critic``, a turn-level network's critic (``value="learned"``) or played out
+    (``rollout``). As an agent (``search``) it ranks the greedy's ``width`` best plans."""
 
     def __init__(
         self,
@@ -224,10 +208,8 @@ def expectimax(
     limit: int,
     chunk: int = CHUNK,
 ) -> np.ndarray:
-    """The look-ahead score (``expected``) of the ``top`` best candidates of each packed game by
-    points plus value (``states`` at a turn's first decision; ``count``, ``arrays`` their
-    candidates and ``values`` the value of each, as ``candidate_arrays`` and ``candidate_values``
-    give them); ``-inf`` for the candidates not searched and padding."""
+    """The look-ahead score of the ``top`` best candidates (by points plus value) of each packed game
+    at a turn's first decision; ``-inf`` for the candidates not searched and padding."""
     _check(top=top)
     score = turn_scores(count, arrays, values)
     chosen = top_k(score, top)
@@ -249,10 +231,9 @@ def expected(
     limit: int,
     chunk: int = CHUNK,
 ) -> np.ndarray:
-    """(games, k): the points of candidate ``chosen[g, j]`` of packed game ``g`` plus the
-    ``rolls``-weighted mean of the next turn's best points plus value among its ``limit`` best
-    candidates (its points alone where it ends the game); ``-inf`` where ``chosen`` is -1. All
-    (candidate, roll) children are packed rows, enumerated and valued ``chunk`` at a time."""
+    """(games, k): candidate ``chosen[g, j]``'s points plus the ``rolls``-weighted mean of the next
+    turn's best points plus value among its ``limit`` best (``-inf`` where ``chosen`` is -1); the
+    (candidate, roll) children enumerated and valued ``chunk`` at a time."""
     _check(limit=limit, chunk=chunk)
     if not isinstance(rolls, Rolls) or len(rolls.probabilities) == 0 or len(rolls.faces) != len(rolls.probabilities):
         raise TypeError("rolls must be a non-empty engine.dice.Rolls (roll_distribution or sample_rolls)")

@@ -1,14 +1,6 @@
-"""Networks stored in MaskablePPO's ``.zip`` format (sb3-contrib, the ``train`` extra): loading
-them, offering them a turn's candidates, reading their scores, and playing them in lockstep.
-
-Two agents play such networks: ``ppo`` (``agents.numberdrop.ppo``, the MaskablePPO networks)
-and ``q`` (``agents.numberdrop.q``, the Q-iteration network); both are ``NetworkPolicy``
-(``agents.numberdrop.network_policy``). Two kinds of network share the format:
-
-- a turn-level network (trained on ``NumberDropTurn-v0``, observation key ``candidates``)
-  chooses among the turn's candidates at the turn's first decision;
-- a decision-level network (``NumberDrop-v0``) scores each pending decision; it is trained
-  with ``auto_forced=True``, so a decision with one legal action is played without asking it.
+"""Networks stored in MaskablePPO's ``.zip`` format (the ``ppo`` and ``q`` agents): loading them,
+offering them a turn's candidates (turn level) or the pending decision (decision level, trained
+with ``auto_forced``), reading their scores, and playing them in lockstep.
 """
 
 from __future__ import annotations
@@ -152,12 +144,8 @@ class LearnedValue:
 def play_games(
     model: Any, seeds: Sequence[int], deterministic: bool = True, rules: Rules = DEFAULT_RULES
 ) -> list[dict[str, Any]]:
-    """Play one game per seed with ``model``, all in lockstep with batched forward passes.
-
-    Game ``i`` is ``SoloGame(rules, seed=seeds[i])``, the same game ``numberdrop-evaluate``
-    plays for that seed, so the scores are paired with any other agent's. Returns, per
-    game, ``score``, ``turns`` and ``breakdown``.
-    """
+    """One game per seed (``numberdrop-evaluate``'s game for that seed), all in lockstep with batched
+    forward passes; per game its ``score``, ``turns`` and ``breakdown``."""
     games = [SoloGame(rules, seed=int(s)) for s in seeds]
     if is_turn_model(model):
         _play_turns(model, games, deterministic)

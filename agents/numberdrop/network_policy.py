@@ -1,8 +1,5 @@
-"""What the ``ppo`` and ``q`` agents share: playing a network stored in MaskablePPO's ``.zip``
-format, alone or re-ranked by a one-turn look-ahead valued by its own critic.
-
-The two agents differ only in the network they load by default and in what it learned
-(``agents.numberdrop.ppo``, ``agents.numberdrop.q``); any such network plays under either name.
+"""What the ``ppo`` and ``q`` agents share: a network in MaskablePPO's ``.zip`` format, alone or
+re-ranked by a one-turn look-ahead valued by its own critic. Any such network plays under either name.
 """
 
 from __future__ import annotations
@@ -24,14 +21,10 @@ from .search import SearchPolicy
 class NetworkPolicy:
     """Plays the action a network picks among the legal ones.
 
-    ``lookahead=k`` (turn-level networks, k >= 2) re-ranks the network's k most likely
-    candidates by the look-ahead (``agents.numberdrop.lookahead``) valued by the network's own
-    critic over ``samples`` sampled rolls; ``refine=r`` values the r best again on as many
-    more. Stronger and about (k + r) x samples times slower than the network alone.
-    ``slots=n`` offers the network the n best-ranked candidates of each turn instead of the
-    number it was trained with: a candidate network scores each candidate on its own, and a
-    value-trained one gains from seeing more. The default is the number the network was saved
-    with (Q-iteration's ``q.slots``, e.g. 128 for ``q_turn.zip``), else its own.
+    ``lookahead=k`` (turn level, k >= 2) re-ranks its k most likely candidates by the look-ahead
+    valued by its own critic over ``samples`` rolls (``refine=r``: the r best again), about
+    (k + r) x samples times slower. ``slots=n`` offers n candidates a turn instead of the number
+    the network was saved with: a value-trained network gains from seeing more.
     """
 
     name: ClassVar[str]

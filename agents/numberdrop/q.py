@@ -1,10 +1,6 @@
-"""The ``q`` agent: the Q-iteration network (``algorithm: q_iteration``), whose score of each
-candidate of a turn is that candidate's value in points; it plays the best.
-
-It is stored in MaskablePPO's ``.zip`` format, so it loads and plays as ``NetworkPolicy``
-does; without a path it loads the shipped ``agents/models/q_turn.zip``, offered the 128
-candidates a turn it was saved with. ``best`` is this agent with a one-turn look-ahead valued
-by its value head (``agents.registry.PRESETS``).
+"""The ``q`` agent: the Q-iteration network, whose score of a candidate is its value in points; by
+default the shipped ``agents/models/q_turn.zip`` with the 128 candidates it was saved with.
+``best`` is this agent with a one-turn look-ahead (``agents.registry.PRESETS``).
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""The agent of an RLlib run: a checkpoint's RL module playing by masked argmax.
-
-``make_policy("rllib", {"path": "runs/rllib_ppo/best_checkpoint"})`` (or ``--option
-rllib.path=...``). The path is an algorithm checkpoint written by ``train.py`` with
-``backend: rllib``, or the module directory inside one. Loading reads the module's class
-path, constructor arguments and weights from disk (``RLModule.from_checkpoint``): no Ray
-cluster is started, so evaluation workers stay light. The module knows its interface:
-
-- ``turn``: at a turn's first decision the turn's candidates are offered as on
-  ``NumberDropTurn-v0`` (same enumerator width and slots as in training) and the best
-  legal one is followed decision by decision;
-- ``decision``: each pending decision is scored from the ``NumberDrop-v0`` observation; a
-  decision with one legal action is played directly when the module was trained with
-  ``auto_forced`` (it never saw those positions).
+"""The agent of an RLlib run: a checkpoint's RL module (``RLModule.from_checkpoint``, no Ray cluster
+started) playing by masked argmax, offered the turn's candidates (``turn``) or each pending
+decision (``decision``) as in training.
 """
 
 from __future__ import annotations

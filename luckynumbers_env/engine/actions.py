@@ -1,13 +1,6 @@
-"""The flat action space: every decision of a turn is one index of one ``Discrete``.
-
-For the default 4x4 board and tiles 1..20 (43 actions):
-
-- ``0`` draw: take a tile from the pool;
-- ``1..20`` take face-up tile *v* from the table (index *v*);
-- ``21..36`` place the tile in hand on cell 0..15 (row-major; a swap when the cell holds a tile);
-- ``37`` discard: put the drawn tile face up on the table;
-- ``38..41`` setup (Michael's variant): put the drawn tile on diagonal cell (k, k);
-- ``42`` stop: end the turn instead of Bruno's extra action.
+"""The flat action space: every decision of a turn is one index of one ``Discrete``. With the
+default 4x4 board and tiles 1..20 (43 actions): 0 draw, 1..20 take face-up tile v, 21..36 place
+on cell 0..15 (a swap on a full cell), 37 discard, 38..41 setup on diagonal cell (k, k), 42 stop.
 """
 
 from __future__ import annotations

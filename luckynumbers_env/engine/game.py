@@ -1,14 +1,6 @@
-"""The rules engine of Lucky Numbers: pure Python and NumPy, no Gymnasium.
-
-``Game(rules, seed)`` shuffles the pool with ``seed`` (the only randomness of a game, so
-the seed fixes it) and deals the setup. ``legal_mask()`` / ``legal_actions()`` list the
-actions of the player to act (``player``), ``step(action)`` plays one and returns each
-player's reward (the tournament score when the game ends, else zeros). A masked action
-raises ``ValueError`` and changes nothing.
-
-Boards are lists of ``size * size`` numbers, row-major, 0 for an empty cell. For every
-board the engine keeps, per cell, the largest tile before it (left in its row, above in
-its column) and the smallest tile after it, so legality is two comparisons per cell.
+"""The rules of Lucky Numbers: ``Game(rules, seed)`` (the seed shuffles the pool, the game's only
+randomness). Boards are row-major lists, 0 for empty; per cell the engine keeps the largest tile
+before it and the smallest after it in its row and column, so legality is two comparisons.
 """
 
 from __future__ import annotations

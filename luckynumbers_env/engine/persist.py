@@ -1,9 +1,6 @@
-"""A game to and from plain data (JSON-safe), refusing any state the rules cannot reach.
-
-``game_to_dict(game)`` holds everything, the hidden pool order included (a saved game
-continues exactly); ``game_from_dict`` checks every field before building the game, so a
-bad state raises ``ValueError``/``TypeError`` naming the field and builds nothing. The class is
-passed in (``Game.from_dict`` calls this module, which therefore does not import it).
+"""A game to and from JSON-safe data, the hidden pool order included; ``game_from_dict`` checks
+every field before building anything. The class is passed in: ``Game.from_dict`` calls this
+module, which therefore does not import it.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
-"""PettingZoo AEC environment of Lucky Numbers (2 to 4 players).
-
-``env(num_players=4)`` (or ``env(rules=Rules(players=3, setup="michael", bruno=True))``).
-Agents ``player_0`` .. ``player_{N-1}`` play in seat order, one decision per step: the
-player to act chooses a source (draw, or take face-up tile v), then where the tile goes;
-Michael's setup adds the diagonal placements, Bruno's variant the extra actions. Each agent
-observes ``{"observation": ..., "action_mask": ...}`` (the convention of PettingZoo's
-classic games): its own board, the opponents' boards, the face-up tiles, the tiles left in
-the pool and the tile being placed, never the pool's order (see ``observe.py``). The mask
-is all zeros for an agent that is not to act. A masked action raises ``ValueError`` and
-changes nothing. The reward is the tournament score (+2 for a winner, minus the empty cells
-for the others), given when the game ends.
-
-**Info** (per agent, NumPy values of fixed shape): ``empty_cells`` (int64), ``turn``
-(int64), ``phase`` (int64, ``actions.PHASE_CODES``: 0 setup, 1 choose, 2 place, 3 over) and
-``winners`` (int8, one per seat: 1 for each winner once the game is over, all 0 before).
+"""PettingZoo AEC environment of Lucky Numbers (2 to 4 players), one decision per step in seat
+order; each agent observes ``{"observation", "action_mask"}`` (never the pool's order) and gets
+the tournament score when the game ends (``docs/envs/lucky-numbers-v0.md``).
 """
 
 from __future__ import annotations

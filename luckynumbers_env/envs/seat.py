@@ -1,31 +1,6 @@
-"""``LuckyNumbers-v0``: one seat of a Lucky Numbers table, one decision per step, for single-agent RL.
-
-The learner's seat is drawn at each reset; the other seats are played by ``opponents``, cycled
-round the table: agent names, made by ``policy_factory`` (by default the agents package's Lucky
-Numbers registry, loaded by name on first use), or policy objects (``act(game, mask)``,
-``reset(seed)``). The observation is the seat's view
-(``luckynumbers_env.envs.observe``: boards, face-up tiles, pool size, tile in hand; never the
-pool's order), the action space the flat ``Discrete`` of the game with ``action_masks()``
-for MaskablePPO. The reward is the learner's tournament score (+2 for a win, minus its
-empty cells otherwise) when the game ends, 0 before; ``info["win"]`` is its share of the
-win (1/k for a k-way tie). ``shaping`` > 0 adds ``shaping`` per cell the learner fills and
-takes it back per cell emptied, a potential-based term (potential: minus the empty cells)
-that leaves the best play unchanged and gives a signal before the end.
-
-**Info** — NumPy values of fixed shape: ``action_mask`` (bool), ``seat``, ``empty_cells``
-(int64), ``win`` (float64, 0 before the end), ``scores`` (float64, the tournament score of
-each seat, 0 before the end), ``illegal_action`` (bool). ``mask_in_obs=True`` makes the
-observation ``{"observation": ..., "action_mask": ...}`` (int8 mask, as ``lucky_numbers_v0``
-has it) and drops the info key.
-
-**Illegal actions** — as on ``NumberDrop-v0``: ``illegal_action="raise"`` (default) raises
-``ValueError``; ``"penalize"`` leaves the game as it was, returns ``illegal_reward`` with
-``info["illegal_action"] = True`` and truncates after ``max_illegal`` in a row. Actions of
-the wrong type or outside the space always raise.
-
-**Positions** — ``get_state()`` gives the game and the learner's seat as JSON-safe data;
-``set_state(state)`` (or ``reset(options={"state": state})``) continues from it, the
-opponents restarting their plans.
+"""``LuckyNumbers-v0``: one seat of a Lucky Numbers table, one decision per step, for single-agent
+RL; the other seats are played by ``opponents``. ``shaping`` adds a potential-based term (minus
+the empty cells) that leaves the best play unchanged (``docs/envs/luckynumbers.md``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The flat action encoding of one player's decisions.
-
-Every decision of a turn is one integer; the pending decision (the *phase*) tells
-which block of integers is meaningful. Offsets are fixed by the grid size and the
-tetromino orientations, so an action means the same thing in every state.
+"""The flat action encoding of one player's decisions: the pending decision (the *phase*) tells
+which block of integers is meaningful, at offsets fixed by the rules.
 """
 
 from __future__ import annotations

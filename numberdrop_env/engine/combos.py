@@ -1,22 +1,7 @@
-"""Combination search: which cells may join the combination being selected.
-
-A combination is chosen one cell at a time. An identical set grows by any cell next
-to the cells already chosen; a consecutive combination grows as a path from its last
-cell, ascending or descending. Every legal combination can be chosen this way, and
-a cell is offered only when some legal combination with an open box still contains
-the selection: selection never dead-ends.
-
-Two facts make this exact without enumerating combinations:
-
-* a connected set inside a connected region can always be grown one neighbour at a
-  time up to the region's size, so an identical selection can reach any size between
-  its own and the size of its same-valued region;
-* values strictly increase along a consecutive path, so a path never revisits a
-  cell, and the longest path continuing from a cell is a dynamic programme over
-  values (``up`` / ``down``); every shorter length is reachable by stopping early.
-
-The region sizes, path lengths and the per-selection options are compiled (numba):
-the decision-level environment asks for them at every step of the combination phase.
+"""Which cells may join the combination being selected, exactly, without enumerating combinations:
+a connected set grows one neighbour at a time up to its region's size, and values strictly rise
+along a consecutive path, so the longest path from a cell is a dynamic programme over values.
+A cell is offered only when some legal combination with an open box still contains the selection.
 """
 
 from __future__ import annotations

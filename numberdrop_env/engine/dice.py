@@ -1,13 +1,6 @@
-"""The exact distribution of one roll of the five dice, merged by what it lets the player do.
-
-A roll's decisions depend on the number dice only through their values as a multiset (the
-player writes them into the landed cells in any arrangement, and a star is a value of its own
-until it is chosen) and on the shape die only through its face (two faces showing the same
-shape or two stars are one). So rolls that agree on both are one roll of the distribution;
-the default dice make 1860 distinct rolls of their 7776 face combinations. Every roll is a row of
-faces as ``solo.roll_faces`` gives them, which the turn planner's packed games take as they
-are (``TurnPlanner.start_turns``), so a search can value the next turn under every roll, or
-under a sample of them.
+"""The exact distribution of one roll, merged by what it lets the player do: the number dice
+matter as a multiset and the shape die by its face, so the default dice make 1860 distinct rolls
+of 7776. Rows of faces as ``solo.roll_faces`` gives them, which the planner's packed games take.
 """
 
 from __future__ import annotations
@@ -18,8 +11,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .rules import DEFAULT_RULES, WILD, Rules
-
-__all__ = ["Rolls", "roll_distribution", "sample_rolls"]
 
 
 class Rolls(NamedTuple):

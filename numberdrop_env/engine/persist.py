@@ -1,9 +1,6 @@
-"""Rebuilding a solo game or a table from plain data, refusing states the rules cannot reach.
-
-The classes are passed in (``SoloGame.from_dict`` and ``Table.from_dict`` call this module, which
-therefore imports neither). Every number is checked against its range before it is stored
-(``gamekit.checks``), then the
-invariants that play always keeps are checked, each error naming the field and the rule.
+"""Rebuilding a solo game or a table from plain data: every number checked against its range
+before it is stored, then the invariants play keeps, each error naming the field and the rule.
+The classes are passed in, so this module imports neither.
 """
 
 from __future__ import annotations

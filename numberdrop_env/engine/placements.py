@@ -1,9 +1,5 @@
-"""Compiled (numba) landing of every placement at once, for the legal mask and the observation.
-
-``ShapeTable.landing_rows`` / ``legal`` answer the same question with a dozen NumPy
-operations over all 133 placements; the decision-level environment asks it at every
-decision (the observation's ``landing``) and for every tetromino mask, so here it is a
-loop over the table's arrays.
+"""Compiled landing of every placement at once (``ShapeTable.legal`` as a loop): the decision-level
+environment asks at every decision, for the mask and the observation's ``landing``.
 """
 
 from __future__ import annotations

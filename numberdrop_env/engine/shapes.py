@@ -1,9 +1,6 @@
-"""Fixed orientations of shapes and the precomputed tables that drop them.
-
-A *placement* is (orientation, column). For every placement the table keeps the
-cell offsets and, for each cell, the lowest offset in that cell's column, so the
-landing row of every placement at once is one NumPy expression over the column
-heights (see ``ShapeTable.landing_rows``).
+"""Fixed orientations of shapes and the tables that drop them: per placement (orientation,
+column) the cell offsets and each cell's lowest offset in its column, so every landing row is
+one NumPy expression over the column heights.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The solo game: dice, the solo block board and the turn as a sequence of decisions.
-
-``SoloGame`` is the whole state of one solo game. ``legal_mask()`` and ``step()``
-speak the flat action encoding of ``numberdrop_env.engine.actions``; a masked action
-raises ``ValueError`` and changes nothing.
+"""The solo game: dice, the solo block board and the turn as a sequence of decisions in the flat
+action encoding; a masked action raises ``ValueError`` and changes nothing.
 """
 
 from __future__ import annotations
@@ -21,18 +18,8 @@ from .combos import ComboIndex
 from .persist import STATE_VERSION, restore_solo
 from .placements import write_placements
 from .rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
-from .shapes import Cell
+from .shapes import Cell, ShapeTable
 from .sheet import CONSECUTIVE, IDENTICAL, Sheet
-
-__all__ = [
-    "STATE_VERSION",
-    "SoloGame",
-    "as_action",
-    "make_rng",
-    "roll_dice",
-    "roll_faces",
-    "roll_of",
-]
 
 
 def roll_dice(rng: np.random.Generator, rules: Rules) -> tuple[tuple[int, ...], str]:
@@ -121,7 +108,8 @@ class SoloGame:
             legal = self.block_placements()
             mask[L.block : L.block + len(legal)] = legal
         elif p is Phase.PLACE:
-            self._write_placements(mask[L.place : L.arrange])
+            shape = -1 if self.shape_face == "*" else self.table.names.index(self.shape_face)
+            self._write_placements(mask[L.place : L.arrange], shape)
         elif p is Phase.ARRANGE:
             mask[self._distinct_arrangements(tuple(self.sorted_dice()), L.arrange)] = True
         elif p is Phase.WILD:
@@ -131,10 +119,9 @@ class SoloGame:
             mask[L.pass_] = True
         return mask
 
-    def _write_placements(self, out: np.ndarray) -> None:
-        """``_placements(allowed_shapes())`` written into ``out`` by a compiled kernel."""
+    def _write_placements(self, out: np.ndarray, shape: int) -> None:
+        """The legal placements of tetromino ``shape`` (-1: any) written into ``out`` by a compiled kernel."""
         t = self.table
-        shape = -1 if self.shape_face == "*" else t.names.index(self.shape_face)
         write_placements(
             self.sheet.heights, t.cc, t.bottom, t.top, t.fits_columns, t.orientation_shape, shape, t.rows, out
         )
@@ -154,17 +141,7 @@ class SoloGame:
         if len(shapes) != 1 and set(shapes) != set(t.names):
             return t.legal(self.sheet.heights) & t.shape_placements(shapes)
         out = np.zeros(t.size, bool)
-        write_placements(
-            self.sheet.heights,
-            t.cc,
-            t.bottom,
-            t.top,
-            t.fits_columns,
-            t.orientation_shape,
-            t.names.index(shapes[0]) if len(shapes) == 1 else -1,
-            t.rows,
-            out,
-        )
+        self._write_placements(out, t.names.index(shapes[0]) if len(shapes) == 1 else -1)
         return out
 
     def block_placements(self) -> np.ndarray:
@@ -173,7 +150,11 @@ class SoloGame:
 
     def block_cells(self, placement: int) -> list[Cell]:
         """Where the dropping block lands for a placement index."""
-        return self.table.cells(placement, self.sheet.heights)
+        return self._block_table().cells(placement, self.sheet.heights)
+
+    def _block_table(self) -> ShapeTable:
+        """The placements of the dropping block: a tetromino tile's in solo."""
+        return self.table
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> int:
@@ -306,7 +287,8 @@ class SoloGame:
             t = action - L.slide
             out.update(letter=self.rules.letters[t], tile=self.tiles[t], notch=int(self.notches[t]))
         elif p in (Phase.BLOCK, Phase.PLACE):
-            out.update(self._describe_placement(action - (L.block if p is Phase.BLOCK else L.place)))
+            block = p is Phase.BLOCK
+            out.update(self._describe_placement(action - (L.block if block else L.place), block))
             if p is Phase.PLACE:
                 out["dice"] = [v if v != WILD else "*" for v in self.sorted_dice()]
             else:
@@ -325,12 +307,14 @@ class SoloGame:
             out.update(choice="select", cell=list(divmod(action - L.select, self.rules.cols)))
         return out
 
-    def _describe_placement(self, placement: int) -> dict[str, Any]:
+    def _describe_placement(self, placement: int, block: bool) -> dict[str, Any]:
+        table = self._block_table() if block else self.table
+        if placement >= table.size:
+            return {"shape": table.names[0], "orientation": None, "column": None, "cells": None}
         o, col = divmod(placement, self.rules.cols)
-        shape = self.table.names[self.table.orientation_shape[o]]
-        cells = self.table.cells(placement, self.sheet.heights) if self.table.fits_columns[placement] else None
+        cells = table.cells(placement, self.sheet.heights) if table.fits_columns[placement] else None
         return {
-            "shape": shape,
+            "shape": table.names[table.orientation_shape[o]],
             "orientation": o,
             "column": col,
             "cells": None if cells is None else [list(c) for c in cells],
@@ -403,14 +387,9 @@ class SoloGame:
         combo: tuple[str, int] | None,
         piece_lost: bool,
     ) -> None:
-        """Finish the turn by jumping to the sheet a turn candidate leaves (its points are the score change).
-
-        The turn planner's candidates carry their afterstate (grid, used cells, notches and
-        the box they score), so playing one needs none of its decisions replayed: the end of
-        the turn (+2 and -5 boxes, the next roll) then runs as after the last decision.
-        Replaying ``Candidate.actions`` through ``step`` reaches the same state; the
-        tests check that it does. The caller vouches that the afterstate is one of this
-        turn's candidates (the turn-level environment offers nothing else).
+        """Finish the turn by jumping to the sheet a turn candidate leaves, then end the turn as after
+        its last decision: the same state as replaying its actions (the tests check it). The caller
+        vouches that the afterstate is one of this turn's candidates.
         """
         if self.phase not in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE):
             raise ValueError(f"no turn to finish in phase {self.phase.value!r}")
@@ -427,13 +406,9 @@ class SoloGame:
         self._end_turn(piece_lost=piece_lost)
 
     def resume(self, dice: tuple[int, ...], shape_face: str, turn: int, over: bool) -> None:
-        """Take up a game whose sheet and notches were advanced elsewhere, at a turn's end.
-
-        A simulator that keeps games as packed arrays (the native vector environment) plays
-        whole turns without this object, rolling with this game's generator (``roll_faces``).
-        When the game is read it writes the sheet and notches back, then calls this with the
-        roll of the turn reached (the last roll, when ``over``): the game then stands where
-        ``play_afterstate`` would have left it.
+        """Take up a game whose sheet and notches were advanced elsewhere (a packed game of the native
+        vector environment, rolled with this game's generator) with the roll of the turn reached:
+        the game then stands where ``play_afterstate`` would have left it.
         """
         self.selection, self.pending_cells, self.pending_values = [], [], []
         self._combos, self._mask, self.block_tile = None, None, None

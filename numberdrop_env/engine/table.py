@@ -1,10 +1,6 @@
-"""The multiplayer game (2 to 6 players): one shared roll, the block board and the block phase.
-
-A ``Table`` holds one ``Seat`` per player. Turns are simultaneous: after the
-roll every seat owes its own decisions (block drop, or tetromino, arrangement, wild
-values and combination) in the solo action encoding, and the turn ends when every seat
-is done. A seat is a ``SoloGame`` whose solo board never moves (multiplayer has no
-slides), so every solo agent can play one.
+"""The multiplayer game (2 to 6 players): one shared roll, then every seat owes its own decisions
+in the solo action encoding, and the turn ends when all are done. A seat is a ``SoloGame`` whose
+solo board never moves, so every solo agent can play one.
 """
 
 from __future__ import annotations
@@ -18,21 +14,14 @@ from gamekit.checks import as_action, make_rng
 from .actions import Phase, block_table
 from .persist import TABLE_STATE_VERSION, restore_table
 from .rules import DEFAULT_RULES, MAX_PLAYERS, MIN_PLAYERS, WILD, Rules
-from .solo import SoloGame
-
-__all__ = ["MAX_PLAYERS", "MIN_PLAYERS", "TABLE_STATE_VERSION", "Seat", "Table", "block_table"]
+from .shapes import ShapeTable
+from .solo import SoloGame, roll_dice
 
 
 class Seat(SoloGame):
-    """One player's sheet and pending decisions at a table.
-
-    Seen by agents as a solo game without slides: a fixed solo board whose letters stand
-    at notch 0, or at the last notch once crossed off (their block has left the board).
-    The dice and the block phase come from the table through ``begin_turn``.
-
-    A clone (``clone()``, what planners and search explore) is *detached*: it plays on by
-    itself like a solo game, ticking its end-of-turn boxes and rolling its own next turn,
-    so lookahead can sample the turns to come.
+    """One player's sheet at a table: a solo game without slides whose letters stand at notch 0,
+    or at the last once crossed off; the table deals the dice and the block phase (``begin_turn``).
+    A clone is *detached*: it plays on alone like a solo game, so a look-ahead can sample turns.
     """
 
     def __init__(self, rules: Rules, index: int, rng: np.random.Generator) -> None:
@@ -68,10 +57,7 @@ class Seat(SoloGame):
 
     # ------------------------------------------------------------ solo hooks
     def block_placements(self) -> np.ndarray:
-        return block_table(self.rules, self.block_shape).legal(self.sheet.heights)
-
-    def block_cells(self, placement: int) -> list[tuple[int, int]]:
-        return block_table(self.rules, self.block_shape).cells(placement, self.sheet.heights)
+        return self._block_table().legal(self.sheet.heights)
 
     def _after_block(self) -> None:
         self._end_turn()  # a block phase ends the turn
@@ -80,9 +66,7 @@ class Seat(SoloGame):
         if not self.detached:
             self.phase = Phase.WAIT  # the table rolls when everyone is ready
             return
-        faces = self.rng.integers(0, [len(d) for d in self.rules.number_dice] + [len(self.rules.shape_die)])
-        dice = tuple(int(d[f]) for d, f in zip(self.rules.number_dice, faces[:-1]))
-        self.begin_turn(self.turn + 1, dice, self.rules.shape_die[faces[-1]], None)
+        self.begin_turn(self.turn + 1, *roll_dice(self.rng, self.rules), None)
 
     def _end_turn(self, piece_lost: bool = False) -> None:
         self.selection, self._combos = [], None
@@ -95,20 +79,8 @@ class Seat(SoloGame):
         else:
             self._start_turn()
 
-    def _describe_placement(self, placement: int) -> dict[str, Any]:
-        if self.phase is not Phase.BLOCK:
-            return super()._describe_placement(placement)
-        table = block_table(self.rules, self.block_shape)
-        if placement >= table.size:
-            return {"shape": self.block_shape, "orientation": None, "column": None, "cells": None}
-        o, col = divmod(placement, self.rules.cols)
-        cells = table.cells(placement, self.sheet.heights) if table.fits_columns[placement] else None
-        return {
-            "shape": self.block_shape,
-            "orientation": o,
-            "column": col,
-            "cells": None if cells is None else [list(c) for c in cells],
-        }
+    def _block_table(self) -> ShapeTable:
+        return block_table(self.rules, self.block_shape)
 
     def clone(self) -> Seat:
         other = super().clone()  # with its own copy of the generator
@@ -231,9 +203,7 @@ class Table:
 
     def roll(self) -> tuple[tuple[int, ...], str]:
         """The five dice of a turn: number dice and shape die (one roll for the whole table)."""
-        r = self.rules
-        faces = self.rng.integers(0, [len(d) for d in r.number_dice] + [len(r.shape_die)])
-        return tuple(int(d[f]) for d, f in zip(r.number_dice, faces[:-1])), r.shape_die[faces[-1]]
+        return roll_dice(self.rng, self.rules)
 
     def _start_turn(self) -> None:
         self.dice, self.shape_face = self.roll()

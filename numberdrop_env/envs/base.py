@@ -1,11 +1,4 @@
-"""What the two solo Gymnasium environments share: rendering, illegal actions, saved positions.
-
-The action space that samples legal moves and the illegal-action options are shared with
-Lucky Numbers through ``gamekit.env``, and importable from here as before.
-
-Both ``NumberDrop-v0`` and ``NumberDropTurn-v0`` translate one ``SoloGame``; this base
-keeps the parts of that translation that do not depend on what one step is.
-"""
+"""What the two solo Gymnasium environments share: rendering, illegal actions, saved positions."""
 
 from __future__ import annotations
 
@@ -17,34 +10,13 @@ import numpy as np
 from gymnasium import spaces
 
 from gamekit.checks import as_action
-from gamekit.env import (
-    ILLEGAL_ACTIONS,
-    LegalDiscrete,
-    UnsupportedRenderMode,
-    check_flag,
-    check_illegal_options,
-    mask_space,
-    rebind_mask,
-)
+from gamekit.env import UnsupportedRenderMode, check_flag, check_illegal_options, mask_space, rebind_mask
 
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from ..render.draw import game_array
 from ..render.text import render_text
-
-__all__ = [
-    "BREAKDOWN_KEYS",
-    "ILLEGAL_ACTIONS",
-    "LegalDiscrete",
-    "SoloEnvBase",
-    "UnsupportedRenderMode",
-    "breakdown_dict",
-    "breakdown_info",
-    "check_flag",
-    "check_illegal_options",
-    "mask_space",
-]
 
 BREAKDOWN_KEYS = SCORE_PARTS
 """Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
@@ -65,6 +37,14 @@ def breakdown_dict(value: Any) -> dict[str, int]:
     return dict(zip(BREAKDOWN_KEYS, value.tolist()))
 
 
+def check_render_and_rules(metadata: dict[str, Any], render_mode: str | None, rules: Any) -> None:
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        modes = metadata["render_modes"]
+        raise UnsupportedRenderMode(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+
+
 class SoloEnvBase(gym.Env):
     """Base of the solo environments; subclasses implement ``action_masks`` and ``_offer``."""
 
@@ -80,12 +60,7 @@ class SoloEnvBase(gym.Env):
         max_illegal: int,
         mask_in_obs: bool = False,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise UnsupportedRenderMode(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
+        check_render_and_rules(self.metadata, render_mode, rules)
         check_illegal_options(illegal_action, illegal_reward, max_illegal)
         self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
         self.render_mode = render_mode

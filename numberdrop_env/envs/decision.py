@@ -7,96 +7,27 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gamekit.env import LegalDiscrete
+
 from .. import startup
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame
 from ..numba_cache import warn_if_not_compiled
-from .base import LegalDiscrete, SoloEnvBase, breakdown_info
+from .base import SoloEnvBase, breakdown_info
 from .observe import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
 
 _OPTIONS = {"state"}
 
 
 class NumberDropEnv(SoloEnvBase):
-    """Solo Number Drop: drop numbered tetrominoes, score combinations, chase 100.
+    """Solo Number Drop, one decision of the rules per step, with exact action masks.
 
-    **Actions** — ``Discrete(412)`` with the default rules; every decision of a turn is
-    one action and ``observation["phase"]`` says which decision is pending:
-
-    ========== ========= =====================================================
-    actions    phase     meaning
-    ========== ========= =====================================================
-    0..6       start     column of the starting number in row 0
-    7..11      slide,    letter A..E of the tile to slide one notch
-               star_slide
-    12..144    block     ``12 + orientation*7 + column`` of the X block
-    145..277   place     ``145 + orientation*7 + column`` of the tetromino
-    278..301   arrange   permutation k: landed cell i (cells sorted by row,
-                         column) gets sorted die ``PERMUTATIONS[k][i]``
-                         (dice sorted by value, stars last)
-    302..311   wild      value 0..9 of the next wild cell
-    312..409   combo     select cell ``312 + row*7 + column``
-    410        combo     confirm the selected combination
-    411        combo     pass (score no combination)
-    ========== ========= =====================================================
-
-    Orientations 0..18 are I(2) O(1) T(4) L(8) S(4). ``action_masks()`` and
-    ``info["action_mask"]`` are exact: an action is unmasked iff the rules allow it.
-    A masked action raises ``ValueError`` and leaves the game as it was; with
-    ``illegal_action="penalize"`` it is answered instead (see *Illegal actions*).
-
-    **Observation** — ``Dict``:
-
-    - ``grid`` (19, 14, 7) float32 planes, row 0 at the bottom: filled, X, used,
-      number 0..9 one-hot (10 planes, pending values included), pending tetromino
-      cell, next wild cell, selected combination cell; in phase *combo* also the size
-      of each free number's same-valued region and its longest ascending and
-      descending paths (each / 8), the quantities the combination mask is built from.
-    - ``heights`` (7,): one above the highest filled cell of each column, / 14.
-    - ``landing`` (133,): for each placement slot (as in *block*/*place*), its landing
-      row + 1, / 14, when it lands inside the grid, else 0 — the geometry of every drop
-      without asking the network to rediscover it.
-    - ``dice`` (44,): the number dice sorted as for *arrange*, each one-hot 0..9 and star.
-    - ``shape_die`` (6,): one-hot I O T L S star.
-    - ``track`` (30,): identical boxes 3..7, consecutive boxes 3..7, bonus, circled
-      letters A..E, +2 line boxes of rows 0..10, -5 boxes of rows 11..13.
-    - ``solo_board`` (50,): per letter A..E, the tile's tetromino one-hot (I O T L S)
-      and its notch one-hot (0..4).
-    - ``phase`` (9,): one-hot of the pending decision (start, slide, star_slide,
-      block, place, arrange, wild, combo, game_over).
-    - ``pending`` (12,): letter of the dropping block (5), star slide still owed,
-      selection length / 8, selection kind (identical, ascending, descending),
-      turn / 20, score / 100.
-
-    **Reward** — the change of the official score, so an episode's return is the final
-    score (at most 100). ``terminated`` when the game ends; truncated only by illegal
-    actions in *penalize* mode.
-
-    **Info** — NumPy values of fixed shape, so that tools stacking infos store them:
-    ``action_mask`` (bool, 412), ``score`` (int64), ``score_breakdown`` (int64, 7: the
-    ``env_base.BREAKDOWN_KEYS`` identical, consecutive, bonus, column_bonuses, lines,
-    penalties, total; ``env_base.breakdown_dict`` names them), ``phase`` (int64,
-    ``actions.PHASE_CODES``: 0 start .. 8 game_over), ``turn`` (int64), ``illegal_action``
-    (bool). With ``mask_in_obs=True`` the mask is
-    ``observation["action_mask"]`` (int8, 1 = legal) instead of an info key, for tools that
-    read masks from observations (TorchRL's ``ActionMask``, Tianshou, RLlib).
-
-    **Illegal actions** — ``illegal_action="raise"`` (default): a masked action raises
-    ``ValueError``, because the masks are exact and a masked move is a bug in the caller.
-    ``"penalize"``, for algorithms that cannot mask (plain PPO, DQN): a masked action
-    leaves the game as it was, returns ``illegal_reward`` (default -1) and
-    ``info["illegal_action"] = True``, and truncates the episode after ``max_illegal``
-    (default 10) masked actions in a row. Actions of the wrong type or outside the action
-    space always raise.
-
-    **Positions** — ``get_state()`` gives the game as JSON-safe data and ``set_state(state)``
-    continues from it (so does ``reset(options={"state": state})``); the game itself is
-    ``env.unwrapped.game``. ``auto_forced=True`` applies decisions that have a single
-    legal action automatically (their rewards are summed into the step).
+    ``Discrete(412)`` actions (the pending ``phase`` says which block of them is meaningful), a
+    ``Dict`` observation, the change of the official score as reward. The action table, the
+    observation, the info and the options are on the docs page ``docs/envs/numberdrop.md``.
+    ``auto_forced=True`` plays the decisions that have a single legal action.
     """
-
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,

@@ -1,35 +1,7 @@
-"""PettingZoo environments of multiplayer Number Drop (2 to 6 players).
-
-``env(num_players=4)`` is the AEC environment, ``parallel_env(num_players=4)`` the
-parallel one. Agents are ``player_0`` .. ``player_{N-1}`` (seat order; seat ``p`` writes
-``p + 1`` in row 0). Each agent observes ``{"observation": ..., "action_mask": ...}``:
-its own sheet as ``NumberDrop-v0`` sees it, the block board, and the opponents as they
-were at the start of the turn (turns are simultaneous: nobody sees another player's
-decisions of the same turn). AEC actions are the solo ``Discrete(412)`` encoding; the
-parallel env adds the wait action (below). A masked action raises ``ValueError`` and
-changes nothing. Rewards are each player's score change.
-
-**Info** (per agent, NumPy values of fixed shape, so that TorchRL and Tianshou can stack
-them): ``score`` (int64), ``phase_code`` (int64, ``actions.PHASE_CODES``: 0 start .. 8
-game_over, 9 wait), ``turn`` (int64) and ``winners`` (int8, one per seat: 1 for each seat
-sharing the top score once the game is over, all 0 before). The mask is in the
-observation only.
-
-**AEC order**: the seat that owes a decision, from the turn's first player round the
-table, makes all its decisions of the turn, then the next one does. A seat makes several
-decisions in a row, so the AEC env is not a cycle of one step per agent and PettingZoo's
-``aec_to_parallel`` does not apply to it (``is_parallelizable`` is False): use
-``parallel_env``, whose AEC form ``pettingzoo.utils.parallel_to_aec(parallel_env())`` works
-too.
-
-**Parallel**: every agent acts each step. Its space is ``Discrete(413)``: the solo
-encoding and, last, the wait action ``parallel_env.wait_action`` (412). A seat that owes
-a decision has its legal moves in the mask and never the wait; a seat with nothing to
-decide (it waits for the others, or the game is over) has the wait action alone, so that
-masked samplers (TorchRL's ``PettingZooWrapper``, MAPPO, IPPO) always have a choice. A
-waiting seat may also be left out of the actions. An action must be an int (a NumPy
-integer or a 0-d integer array too); anything else raises a ``TypeError`` naming the
-agent, and an action for no live agent a ``ValueError``.
+"""PettingZoo environments of multiplayer Number Drop (2 to 6 players): ``env`` (AEC: the seat
+that owes a decision makes all its decisions of the turn in a row) and ``parallel_env`` (every
+seat acts each step; a seat with nothing to decide has the wait action alone). Each agent sees
+its own sheet, the block board and the others as the turn began (``docs/envs/multiplayer-v0.md``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The observation of a solo game, as documented on ``numberdrop_env.envs.decision.NumberDropEnv``.
-
-``NumberDrop-v0`` observes at every decision. As NumPy expressions an observation took
-dozens of small array operations; here a compiled (numba) kernel fills one zeroed buffer
-per observation in a few loops over the grid and the placements, and the documented
-arrays are cut from it: no observation shares memory with another one or with the game.
+"""The observation of a solo game (``docs/envs/numberdrop.md``), written by a compiled kernel into
+one zeroed buffer per observation and cut into its arrays: no observation shares memory with
+another one or with the game.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""``NumberDropTable-v0``: one seat of a multiplayer table, one turn per step, for single-agent RL.
-
-The learner's seat (drawn at each reset) chooses among its turn's candidates exactly as
-on ``NumberDropTurn-v0`` (same observation and action spaces, so a solo turn-level model
-plays or keeps training here); the other seats are played by ``opponents``: agent names, made
-by ``policy_factory`` (by default the agents package's registry, loaded by name on first use),
-or policy objects (``act(game, mask)``, ``reset(seed)``). Reward is
-the change of the learner's score, end-of-turn boxes included, so the return is its final
-score. The info is ``NumberDropTurn-v0``'s plus ``seat`` (int64), ``win`` (float64: the
-learner's share of the win, 1/k for a k-way tie, once the game ends; 0 before) and ``scores``
-(int64, one per seat), all of fixed shape. ``mask_in_obs=True`` as on ``NumberDropTurn-v0``.
+"""``NumberDropTable-v0``: one seat of a multiplayer table, one turn per step, with the spaces of
+``NumberDropTurn-v0`` (a solo turn-level model plays here); the other seats are played by
+``opponents`` (``docs/envs/numberdrop-table.md``).
 """
 
 from __future__ import annotations

@@ -12,14 +12,17 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gamekit.checks import as_action
+from gamekit.env import LegalDiscrete
+
 from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
-from ..engine.solo import SoloGame, as_action
+from ..engine.solo import SoloGame
 from ..numba_cache import warn_if_not_compiled
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
-from .base import LegalDiscrete, SoloEnvBase, breakdown_info
+from .base import SoloEnvBase, breakdown_info
 from .decision import game_from_options
 
 CANDIDATE_FEATURES = (
@@ -55,62 +58,24 @@ CANDIDATE_FEATURES = (
 AFTERSTATE_PLANES = ("number", "value", "cross", "used")
 """Planes of ``observation["afterstates"]`` (``afterstates=True``), one stack per candidate over
 the grid it leaves: a number is written, that number / max_number, an X, a used number."""
-_VALUE_PLANE = AFTERSTATE_PLANES.index("value")
 PLANNER_VALUE = CANDIDATE_FEATURES.index("planner_value")
 PLANNER_TERMS = tuple(
     CANDIDATE_FEATURES.index(t) for t in ("points", "geometry", "potential", "turns", "letter", "letter_half")
 )
 """Columns whose sum is the planner value: the points of the turn and the heuristic's parts."""
 VALUE_SCALE = 10.0
-_NONE = TurnCandidates.from_candidates([])
 """Points are divided by this in the observation (``planner_value`` = value / 10)."""
+_NONE = TurnCandidates.from_candidates([])
 
 
 class NumberDropTurnEnv(SoloEnvBase):
-    """Solo Number Drop, one turn per step: choose among the turn's candidate outcomes.
+    """Solo Number Drop, one turn per step: action ``i`` plays the turn's candidate ``i``.
 
-    **Actions** — ``Discrete(candidates)``: action ``i`` plays candidate ``i`` of the
-    turn, a whole turn of ``NumberDrop-v0`` decisions (slides, block drops, tetromino
-    placement, arrangement, wild values, combination or pass). Candidates are distinct
-    outcomes (deduplicated by the sheet they leave), ranked by the planner value of
-    ``numberdrop_env.planner.heuristic``, best first: candidate 0 is the greedy agent's
-    choice. When the turn has more outcomes than slots, the best-ranked are kept; when it
-    has fewer, the remaining slots are masked. The first step of a game chooses the column
-    of the starting number (before the first roll). ``action_masks()`` and
-    ``info["action_mask"]`` are exact; a masked action raises ``ValueError`` and changes
-    nothing, or with ``illegal_action="penalize"`` is answered as on ``NumberDrop-v0``.
-    ``candidate_actions(i)`` gives candidate ``i``'s micro-actions and
-    ``describe_action(i)`` describes it in the game's words. Playing a candidate jumps to
-    the sheet it leaves; ``replay=True`` steps its micro-actions through the engine's checks
-    instead (the same games, several times slower).
-
-    **Observation** — ``Dict``:
-
-    - ``state`` (141,): the sheet before the turn — sorted number dice one-hot (0..9, star),
-      shape die one-hot, boxes scored, circled letters, +2 and -5 boxes, each letter's
-      tetromino and notch one-hot, column heights / 14, turn / 20, score / 100, whether
-      this step places the starting number, and the share of candidate slots in use.
-    - ``candidates`` (slots, 49): one row per candidate, ``CANDIDATE_FEATURES``: the
-      planner value and its parts (geometry, potential, turns, letter terms, all / 10),
-      the official points of the turn / 10, the combination scored, whether the game ends
-      after it, and the afterstate: holes, rows, heights, boxes, letters and notches.
-      Masked slots are all zeros (``present`` = 0).
-
-    **Reward** — the change of the official score over the turn, so an episode's return is
-    the final score. ``terminated`` when the game ends; truncated only by illegal actions
-    in *penalize* mode.
-
-    **Info** — NumPy values of fixed shape: ``action_mask`` (bool, slots), ``score``,
-    ``score_breakdown`` (int64, 7, as on ``NumberDrop-v0``), ``turn``, ``candidates`` (how
-    many slots are in use), ``boxes`` (boxes scored so far), all int64, and
-    ``illegal_action`` (bool). ``mask_in_obs=True`` moves the mask into
-    ``observation["action_mask"]`` (int8), as on ``NumberDrop-v0``. ``afterstates=True``
-    adds ``observation["afterstates"]``: the grid each candidate leaves, as
-    (candidates, 4, rows, cols) float32 planes (``AFTERSTATE_PLANES``), for networks that
-    look at the shapes the feature rows summarise.
-
-    **Positions** — ``get_state()`` / ``set_state(state)`` as on ``NumberDrop-v0``; a
-    position must be at a turn's first decision.
+    Candidates are the turn's distinct outcomes, ranked best first by the planner value (slot 0
+    is the greedy agent's choice; unused slots are masked). A candidate is played by jumping to
+    the sheet it leaves (``replay=True`` steps its decisions instead). Spaces, info and options
+    are on the docs page ``docs/envs/numberdrop-turn.md``; a saved position must be at a turn's
+    first decision.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -130,11 +95,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         afterstates: bool = False,
     ) -> None:
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
-        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
-            raise ValueError(f"candidates must be a positive int, got {candidates!r}")
-        if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
-            raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
-        self.slots = int(candidates)
+        self.slots = check_slots(candidates, rules)
         self.planner = TurnPlanner(width=width, block_width=block_width)
         warn_if_not_compiled("NumberDropTurn-v0", startup.enabled())  # one log line if the first steps will compile
         self.game = SoloGame(rules, seed=0)
@@ -217,6 +178,15 @@ class NumberDropTurnEnv(SoloEnvBase):
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
 
 
+def check_slots(candidates: Any, rules: Rules) -> int:
+    """The number of candidate slots, refused unless positive, on the sheet layout the features read."""
+    if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
+        raise ValueError(f"candidates must be a positive int, got {candidates!r}")
+    if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
+        raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
+    return int(candidates)
+
+
 # ---------------------------------------------------------------------------- observation
 def state_size(rules: Rules) -> int:
     n = len(rules.letters)
@@ -260,21 +230,6 @@ def afterstate_planes(offered: TurnCandidates, slots: int, rules: Rules) -> np.n
     out[:k, 2] = v == X
     out[:k, 3] = used
     return out.reshape(slots, len(AFTERSTATE_PLANES), rules.rows, rules.cols)
-
-
-def pack_afterstates(planes: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
-    """``afterstate_planes`` (any leading shape) as uint8, a quarter of the memory: the value
-    plane holds the number itself. ``unpack_afterstates`` gives the planes back."""
-    scale = np.ones((len(AFTERSTATE_PLANES), 1, 1), np.float32)
-    scale[_VALUE_PLANE] = rules.max_number
-    return np.rint(planes * scale).astype(np.uint8)
-
-
-def unpack_afterstates(packed: np.ndarray, rules: Rules = DEFAULT_RULES) -> np.ndarray:
-    """The float32 planes of ``pack_afterstates``."""
-    planes = packed.astype(np.float32)
-    planes[..., _VALUE_PLANE, :, :] /= rules.max_number
-    return planes
 
 
 def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray:

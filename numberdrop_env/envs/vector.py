@@ -1,12 +1,7 @@
 """``NumberDropTurn-v0`` as a native vector environment: N games stepped in one call.
 
-``gym.make_vec("NumberDropTurn-v0", num_envs=8, vectorization_mode="vector_entry_point")``
-builds ``NumberDropTurnVectorEnv``. It plays the same games as N
-``NumberDropTurnEnv`` (same seeds, same observations, rewards,
-masks), but keeps each game inside a turn as a packed row and steps all of them in
-compiled code: playing the chosen candidates, rolling, scoring, and enumerating the next
-turns on every core (``TurnPlanner.candidate_arrays``), without a process per
-environment.
+Each game inside a turn is a packed row of the turn planner, played, rolled and enumerated in
+compiled code on every core, with no process per environment (``docs/envs/vector.md``).
 """
 
 from __future__ import annotations
@@ -27,19 +22,18 @@ from ..numba_cache import warn_if_not_compiled
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import game_array
 from ..render.text import render_text
-from .base import BREAKDOWN_KEYS, UnsupportedRenderMode
+from .base import BREAKDOWN_KEYS, check_render_and_rules
 from .decision import game_from_options
 from .turn import (
     CANDIDATE_FEATURES,
     _state,
     afterstate_planes,
     candidate_features,
+    check_slots,
     packed_states,
     state_size,
     turn_spaces,
 )
-
-__all__ = ["NumberDropTurnVectorEnv"]
 
 N_FEATURES = len(CANDIDATE_FEATURES)
 INFO_KEYS = ("action_mask", "score", "score_breakdown", "turn", "candidate_count", "boxes", "illegal_action")
@@ -49,43 +43,16 @@ ROLLS_AHEAD = 32
 
 
 class NumberDropTurnVectorEnv(VectorEnv):
-    """``num_envs`` solo games of ``NumberDropTurn-v0``, stepped together.
+    """``num_envs`` solo games of ``NumberDropTurn-v0``, stepped together: the same spaces per game,
+    candidates, observations, rewards and masks as one ``NumberDropTurnEnv`` each.
 
-    Each game is the game of one ``NumberDropTurnEnv``:
-    the same spaces per game (``single_observation_space``, ``single_action_space`` =
-    ``Discrete(candidates)``), the same candidates, observations, rewards and masks.
-    ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (a list of seeds: one per game, as
-    ``SyncVectorEnv`` takes them); a reset without a seed, and every automatic reset,
-    continues each game's own generator, so a run is reproducible from its first seed.
-
-    **Step** — ``step(actions)`` takes one candidate index per game (an integer array of
-    shape ``(num_envs,)``). Every action is checked before any game moves: a masked or
-    out-of-range action raises ``ValueError`` naming the environment index, a non-integer
-    one ``TypeError``, and no game advances. The chosen candidates are then played as the
-    single environment plays them: the starting number through ``SoloGame.step``, a turn
-    by jumping to its afterstate, in the game's packed row (``TurnPlanner.finish_turns``,
-    the same sheet as ``SoloGame.play_afterstate``), with the next roll drawn from the
-    game's own generator. The turns of all games still playing are then enumerated in one
-    call of ``TurnPlanner.candidate_arrays``, on every core.
-
-    **Games** — ``games`` gives each game as a ``SoloGame``, brought up to its packed row
-    when read: read it to inspect, render or save a game, and change nothing in it (inside
-    a turn the row, not the object, is the game). ``offered`` gives each game's candidates.
-
-    **Autoreset** — ``AutoresetMode.NEXT_STEP`` (Gymnasium's default, in
-    ``metadata["autoreset_mode"]``): the step that ends a game returns its final
-    observation (all candidate rows zero), its last reward and ``terminated=True``; the
-    next ``step`` ignores that game's action and starts a new game in its place, returning
-    the new game's first observation with reward 0 and ``terminated=False``. Its row of
-    ``info["action_mask"]`` is all ``False`` in between. ``reset(options={"reset_mask":
-    m})`` restarts only the games where ``m`` is ``True`` (what a same-step autoreset,
-    e.g. the Stable-Baselines3 adapter ``agents.training.vec_env.NativeTurnVecEnv``, uses).
-    Games are never truncated.
-
-    **Info** — Gymnasium's vector convention, a dict of arrays with a ``_key`` mask each:
-    ``action_mask`` (num_envs, candidates), ``score``, ``score_breakdown`` (num_envs, 7:
-    ``env_base.BREAKDOWN_KEYS``), ``turn``, ``candidate_count`` (slots in use), ``boxes``, ``illegal_action``
-    (always ``False``). ``action_masks()`` returns the (num_envs, candidates) mask.
+    ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (or takes one seed per game); a reset
+    without a seed, and every automatic reset, continues each game's own generator.
+    ``step(actions)`` checks every action before any game moves (``ValueError`` naming the
+    environment). Autoreset is ``NEXT_STEP``: a finished game's row of the mask is all ``False``
+    until the next step replaces it; ``reset(options={"reset_mask": m})`` restarts only the
+    games where ``m`` is ``True``. ``games`` gives each game as a ``SoloGame`` brought up to its
+    packed row when read (change nothing in it), ``offered`` each game's candidates.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2, "autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -102,20 +69,11 @@ class NumberDropTurnVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise UnsupportedRenderMode(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
-            )
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
-        if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
-            raise ValueError(f"candidates must be a positive int, got {candidates!r}")
-        if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
-            raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
+        check_render_and_rules(self.metadata, render_mode, rules)
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.rules = rules
-        self.slots = int(candidates)
+        self.slots = check_slots(candidates, rules)
         self.planner = TurnPlanner(width=width, block_width=block_width)
         warn_if_not_compiled("NumberDropTurn-v0 vector")  # one log line if the first steps will compile (numba)
         self.single_action_space = spaces.Discrete(self.slots)

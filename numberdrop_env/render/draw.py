@@ -1,10 +1,6 @@
-"""The sheet as it looks on paper, drawn with Pillow: ``render_mode="rgb_array"`` and replay GIFs.
-
-Drawing is a pure function of what it is given: the same state gives the same pixels
-(Pillow's built-in font, no system font, nothing random). One sheet is one picture
-(``draw_sheet``), so a table of players can set several side by side; the solo
-board and the dice are a separate panel (``draw_solo_panel``), and
-``draw_game`` puts a ``SoloGame`` together; ``draw_table`` a multiplayer table.
+"""The sheet as it looks on paper, drawn with Pillow: the same state gives the same pixels
+(Pillow's built-in font, nothing random). A sheet is one picture, so a table sets several side
+by side.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ if TYPE_CHECKING:
     from ..engine.solo import SoloGame
     from ..engine.table import Table
 
-__all__ = ["PHASE_WORDS", "cell_name", "decision_words", "render_table", "render_text"]
-
 
 def render_text(game: SoloGame) -> str:
     r, sheet = game.rules, game.sheet

@@ -19,9 +19,7 @@ from numberdrop_env.envs.turn import (
     PLANNER_TERMS,
     PLANNER_VALUE,
     NumberDropTurnEnv,
-    pack_afterstates,
     state_size,
-    unpack_afterstates,
 )
 from numberdrop_env.planner.turns import TurnPlanner
 
@@ -247,15 +245,3 @@ def test_afterstate_planes_are_the_grids_the_candidates_leave():
         candidate.play(clone)
         assert np.array_equal(clone.sheet.values, grid)  # the grid playing the candidate leaves
     assert not planes[len(env.unwrapped.offered) :].any()
-
-
-def test_packed_afterstate_planes_unpack_to_the_planes():
-    env = NumberDropTurnEnv(candidates=16, afterstates=True)
-    obs, _ = env.reset(seed=9)
-    for _ in range(4):
-        obs, *_ = env.step(0)
-    planes = obs["afterstates"]
-    packed = pack_afterstates(planes)
-    assert packed.dtype == np.uint8 and packed.shape == planes.shape and packed[:, 1].max() > 1
-    np.testing.assert_allclose(unpack_afterstates(packed), planes, rtol=1e-6, atol=0)
-    assert np.array_equal(pack_afterstates(unpack_afterstates(packed)), packed)
