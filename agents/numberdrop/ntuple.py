@@ -33,9 +33,16 @@ from .greedy import GreedyPolicy, PlanFollower
 from .lookahead import ALL_ROLLS, check_refine, draw_rolls, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
-QUICK_START_STEPS = ("NumberDropTurn-v0 game", "n-tuple value")
+QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game", "n-tuple value")
 """What a background compile runs before the first game's turns switch to compiled code
-(``numberdrop_env.startup``): the engine's turns and the value's kernels."""
+(``numberdrop_env.startup``): the rules' masks, the turn engine and the value's kernels."""
+COMPILED = (
+    *numba_cache.ENTRY_POINTS["NumberDrop-v0"],
+    "planner.batch.enumerate_many",
+    "planner.batch.turn_costs",
+    "planner.packing.state_offsets",
+)
+"""The compiled functions this agent's games call (``numba_cache`` names): once cached, no quick start."""
 
 
 class NTuplePolicy:
@@ -83,7 +90,7 @@ class NTuplePolicy:
         self.rng = np.random.default_rng([self.seed, int(seed)])
         self._follow = PlanFollower()
         if not self.searches:  # the search plans many games at once: it waits for the compiled planner
-            startup.begin(self.name, QUICK_START_STEPS, numba_cache.ENTRY_POINTS["NumberDropTurn-v0 vector"])
+            startup.begin(self.name, QUICK_START_STEPS, COMPILED)
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
         planned = self._follow.next(game, mask)
