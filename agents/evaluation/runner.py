@@ -42,17 +42,17 @@ Result = TypeVar("Result")
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
-    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game") -> None:
-        self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
+    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game", initial: int = 0) -> None:
+        self.total, self.done, self.last, self.desc, self.postfix = total, initial, time.monotonic(), desc, ""
         self.plain = enabled and not sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=not enabled or self.plain)
+        self.bar = tqdm(total=total, initial=initial, desc=desc, unit=unit, disable=not enabled or self.plain)
 
     def update(self, n: int) -> None:
         self.bar.update(n)
         self.done += n
-        if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
+        if self.plain and (self.done >= self.total or time.monotonic() - self.last >= 30):
             self.last = time.monotonic()
-            print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+            print(f"{self.desc}: {self.done}/{self.total}{self.postfix}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         self.bar.close()

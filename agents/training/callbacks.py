@@ -1,7 +1,4 @@
-"""What runs during an SB3 training run besides the PPO updates: SB3 callbacks (game metrics,
-the win rate, the progress bar, the actor warm-up). The periodic evaluation is
-``agents.training.common.Evaluation``, called at update boundaries
-(``agents.training.resume.UpdateBoundaries``)."""
+"""SB3 callbacks of a training run: game metrics and the win rate, the progress bar, the actor warm-up."""
 
 from __future__ import annotations
 
@@ -18,8 +15,7 @@ GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty
 
 
 class GameMetricsCallback(BaseCallback):
-    """Per-episode game metrics of the training envs, logged as means per rollout (``game/*``;
-    at a table, and in Lucky Numbers, the share of the win, ``game/win``)."""
+    """The training games' metrics, logged as means per rollout (``game/*``; tables: ``game/win``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,7 +55,7 @@ class GameMetricsCallback(BaseCallback):
 
 
 class ProgressCallback(BaseCallback):
-    """The progress bar (``common.StepProgress``), moved every 1,000 steps and after each update."""
+    """The progress bar, moved every 1,000 steps and after each update."""
 
     def __init__(self, total: int, metrics: Any, evals: Any) -> None:
         super().__init__()
@@ -70,12 +66,12 @@ class ProgressCallback(BaseCallback):
         self.bar = common.StepProgress(self.total, self.num_timesteps)
 
     def _on_step(self) -> bool:
-        if self.num_timesteps - self.bar.bar.n >= 1000:
-            self.bar.bar.update(self.num_timesteps - self.bar.bar.n)
+        if self.num_timesteps - self.bar.done >= 1000:
+            self.bar.update(self.num_timesteps - self.bar.done)
         return True
 
     def _on_rollout_end(self) -> None:
-        self.bar.update(self.num_timesteps, self.metrics.last_score, self.evals.latest)
+        self.bar.to(self.num_timesteps, self.metrics.last_score, self.evals.latest)
 
     def _on_training_end(self) -> None:
         self.close()
