@@ -196,8 +196,9 @@ def close_out(
 ) -> dict | None:
     """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
     table of the ``best`` model (its agent's ``options`` added) and ``ship(best, ship_to)``."""
+    x_label = options.pop("x_label", "training steps")
     if curve is not None:
-        write_learning_curve(run_dir, curve, options.pop("x_label", "training steps"))
+        write_learning_curve(run_dir, curve, x_label)
     summary = final_evaluation(cfg, cfg.model_agent, {"path": str(best), **options}, run_dir, progress)
     if getattr(cfg, "ship_to", None) and ship is not None:
         ship(best, Path(cfg.ship_to))

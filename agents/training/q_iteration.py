@@ -10,11 +10,13 @@ weights of a run never stopped.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
 import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,9 +24,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..base import load_model
+from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
+
 from ..evaluation.runner import Progress, play_policy
-from ..numberdrop.network import is_turn_model
+from ..numberdrop.network import is_turn_model, load_model, turn_setup
 from . import checkpoints, common
 from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json, write_jsonl
 from .common import gate_entry, paired_gate
@@ -35,12 +38,107 @@ from .resume import save_model
 from .sb3 import build_model, ship
 from .sb3_config import Network, PPOConfig
 from .scalars import ScalarWriter
-from .selfplay import Q_FIELDS, concatenate, q_self_play
 from .vec_env import NativeTurnVecEnv
 
 _FREE = {"generations", "workers"}
 """The ``q`` settings a resumed run may change (the others decide its data and weights)."""
 STATE = "q_state.json"
+
+
+Q_FIELDS = {
+    "state": np.float32,
+    "candidates": np.float32,
+    "mask": np.bool_,
+    "reward": np.float32,
+    "value": np.float32,
+    "changed": np.bool_,
+    "game": np.int64,
+    "played": np.float32,
+}
+"""Self-play data, a row per turn: ``candidates`` the network's own slots, ``played`` the feature
+row of the candidate played (which may lie beyond them), ``game`` the row's game (for the returns)."""
+
+
+_MODELS: dict[str, Any] = {}
+
+
+def _model(path: str) -> Any:
+    """The model at ``path``, loaded once per process and file content."""
+    key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if key not in _MODELS:
+        torch.set_num_threads(1)  # one process per core
+        _MODELS.clear()
+        _MODELS[key] = load_model(path)
+    return _MODELS[key]
+
+
+def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def q_self_play(
+    path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int, slots: int | None = None
+) -> Iterator[dict[str, np.ndarray]]:
+    """The games of ``seeds`` by the network at ``path`` alone, ``envs`` at a time in the native
+    vector env, offered ``slots`` candidates a turn (default: its own): each turn its highest
+    logit, or with probability ``epsilon`` a drawn candidate (the draws from ``seed``). Yields
+    each game as it ends (``Q_FIELDS``; ``value``: the best logit in points, ``changed``: the
+    move was drawn); the same data for the same arguments."""
+    model = _model(str(path))
+    setup = turn_setup(model, slots)
+    own = int(model.action_space.n)
+    scale = float(model.policy.planner_scale)
+    rng = np.random.default_rng(seed)
+    queue = list(seeds)
+    venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
+    n = venv.num_envs
+    owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
+    rows: list[dict[str, list[Any]]] = [{k: [] for k in Q_FIELDS} for _ in range(n)]
+    obs, _ = venv.reset(seed=list(owner))
+    while any(o is not None for o in owner):
+        masks = venv.action_masks()
+        with torch.no_grad():
+            logits = model.policy.heads({k: torch.as_tensor(v) for k, v in obs.items()})[0].numpy()
+        actions, best = _explore(np.where(masks, logits, -np.inf), epsilon, rng)
+        values = np.where(masks, logits, -np.inf).max(axis=1) / scale
+        obs_before = obs
+        obs, reward, over, _, info = venv.step(actions)
+        for i in range(n):
+            if owner[i] is None:
+                continue
+            row = rows[i]
+            row["state"].append(obs_before["state"][i])
+            row["candidates"].append(obs_before["candidates"][i, :own])
+            row["mask"].append(masks[i, :own])
+            row["played"].append(obs_before["candidates"][i, actions[i]])
+            row["reward"].append(reward[i])
+            row["value"].append(values[i])
+            row["changed"].append(actions[i] != best[i])
+            row["game"].append(owner[i])
+        ended = [i for i in range(n) if owner[i] is not None and over[i]]
+        for i in ended:
+            part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
+            yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
+            rows[i] = {k: [] for k in Q_FIELDS}
+            owner[i] = int(queue.pop(0)) if queue else None
+        if ended:
+            restart = np.zeros(n, bool)
+            restart[[i for i in ended if owner[i] is not None]] = True
+            if restart.any():
+                obs, _ = venv.reset(
+                    seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
+                )
+
+
+def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(the moves played, the best moves): the highest score, or with probability ``epsilon`` a
+    drawn legal move."""
+    best = scores.argmax(axis=1)
+    actions = best.copy()
+    drawn = rng.random(len(scores)) < epsilon
+    for i in np.flatnonzero(drawn & np.isfinite(scores).any(axis=1)):
+        actions[i] = rng.choice(np.flatnonzero(np.isfinite(scores[i])))
+    return actions, best
 
 
 def find_state(path: str | Path) -> Path:
