@@ -15,8 +15,7 @@ import numpy as np
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
 # the game, also imported from here (the README, the web app, the benchmarks)
-from .games import GameResult, advance, play_game  # noqa: F401
-from .runner import Match, run_matches
+from .runner import GameResult, Match, advance, play_game, run_matches  # noqa: F401
 from .stats import ci95
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 # the games, also imported from here
-from .games import lineup, play_lucky_table, play_rotations, play_table, seat_policies  # noqa: F401
-from .runner import Match, run_matches
+from .runner import Match, lineup, play_lucky_table, play_table, run_matches  # noqa: F401
 from .stats import ci95
 
 

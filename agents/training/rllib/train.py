@@ -243,7 +243,7 @@ def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
 
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
-    """Train, evaluate and checkpoint as the config says; returns what ``agents.training.train`` returns."""
+    """Train, evaluate and checkpoint as the config says; returns what ``agents.cli.train.train`` returns."""
     run_dir, resume, progress = common.open_run(cfg, args)
     start_steps = folder_steps(resume) if resume is not None else 0
     torch.set_num_threads(cfg.network.torch_threads)
