@@ -263,11 +263,9 @@ def map_tasks(
 
 @dataclass(frozen=True)
 class Match:
-    """Games to play. Solo (``game="solo"``): ``agents`` is one agent, a registered name or a
-    policy object. Tables (``"numberdrop"``, ``"luckynumbers"``): ``agents`` are names, cycled
-    round ``players`` seats, and each seed is played once per rotation of the seats.
-    ``options`` holds each name's agent options; ``setup`` and ``bruno`` are Lucky Numbers'
-    variants."""
+    """Games to play: solo, ``agents`` is one agent (a name or a policy object); tables,
+    ``agents`` are names cycled round ``players`` seats. ``options`` by name; ``setup`` and
+    ``bruno`` are Lucky Numbers' variants."""
 
     agents: tuple[Any, ...]
     seeds: tuple[int, ...]

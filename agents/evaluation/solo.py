@@ -1,9 +1,5 @@
-"""Solo games: every agent plays the same seeded games, and one table compares them.
-
-Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
-mapping and, as long as the agents' choices do not change the number of rolls, the
-same dice), so differences between agents are paired. ``numberdrop-evaluate`` prints the
-table (``agents.cli.evaluate``).
+"""Solo games: every agent plays the same seeded games (common random numbers, so differences
+are paired), and one table compares them.
 """
 
 from __future__ import annotations

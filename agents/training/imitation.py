@@ -238,7 +238,7 @@ def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, p
         print(f"note: {err}; collecting the demonstrations again", file=sys.stderr)
         demos = None
     if demos is None:
-        workers = getattr(b, "workers", 1) or os.cpu_count() or 1
+        workers = b.workers or os.cpu_count() or 1
         demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma, workers, progress, lucky)
         with atomic_path(cache, ".npz") as tmp:
             np.savez_compressed(tmp, **demos)
