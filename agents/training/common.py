@@ -385,10 +385,10 @@ class StepProgress(Progress):
 
     def __init__(self, total: int, initial: int, enabled: bool = True) -> None:
         super().__init__(total, enabled, "train", "step", initial)
-        self.t0 = time.perf_counter()
+        self.n0, self.t0 = initial, time.perf_counter()
 
     def fps(self, steps: int) -> float:
-        return (steps - self.bar.initial) / max(time.perf_counter() - self.t0, 1e-9)
+        return (steps - self.n0) / max(time.perf_counter() - self.t0, 1e-9)
 
     def to(self, steps: int, score: float | None = None, latest: float | None = None) -> None:
         """After an update: the bar at ``steps``, with the training games' mean and the latest evaluation's."""
