@@ -1,13 +1,11 @@
 """Play seeded solo games with one or more agents and compare them in one table.
 
 ``numberdrop-evaluate --agents random,greedy,search --games 1000 --seed 0``
-(or ``python -m agents.cli.evaluate ...``)
 
-Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
-mapping and, as long as the agents' choices do not change the number of rolls, the
-same dice), so differences between agents are paired. ``--players N`` plays tables of
-either game instead; solo games and tables alike run on local worker processes or, with
-``--backend ray``, as Ray tasks, and give the same numbers on both.
+Game ``i`` uses seed ``SEED + i`` for every agent (the same tile mapping and, as long as the
+agents' choices do not change the number of rolls, the same dice), so differences between
+agents are paired. ``--players N`` plays tables of either game instead; local worker processes
+and ``--backend ray`` give the same numbers.
 """
 
 from __future__ import annotations
@@ -21,11 +19,10 @@ from typing import Any
 
 from agents.cli.common import HelpFormatter, Parser, plain_text
 from agents.evaluation import plots
-from agents.evaluation.solo import HUMAN_SCORES, GameResult, advance, format_table, play_game, run, summarise  # noqa: F401
+from agents.evaluation.solo import format_table, run, summarise
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
 from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
-from luckynumbers_env.engine.rules import SETUPS
 from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.table import MAX_PLAYERS
 
@@ -112,91 +109,68 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
     args = parser.parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
-        if not agents or (len(set(agents)) != len(agents) and len(agents) != args.players):
-            raise ValueError(
-                "--agents must name one or more distinct agents (or, with --players N, exactly N agents, one per seat)"
-            )
-        if args.game == "numberdrop":
-            for name in agents:
-                policy_class(name)
-        if args.games < 1 or args.workers < 0 or args.seed < 0:
-            raise ValueError("--games must be positive and --workers and --seed non-negative")
+        _check(args, agents)
         workers = args.workers or os.cpu_count() or 1
-        if args.backend != "ray" and args.address:
-            raise ValueError("--address needs --backend ray")
-        if args.game == "luckynumbers":
-            return _lucky_tables(args, agents, workers, parse_options(args.option, list(dict.fromkeys(agents))))
-        if args.setup != "standard" or args.bruno:
-            raise ValueError("--setup and --bruno are Lucky Numbers variants: add --game luckynumbers")
-        if args.plot:  # fail before the games, not after them
-            try:
-                plots.require_matplotlib()
-            except ImportError as err:
-                raise ValueError(str(err)) from err
-        if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
-            raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
-        if args.players > 1 and args.plot:
-            raise ValueError("--plot draws solo score distributions; leave it out with --players")
         options = parse_options(args.option, list(dict.fromkeys(agents)))
         if args.players > 1:
             return _tables(args, agents, workers, options)
         results = run(agents, args.games, args.seed, workers, options, not args.no_progress, args.backend, args.address)
     except ValueError as err:
         parser.error(str(err))
-    summary = summarise(results, args.games, args.seed)
-    print(format_table(summary))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=1))
+    summary = _write(args, summarise(results, args.games, args.seed), format_table)
     if args.plot:
         print(f"score distributions: {plots.plot_scores(summary, args.plot)}")
     return summary
 
 
+def _check(args: argparse.Namespace, agents: list[str]) -> None:
+    """Refuse what cannot be played, before any game."""
+    lucky = args.game == "luckynumbers"
+    if not agents or (len(set(agents)) != len(agents) and len(agents) != args.players):
+        raise ValueError(
+            "--agents must name one or more distinct agents (or, with --players N, exactly N agents, one per seat)"
+        )
+    for name in agents:
+        if not lucky:
+            policy_class(name)
+        elif name not in LUCKY_AGENTS:
+            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
+    if args.games < 1 or args.workers < 0 or args.seed < 0:
+        raise ValueError("--games must be positive and --workers and --seed non-negative")
+    if args.backend != "ray" and args.address:
+        raise ValueError("--address needs --backend ray")
+    if lucky and not 2 <= args.players <= 4:
+        raise ValueError("--game luckynumbers needs --players 2..4")
+    if not lucky and (args.setup != "standard" or args.bruno):
+        raise ValueError("--setup and --bruno are Lucky Numbers variants: add --game luckynumbers")
+    if not 1 <= args.players <= MAX_PLAYERS or (args.players > 1 and len(agents) > args.players):
+        raise ValueError(f"--players must be 1..{MAX_PLAYERS}, and at least the number of agents")
+    if args.plot and (lucky or args.players > 1):
+        with_ = "--game luckynumbers" if lucky else "--players"
+        raise ValueError(f"--plot draws solo score distributions; leave it out with {with_}")
+    if args.plot:  # fail before the games, not after them
+        try:
+            plots.require_matplotlib()
+        except ImportError as err:
+            raise ValueError(str(err)) from err
+
+
 def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
     """Tables of either game, on the backend asked for."""
-    results = run_tables(
-        agents,
-        args.players,
-        args.games,
-        args.seed,
-        workers,
-        options,
-        not args.no_progress,
-        args.game,
-        args.setup,
-        args.bruno,
-        backend=args.backend,
-        address=args.address,
-    )
+    progress = not args.no_progress
+    where = {"backend": args.backend, "address": args.address}
+    game = (args.game, args.setup, args.bruno)
+    results = run_tables(agents, args.players, args.games, args.seed, workers, options, progress, *game, **where)
     unique = list(dict.fromkeys(agents))
     if args.game == "numberdrop":
-        return _write(args, summarise_tables(results, unique, args.players))
+        return _write(args, summarise_tables(results, unique, args.players), format_tables)
     summary = summarise_lucky(results, unique, args.players)
     summary["setup"], summary["bruno"] = args.setup, bool(args.bruno)
-    return _write(args, summary)
+    return _write(args, summary, format_tables)
 
 
-def _lucky_tables(
-    args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, dict[str, Any]]
-) -> dict[str, Any]:
-    """``--game luckynumbers``: the checks, then the table."""
-    for name in agents:
-        if name not in LUCKY_AGENTS:
-            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
-    if not 2 <= args.players <= 4:
-        raise ValueError("--game luckynumbers needs --players 2..4")
-    if len(agents) > args.players:
-        raise ValueError("--players must be at least the number of agents")
-    if args.plot:
-        raise ValueError("--plot draws solo score distributions; leave it out with --game luckynumbers")
-    if args.setup not in SETUPS:
-        raise ValueError(f"--setup must be one of {SETUPS}")
-    return _tables(args, agents, workers, options)
-
-
-def _write(args: argparse.Namespace, summary: dict[str, Any]) -> dict[str, Any]:
-    print(format_tables(summary))
+def _write(args: argparse.Namespace, summary: dict[str, Any], table: Any) -> dict[str, Any]:
+    print(table(summary))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(summary, indent=1))

@@ -1,13 +1,7 @@
-"""A person plays a solo game in the terminal: ``numberdrop-play --human``.
-
-Each decision is listed in words and numbered 1..n in action order (a star's value is
-numbered by the value itself); the player types a number, a compact decision or a short
-command. Dice are typed as their values in *cell order* (the landed cells from the bottom
-row up, left to right within a row) and drops as ``T2 c4`` (shape, orientation, column of
-the leftmost cell). Bad input gets a message and the prompt again, and plays nothing.
-``quit``, Ctrl-D or Ctrl-C saves the game (``SoloGame.save``, dice generator included) to a
-file that ``--resume`` continues. Decisions with a single legal choice are played for the
-player and announced.
+"""A person plays a solo game in the terminal: ``numberdrop-play --human``. Each decision is
+listed and numbered; the player types a number, a compact decision (dice values in cell order,
+a drop as ``T2 c4``) or a command. Bad input plays nothing. Leaving saves the game (dice
+generator included) to a file that ``--resume`` continues.
 """
 
 from __future__ import annotations

@@ -104,10 +104,8 @@ class Step:
 
 
 def replay(record: Record) -> Iterator[Step]:
-    """Play the record's actions one by one; a record that does not fit its game is a ValueError.
-
-    Every step yields the same live game object, moved on: copy what you keep.
-    """
+    """Play the record's actions one by one (a ValueError when it does not fit its game); every
+    step yields the same live game object, moved on: copy what you keep."""
     game = record.start()
     for i, action in enumerate(record.actions):
         if game.is_over or not 0 <= action < game.layout.size or not game.legal_mask()[action]:

@@ -1,8 +1,15 @@
-"""``python train.py``: train an agent from one YAML config (see ``agents.training``).
+"""Training from one YAML config (``python train.py``, ``numberdrop-train``).
 
-python train.py --config configs/ppo_turn.yaml
-python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
-python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
+    python train.py --config configs/ntuple.yaml                               # algorithm: ntuple (make train)
+    python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration
+    python train.py --config configs/ppo_turn.yaml                             # algorithm: ppo (the default)
+    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
+    python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
+    python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
+    python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
+
+``algorithm:`` picks the trainer module. ``--resume`` continues where a run stopped; Ctrl-C
+stops at the next update with a checkpoint and prints the command that resumes.
 """
 
 from __future__ import annotations
@@ -12,9 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import agents.training
 from agents.cli.common import HelpFormatter, plain_text
-from agents.training import find_resume, train
+from agents.registry import load
 from agents.training.checkpoints import resume_command
 from agents.training.config import TrainConfig, load_config
 from numberdrop_env.compile_progress import CompileProgress
@@ -22,7 +28,7 @@ from numberdrop_env.compile_progress import CompileProgress
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python train.py", description=plain_text(agents.training.__doc__ or ""), formatter_class=HelpFormatter
+        prog="python train.py", description=plain_text(__doc__), formatter_class=HelpFormatter
     )
     parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
     parser.add_argument(
@@ -36,6 +42,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-dir", help="override output_dir (the run directory)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
+
+
+def find_resume(path: Path, cfg: TrainConfig) -> Path:
+    """The checkpoint or run state ``--resume`` names (a damaged checkpoint is reported and the
+    previous good one taken)."""
+    return load(cfg.resume_entry, f"resuming a {cfg.trainer} run")(path)
+
+
+def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """The run's numbers, or ``interrupted: True`` and the checkpoint to resume from."""
+    return load(cfg.trainer_entry, f"the {cfg.trainer} trainer")(cfg, args)
 
 
 def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:

@@ -1,8 +1,5 @@
 """Pictures for comparing agents: score distributions against the rulebook's human scores,
-and learning curves (of a run's evaluations, ``agents.training.common.read_evals``).
-Needs matplotlib (the ``train`` and ``dev`` extras). The command is
-``python -m agents.cli.plots``; ``numberdrop-evaluate --plot`` and
-``train.py`` draw the same pictures from their own numbers.
+and learning curves. Needs matplotlib (the ``train`` and ``dev`` extras).
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The one game runner: every evaluation and gate of the project plays its games here.
 
-A ``Match`` names the games: one agent's solo games on some seeds, or tables of Number Drop
-or Lucky Numbers (every seed under every rotation of the seats). ``run_matches`` cuts the
-seeds into chunks, plays them in this process, on worker processes or as Ray tasks
-(``backend="ray"``) with one progress display, and gives each match's results back in seed
-order. A game depends only on its seed and its agents, so the results are the same on any
-backend and any number of workers (tested).
-
-``play_policy`` is the short form a trainer's gate needs: one agent (a policy object, a
-registered name or ``(name, options)``) on given seeds, the ``GameResult`` of each. An agent
-object with a ``play_seeds(seeds)`` method is a batched player (a network playing many games
-in one forward pass a turn): it is given its seeds in one chunk per worker, and its own
-results (each with ``seed`` and ``score``) come back.
+A ``Match`` names the games: one agent's solo games on some seeds, or tables of either game
+(every seed under every rotation of the seats). ``run_matches`` plays them in chunks, in this
+process, on worker processes or as Ray tasks, and gives the results back in seed order. A game
+depends only on its seed and its agents, so the results are the same on any backend (tested).
+An agent with a ``play_seeds(seeds)`` method is a batched player (a network playing many games
+in lockstep): it gets one chunk per worker and returns its own results.
 """
 
 from __future__ import annotations
@@ -29,8 +23,13 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
+from luckynumbers_env import Game, Rules
+from numberdrop_env.engine.rules import DEFAULT_RULES
+from numberdrop_env.engine.solo import SoloGame
+from numberdrop_env.engine.table import Table
+
+from ..base import TurnPlayer
 from ..registry import cached_policy, make_policy, require_extra
-from .games import GameResult, play_game, play_lucky_table, play_rotations, play_table
 
 SOLO, NUMBERDROP, LUCKYNUMBERS = "solo", "numberdrop", "luckynumbers"
 """The kinds of game a match plays: solo Number Drop, and tables of either game."""
@@ -39,20 +38,129 @@ Task = TypeVar("Task")
 Result = TypeVar("Result")
 
 
+# ---------------------------------------------------------------- one game of each kind
+@dataclass(frozen=True)
+class GameResult:
+    """One solo game, as the solo table reports it."""
+
+    seed: int
+    score: int
+    turns: int
+    decisions: int
+    lines: int
+    boxes: int
+    game_over_line: bool
+    seconds: float
+    breakdown: dict[str, int]
+
+
+def advance(policy: Any, game: SoloGame) -> int:
+    """Play the pending decision, or the rest of the turn where the policy plays whole turns;
+    returns the number of decisions played."""
+    if isinstance(policy, TurnPlayer):
+        played = policy.play_turn(game)
+        if played:
+            return played
+    game.step(policy.act(game, game.legal_mask()))
+    return 1
+
+
+def play_game(policy: Any, seed: int) -> GameResult:
+    """One full solo game; the policy is reset with the game's seed."""
+    game = SoloGame(DEFAULT_RULES, seed=seed)
+    policy.reset(seed)
+    decisions = 0
+    start = time.perf_counter()
+    while not game.is_over:
+        decisions += advance(policy, game)
+    sheet = game.sheet
+    return GameResult(
+        seed=seed,
+        score=game.score(),
+        turns=game.turn,
+        decisions=decisions,
+        lines=int(sheet.lines.sum()),
+        boxes=int(sheet.identical.sum() + sheet.consecutive.sum() + sheet.bonus),
+        game_over_line=bool(sheet.penalties.any()),
+        seconds=time.perf_counter() - start,
+        breakdown=sheet.score_breakdown(),
+    )
+
+
+def lineup(agents: list[str], players: int) -> list[str]:
+    """The agent of each seat before rotation: the agents cycled round the table."""
+    return [agents[p % len(agents)] for p in range(players)]
+
+
+def seat_policies(seats: list[str], seed: int, options: dict[str, dict[str, Any]], game: str) -> list[Any]:
+    """One policy per seat (built once per process), reset for this game."""
+    policies = []
+    for p, name in enumerate(seats):
+        policies.append(cached_policy(name, options.get(name), game, seat=p))
+        policies[-1].reset(seed * 8 + p)
+    return policies
+
+
+def play_table(seats: list[str], seed: int, options: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One Number Drop game; ``seats[p]`` names the agent of seat ``p``."""
+    table = Table(len(seats), seed=seed)
+    policies = seat_policies(seats, seed, options, "numberdrop")
+    while not table.over:
+        p = table.to_act()[0]
+        table.step(p, policies[p].act(table.seats[p], table.legal_mask(p)))
+    return {"scores": table.scores().tolist(), "winners": table.winners(), "turns": table.turn}
+
+
+def play_lucky_table(
+    seats: list[str], seed: int, options: dict[str, dict[str, Any]], setup: str = "standard", bruno: bool = False
+) -> dict[str, Any]:
+    """One Lucky Numbers game; ``seats[p]`` names the agent of seat ``p``."""
+    game = Game(Rules(players=len(seats), setup=setup, bruno=bruno), seed=seed)
+    policies = seat_policies(seats, seed, options, "luckynumbers")
+    decisions = 0
+    start = time.perf_counter()
+    while not game.over:
+        p = game.player
+        game.step(policies[p].act(game, game.legal_mask()))
+        decisions += 1
+    return {
+        "scores": game.scores().tolist(),
+        "winners": game.winners,
+        "turns": game.turn,
+        "empty": [game.empty_cells(p) for p in range(len(seats))],
+        "ended_by": game.ended_by,
+        "decisions": decisions,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def play_rotations(
+    play: Callable[..., dict[str, Any]], agents: list[str], players: int, seed: int, options: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
+    base = lineup(agents, players)
+    games = []
+    for r in range(players):
+        seats = [base[(p + r) % players] for p in range(players)]
+        games.append({"seats": seats, **play(seats, seed, options)})
+    return games
+
+
+# ---------------------------------------------------------------- where the games run
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
-    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game") -> None:
-        self.total, self.done, self.last, self.desc = total, 0, time.monotonic(), desc
+    def __init__(self, total: int, enabled: bool, desc: str = "games", unit: str = "game", initial: int = 0) -> None:
+        self.total, self.done, self.last, self.desc, self.postfix = total, initial, time.monotonic(), desc, ""
         self.plain = enabled and not sys.stderr.isatty()
-        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=not enabled or self.plain)
+        self.bar = tqdm(total=total, initial=initial, desc=desc, unit=unit, disable=not enabled or self.plain)
 
     def update(self, n: int) -> None:
         self.bar.update(n)
         self.done += n
-        if self.plain and (self.done == self.total or time.monotonic() - self.last >= 30):
+        if self.plain and (self.done >= self.total or time.monotonic() - self.last >= 30):
             self.last = time.monotonic()
-            print(f"{self.desc}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+            print(f"{self.desc}: {self.done}/{self.total}{self.postfix}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         self.bar.close()
@@ -155,11 +263,9 @@ def map_tasks(
 
 @dataclass(frozen=True)
 class Match:
-    """Games to play. Solo (``game="solo"``): ``agents`` is one agent, a registered name or a
-    policy object. Tables (``"numberdrop"``, ``"luckynumbers"``): ``agents`` are names, cycled
-    round ``players`` seats, and each seed is played once per rotation of the seats.
-    ``options`` holds each name's agent options; ``setup`` and ``bruno`` are Lucky Numbers'
-    variants."""
+    """Games to play: solo, ``agents`` is one agent (a name or a policy object); tables,
+    ``agents`` are names cycled round ``players`` seats. ``options`` by name; ``setup`` and
+    ``bruno`` are Lucky Numbers' variants."""
 
     agents: tuple[Any, ...]
     seeds: tuple[int, ...]
@@ -191,7 +297,7 @@ def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
     play: Any = play_table
     if match.game == LUCKYNUMBERS:
         play = partial(play_lucky_table, setup=match.setup, bruno=match.bruno)
-    return [play_rotations(play, list(match.agents), match.players, s, match.options)[1] for s in seeds]
+    return [play_rotations(play, list(match.agents), match.players, s, match.options) for s in seeds]
 
 
 def run_matches(

@@ -1,9 +1,5 @@
-"""Solo games: every agent plays the same seeded games, and one table compares them.
-
-Game ``i`` uses seed ``SEED + i`` for every agent (common random numbers: same tile
-mapping and, as long as the agents' choices do not change the number of rolls, the
-same dice), so differences between agents are paired. ``numberdrop-evaluate`` prints the
-table (``agents.cli.evaluate``).
+"""Solo games: every agent plays the same seeded games (common random numbers, so differences
+are paired), and one table compares them.
 """
 
 from __future__ import annotations
@@ -15,8 +11,7 @@ import numpy as np
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
 # the game, also imported from here (the README, the web app, the benchmarks)
-from .games import GameResult, advance, play_game  # noqa: F401
-from .runner import Match, run_matches
+from .runner import GameResult, Match, advance, play_game, run_matches  # noqa: F401
 from .stats import ci95
 
 HUMAN_SCORES = (13, 27, 34, 46, 55, 61, 75, 92, 99)

@@ -1,12 +1,6 @@
-"""Tables of either game: agents round the table, every seed played under every rotation of seats.
-
-``numberdrop-evaluate --players 4 --agents greedy,random`` (Number Drop, 2..6 players) or
-``--game luckynumbers --players 4 --agents search,greedy`` (Lucky Numbers, 2..4) seats the
-agents round the table (cycled when there are fewer agents than seats; ``--agents
-ppo,greedy,greedy,greedy`` names every seat) and plays each seed once per rotation, so the
-seat order biases nothing. Per agent: win rate (a tie of k players counts 1/k), mean score,
-and the paired difference of mean scores against the first agent (per seed). Lucky Numbers
-tables also report how games ended and the speed of play.
+"""Tables of either game: the agents cycled round the table, every seed played under every
+rotation of seats, so the seat order biases nothing. Per agent: win rate (a tie of k players
+counts 1/k), mean score and the paired difference against the first agent.
 """
 
 from __future__ import annotations
@@ -16,8 +10,7 @@ from typing import Any
 import numpy as np
 
 # the games, also imported from here
-from .games import lineup, play_lucky_table, play_rotations, play_table, seat_policies  # noqa: F401
-from .runner import Match, run_matches
+from .runner import Match, lineup, play_lucky_table, play_table, run_matches  # noqa: F401
 from .stats import ci95
 
 
@@ -35,9 +28,7 @@ def run_tables(
     backend: str = "local",
     address: str | None = None,
 ) -> dict[int, list]:
-    """Every seed's games (one per rotation), in seed order, played by the runner
-    (``agents.evaluation.runner``); ``game="luckynumbers"`` plays Lucky Numbers tables (with its
-    ``setup`` and ``bruno`` variants)."""
+    """Every seed's games (one per rotation), in seed order, played by the runner."""
     seeds = tuple(range(seed, seed + games))
     match = Match(tuple(agents), seeds, game, players, options or {}, setup, bruno)
     return dict(zip(seeds, run_matches([match], workers, backend, address, progress)[0]))

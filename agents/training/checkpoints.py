@@ -1,10 +1,7 @@
-"""Files a training run may be killed in the middle of, and the checkpoints it resumes from,
-shared by every trainer: files written whole or not at all (a temporary file, then
-``os.replace``); damaged files named (a JSON-lines line cut by a kill is left out with a note);
-numbered checkpoints (``ppo_<steps>_steps.zip``, ``rllib_<steps>_steps/``) found by
-``pick_checkpoint``, the previous good one taken when one is damaged; the run-state files of
-the trainers in generations or rounds (``find_state``, ``resume_state``), written last; and
-Ctrl-C (``StopRequest``), honoured at the next update boundary with a checkpoint.
+"""Files a training run may be killed in the middle of, shared by every trainer: files written
+whole or not at all, damaged files named, numbered checkpoints found (the previous good one
+taken when one is damaged), the run states of the trainers in generations or rounds, and
+Ctrl-C honoured at the next update boundary with a checkpoint.
 """
 
 from __future__ import annotations
@@ -32,13 +29,10 @@ STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
 # ---------------------------------------------------------------- atomic files
 @contextmanager
 def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
-    """A temporary path beside ``path`` for a writer that wants a file name (``model.save``,
-    ``savefig``, a checkpoint folder); on success it replaces ``path``, on error it is removed.
-
-    ``suffix`` ends the temporary name, for writers that add their own (SB3 adds ``.zip``).
-    A folder that replaces an existing one is swapped in by two renames: a kill between them
-    leaves the old folder under a hidden name, never a half-written one at ``path``.
-    """
+    """A temporary path beside ``path`` for a writer that wants a file name; on success it
+    replaces ``path``, on error it is removed. ``suffix`` is for writers that add their own
+    (SB3 adds ``.zip``). A folder replaces an existing one by two renames, so a kill leaves the
+    old one under a hidden name, never a half-written one at ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{suffix}", dir=path.parent)
@@ -47,16 +41,12 @@ def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
     tmp.unlink()  # the writer creates it (a file or a folder)
     try:
         yield tmp
-        _fsync(tmp)
+        if tmp.is_file():
+            with tmp.open("rb") as fh:
+                os.fsync(fh.fileno())
         _replace(tmp, path)
     finally:
         _remove(tmp)
-
-
-def _fsync(path: Path) -> None:
-    if path.is_file():
-        with path.open("rb") as fh:
-            os.fsync(fh.fileno())
 
 
 def _replace(tmp: Path, path: Path) -> None:
@@ -78,7 +68,6 @@ def _remove(path: Path) -> None:
 
 
 def atomic_write(path: str | Path, data: bytes | str) -> Path:
-    """Write ``data`` to ``path`` whole or not at all."""
     path = Path(path)
     with atomic_path(path) as tmp:
         if isinstance(data, str):
@@ -93,7 +82,7 @@ def write_json(path: str | Path, obj: Any, indent: int | None = None) -> Path:
 
 
 def read_json(path: str | Path) -> Any:
-    """The JSON value of a file; a damaged file raises a ``ValueError`` that names it."""
+    """A damaged file raises a ``ValueError`` that names it."""
     path = Path(path)
     try:
         return json.loads(path.read_text())
@@ -101,10 +90,22 @@ def read_json(path: str | Path) -> Any:
         raise ValueError(f"{path} is damaged: not valid JSON ({err})") from None
 
 
+def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.ndarray]:
+    """Saved arrays (``ValueError`` naming the file when it is damaged or lacks one of ``fields``)."""
+    try:
+        with np.load(path) as f:
+            data = dict(f)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: damaged {what} ({type(err).__name__}: {err})") from None
+    missing = set(fields) - set(data)
+    if missing:
+        raise ValueError(f"{path}: {what} without the fields {sorted(missing)}")
+    return data
+
+
 # ---------------------------------------------------------------- JSON lines
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """The objects of a JSON-lines file; a line that does not parse (cut by a kill) is left
-    out with a note naming the file and the line."""
+    """The objects of a JSON-lines file; a line cut by a kill is left out with a note."""
     path = Path(path)
     if not path.is_file():
         return []
@@ -128,22 +129,25 @@ def write_jsonl(path: str | Path, entries: list[dict[str, Any]]) -> Path:
 
 
 def append_jsonl(path: str | Path, entry: dict[str, Any]) -> Path:
-    """Add one line atomically: the whole lines already there, then ``entry`` (files of a
-    few hundred lines, rewritten each time)."""
+    """Add one line atomically: files of a few hundred lines, rewritten each time."""
     return write_jsonl(path, read_jsonl(path) + [entry])
 
 
-def keep_steps_up_to(path: str | Path, steps: int) -> None:
-    """Drop the entries after ``steps`` (and any cut line): a run resumed from the
-    checkpoint at ``steps`` writes them again."""
+def keep_up_to(path: str | Path, last: int, key: str = "step") -> None:
+    """Drop the entries past ``last`` (and any cut line): a resumed run writes them again."""
     path = Path(path)
     if path.is_file():
-        write_jsonl(path, [e for e in read_jsonl(path) if _step(e) <= steps])
+        write_jsonl(path, [e for e in read_jsonl(path) if _at(e, key) <= last])
 
 
 def last_step(path: str | Path, up_to: int) -> int:
     """The step of the latest entry at or before ``up_to`` (0 when none)."""
-    return max((_step(e) for e in read_jsonl(path) if _step(e) <= up_to), default=0)
+    return max((_at(e, "step") for e in read_jsonl(path) if _at(e, "step") <= up_to), default=0)
+
+
+def _at(entry: dict[str, Any], key: str) -> int:
+    value = entry.get(key)
+    return value if isinstance(value, int) else 0
 
 
 class Every:
@@ -160,14 +164,8 @@ class Every:
         return True
 
 
-def _step(entry: dict[str, Any]) -> int:
-    step = entry.get("step")
-    return step if isinstance(step, int) else 0
-
-
 # ---------------------------------------------------------------- checkpoints
 def checkpoint_step(path: str | Path) -> int | None:
-    """The step in a numbered checkpoint's name, or ``None``."""
     match = STEP_NAME.search(Path(path).name)
     return int(match.group(1)) if match else None
 
@@ -182,13 +180,9 @@ def numbered_checkpoints(folder: str | Path) -> list[Path]:
 
 
 def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoint: Callable[[Path], bool]) -> Path:
-    """The checkpoint to resume from: ``path`` when it is good, else the previous good one.
-
-    ``path`` names a checkpoint, or a run directory (or its ``checkpoints/`` folder): then
-    its newest checkpoint. ``check`` reads a checkpoint enough to trust it and raises a
-    ``ValueError`` naming what is damaged; each damaged one is reported on stderr and the
-    next older one tried. ``is_checkpoint`` tells a checkpoint from a folder of them.
-    """
+    """What ``--resume PATH`` resumes from: the checkpoint named, or the newest of a run
+    directory (or its ``checkpoints/``). ``check`` raises a ``ValueError`` naming what is
+    damaged; each damaged one is reported and the next older one tried."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"--resume checkpoint {str(path)!r} not found")
@@ -267,8 +261,7 @@ def resume_state(
     run_dir: Path, state_file: str, settings: dict[str, Any], section: str, free: Collection[str], key: str
 ) -> dict[str, Any]:
     """The state of a stopped run, which must keep the ``settings`` that decide its data and
-    weights (``ValueError`` naming those it was trained with otherwise; ``free`` may change);
-    ``evals.jsonl`` loses the lines past the state's ``key`` (a generation the stop cut short)."""
+    weights (only ``free`` may change); ``evals.jsonl`` loses the lines past the state's ``key``."""
     state = read_json(run_dir / state_file)
     before = state.get("settings", {})
     changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
@@ -278,43 +271,19 @@ def resume_state(
             f"{run_dir} was trained with other settings of {', '.join(changed)}: "
             f"a resumed run must keep them (only {may} may change)"
         )
-    entries = read_jsonl(run_dir / "evals.jsonl")
-    write_jsonl(run_dir / "evals.jsonl", [e for e in entries if e[key] <= state[key]])
+    keep_up_to(run_dir / "evals.jsonl", state[key], key)
     print(f"resuming {run_dir} after {key} {state[key]}", file=sys.stderr)
     return state
-
-
-def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.ndarray]:
-    """Saved arrays (``ValueError`` naming the file when it is damaged or lacks one of ``fields``)."""
-    try:
-        with np.load(path) as f:
-            data = dict(f)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{path}: damaged {what} ({type(err).__name__}: {err})") from None
-    missing = set(fields) - set(data)
-    if missing:
-        raise ValueError(f"{path}: {what} without the fields {sorted(missing)}")
-    return data
 
 
 def resume_command(config: str | Path, checkpoint: str | Path) -> str:
     return f"python train.py --config {config} --resume {checkpoint}"
 
 
-def report_stop(config: str | Path, checkpoint: str | Path | None, steps: int) -> None:
-    """What a run stopped by Ctrl-C says last: where it stopped and the command that resumes."""
-    print(
-        f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: {resume_command(config, checkpoint)}",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 # ---------------------------------------------------------------- Ctrl-C
 class StopRequest:
-    """While active (``with StopRequest(): ...``), the first Ctrl-C sets ``requested``
-    and the trainer stops at its next update boundary, after saving a checkpoint; a second
-    Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main thread it does nothing."""
+    """While active, the first Ctrl-C sets ``requested`` (the trainer stops at its next update
+    boundary, with a checkpoint); a second raises ``KeyboardInterrupt``. Main thread only."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -349,6 +318,37 @@ class Interrupted(Exception):
         self.checkpoint, self.steps = checkpoint, steps
 
 
-def ignore_ctrl_c() -> None:
-    """For worker processes: the trainer, not its workers, answers Ctrl-C."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+class Boundaries:
+    """What a PPO trainer does at an update boundary (at the start, after each update, at the
+    end), in order: a numbered checkpoint ``save(steps)`` when due (every ``every`` steps and at
+    the end; 0: only on request), the ``evaluate(steps, final)``, then on Ctrl-C a checkpoint
+    and ``Interrupted``. ``latest`` is the newest checkpoint (at first the one resumed from,
+    which holds the first boundary)."""
+
+    def __init__(
+        self,
+        save: Callable[[int], Path],
+        every: int,
+        evaluate: Callable[[int, bool], None],
+        stop: StopRequest,
+        start: int,
+        resumed_from: Path | None = None,
+    ) -> None:
+        self.save, self.every, self.evaluate, self.stop = save, every, evaluate, stop
+        self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
+        self.schedule = Every(every, start)
+
+    def checkpoint(self, steps: int) -> Path:
+        """The checkpoint of ``steps``, saved once."""
+        if steps != self.saved_at or self.latest is None:
+            self.latest, self.saved_at = self.save(steps), steps
+        return self.latest
+
+    def __call__(self, steps: int, final: bool = False) -> None:
+        if self.schedule.due(steps) or (final and self.every):
+            self.checkpoint(steps)
+        self.evaluate(steps, final)
+        if self.stop.requested:
+            self.checkpoint(steps)
+            if not final:
+                raise Interrupted(self.latest, steps)

@@ -1,8 +1,7 @@
-"""What every trainer does around training: the run folder, the gate rule that keeps the best
-model (``paired_gate``) and the PPO trainers' periodic evaluation that applies it
-(``Evaluation``), the greedy baseline on the evaluation seeds, the learning curve, the closing
-tables and the end of a stopped run. Every game is played by the runner
-(``agents.evaluation.runner``). No torch here: the RLlib trainer and the command line use it too."""
+"""What every trainer does around training: the run folder, the one gate rule that keeps the
+best model (``paired_gate``) and the PPO trainers' periodic evaluation (``Evaluation``), the
+learning curve and the closing tables, every game played by ``agents.evaluation.runner``.
+No torch here: the RLlib trainer and the command line use it too."""
 
 from __future__ import annotations
 
@@ -17,17 +16,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import yaml
-from tqdm import tqdm
 
 from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.base import breakdown_dict
 
 from ..evaluation import plots
+from ..evaluation.runner import Progress
 from ..evaluation.solo import format_table, run, summarise
 from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
 from ..evaluation.tables import summarise as summarise_lucky
-from ..registry import policy_class
 from .checkpoints import (
     Every,
     append_jsonl,
@@ -36,18 +34,17 @@ from .checkpoints import (
     last_step,
     read_json,
     read_jsonl,
-    report_stop,
+    resume_command,
     write_json,
 )
 from .config import TrainConfig
 
 
 def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | None, bool]:
-    """The run folder (``runs/<experiment>/`` unless ``output_dir``), made; what ``--resume``
-    continues from (``None``: a new run); whether to show progress bars. Every trainer's folder
-    holds ``config.yaml`` (``write_config``), ``evals.jsonl`` (one line per evaluation or gate),
-    ``learning_curve.png``, TensorBoard events, ``checkpoints/``, its best model and
-    ``final_eval.json`` (``final_evaluation``)."""
+    """The run folder, made; what ``--resume`` continues from (``None``: a new run); whether to
+    show progress bars. Every trainer's folder holds ``config.yaml``, ``evals.jsonl`` (a line per
+    evaluation or gate), ``learning_curve.png``, TensorBoard events, ``checkpoints/``, its best
+    model and ``final_eval.json``."""
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir, getattr(args, "resume", None), cfg.progress_bar and not getattr(args, "no_progress", False)
@@ -56,14 +53,6 @@ def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | N
 def write_config(cfg: TrainConfig, run_dir: Path) -> None:
     """The run's ``config.yaml``: every key, defaults included (the record of the experiment)."""
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-
-
-def greedy_available() -> tuple[bool, str]:
-    try:
-        policy_class("greedy")
-        return True, ""
-    except Exception as err:  # noqa: BLE001 - any import problem means "no greedy baseline"
-        return False, f"{type(err).__name__}: {err}"
 
 
 def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
@@ -76,13 +65,6 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
             return read_json(cache)
         except ValueError as err:
             print(f"note: {err}; computing it again", file=sys.stderr)
-    ok, why = greedy_available()
-    if not ok:
-        note = f"note: greedy baseline unavailable ({why}); eval/greedy_* not logged"
-        print(note, file=sys.stderr)
-        with (run_dir / "notes.txt").open("a") as fh:
-            fh.write(note + "\n")
-        return None
     start = time.perf_counter()
     results = run(["greedy"], cfg.eval.games, cfg.eval.seed, workers=1, progress=False)["greedy"]
     data = {
@@ -98,9 +80,7 @@ def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
 
 
 def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """The evaluations of ``evals.jsonl`` files (``train.py``), in step order; a later file
-    continues an earlier run (``--resume``). A line cut short by a killed run is left out
-    with a note."""
+    """The evaluations of ``evals.jsonl`` files, in step order (a later file continues an earlier run)."""
     entries = []
     for path in paths:
         if not Path(path).is_file():
@@ -115,9 +95,8 @@ def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 
 def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "training steps") -> Path | None:
-    """``learning_curve.png`` from the run's ``evals.jsonl`` (resumed runs append to it; a
-    line cut short by a kill is left out). A picture is not worth a failed run: without
-    matplotlib, or without scores to draw, it is skipped with a note."""
+    """``learning_curve.png`` from the run's ``evals.jsonl``; a picture is not worth a failed run,
+    so without matplotlib or scores it is skipped with a note."""
     evals = run_dir / "evals.jsonl"
     if not evals.is_file():
         return None
@@ -142,9 +121,9 @@ def best_model(run_dir: Path, final: str) -> Path:
 def final_evaluation(
     cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
 ) -> dict[str, Any] | None:
-    """The closing table (``final_eval.json``): Number Drop solo, the trained ``model`` among
-    ``final_eval.agents`` (on Ray tasks with the rllib backend); at a table, the model in one
-    seat among its training opponents; Lucky Numbers, one table per ``final_eval.opponents``."""
+    """The closing table (``final_eval.json``): solo, the trained ``model`` among
+    ``final_eval.agents``; at a table, the model in one seat among its training opponents;
+    Lucky Numbers, one table per ``final_eval.opponents``."""
     f, e = cfg.final_eval, getattr(cfg, "env", None)  # the trainers in generations play solo games
     if f.games == 0:
         return None
@@ -165,11 +144,6 @@ def final_evaluation(
         print(format_tables(out))
     else:
         agents = list(f.agents)
-        if "greedy" in agents:
-            ok, why = greedy_available()
-            if not ok:
-                print(f"note: greedy left out of the final table ({why})", file=sys.stderr)
-                agents.remove("greedy")
         if cfg.backend == "rllib":
             results = run(agents, f.games, f.seed, 0, {model: options}, progress, backend="ray")  # a local Ray's size
         else:
@@ -186,8 +160,7 @@ def final_evaluation(
 
 
 def searched_rows(f: Any) -> list[tuple[str, dict[str, Any]]]:
-    """The closing table's rows of the trained model with a search: the network's look-ahead
-    (``final_eval.lookahead``), the table value's expectimax (``final_eval.top``)."""
+    """The closing table's rows of the trained model with a search (look-ahead, expectimax)."""
     rows = []
     if getattr(f, "lookahead", 0):
         rows.append(("+look-ahead", {"lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}))
@@ -213,16 +186,56 @@ def over_greedy(summary: dict[str, Any]) -> str:
 
 def stopped_early(config: Any, run_dir: Path, checkpoint: Path | None, steps: int) -> dict[str, Any]:
     """The result of a run that Ctrl-C stopped at an update boundary (``config``: its file)."""
-    report_stop(config, checkpoint, steps)
+    said = f"stopped at step {steps}; checkpoint {checkpoint}\nto continue: {resume_command(config, checkpoint)}"
+    print(said, file=sys.stderr, flush=True)
     return {"run_dir": str(run_dir), "interrupted": True, "checkpoint": str(checkpoint), "steps": steps}
+
+
+def close_out(
+    cfg: Any, run_dir: Path, best: Path, curve: str | None, progress: bool, ship: Callable | None, **options: Any
+) -> dict | None:
+    """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
+    table of the ``best`` model (its agent's ``options`` added) and ``ship(best, ship_to)``."""
+    x_label = options.pop("x_label", "training steps")
+    if curve is not None:
+        write_learning_curve(run_dir, curve, x_label)
+    summary = final_evaluation(cfg, cfg.model_agent, {"path": str(best), **options}, run_dir, progress)
+    if getattr(cfg, "ship_to", None) and ship is not None:
+        ship(best, Path(cfg.ship_to))
+    return summary
+
+
+def finish(
+    cfg: Any,
+    run_dir: Path,
+    final: str,
+    steps: int,
+    trained: int,
+    seconds: float,
+    best_eval: float,
+    progress: bool,
+    ship: Callable | None = None,
+) -> dict[str, Any]:
+    """After a PPO run: the best model (``final`` when no evaluation kept one), the closing table."""
+    best = best_model(run_dir, final)
+    fps = trained / seconds if seconds > 0 else float("nan")
+    what, lucky = ("win rate", True) if cfg.game == "luckynumbers" else ("mean", False)
+    print(
+        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
+        f"{best_eval:.2f}; run dir {run_dir}",
+        file=sys.stderr,
+    )
+    curve = None if lucky else f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games"
+    summary = close_out(cfg, run_dir, best, curve, progress, ship)
+    numbers = {"steps": steps, "seconds": seconds, "fps": fps, "best_eval": best_eval, "final_eval": summary}
+    return {"run_dir": str(run_dir), "best_model": str(best), **numbers}
 
 
 # ---------------------------------------------------------------- the gate
 def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
-    """The rule that keeps the best model: the new scores against the best's on the same seeds.
-    ``better``: kept when the mean paired difference is above 0 (a periodic evaluation on fixed
-    seeds keeps a higher mean by it); ``not_worse``: unless the difference's 95 % interval lies
-    below 0 (on a plateau, the newest rather than an early lucky gate)."""
+    """The rule that keeps the best model, the new scores paired with the best's on the same seeds.
+    ``better``: kept when the mean difference is above 0; ``not_worse``: unless its 95 % interval
+    lies below 0 (on a plateau, the newest rather than an early lucky gate)."""
     diff = np.asarray(new, float) - np.asarray(best, float)
     interval = ci95(diff)
     kept = diff.mean() > 0 if keep == "better" else interval[1] > 0
@@ -235,8 +248,7 @@ def gate_entry(step: int, scores: np.ndarray, gate: dict[str, Any], **more: Any)
 
 
 class Result(NamedTuple):
-    """A game of a batched player (``play_seeds``): its seed and score, and what an evaluation
-    logs of it (``turns``, ``lines``; Lucky Numbers: the model's share of the ``win``)."""
+    """A game of a batched player (``play_seeds``; Lucky Numbers: the model's share of the ``win``)."""
 
     seed: int
     score: float
@@ -250,14 +262,11 @@ ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")
 
 
 class Evaluation:
-    """The PPO trainers' evaluation on fixed seeds (``eval/*``, the best model, ``best.json``,
-    ``evals.jsonl``), at update boundaries: every ``every`` steps and at the end; a resumed run
-    whose evaluation at its checkpoint was never written (killed during it) evaluates at once.
-
-    ``measure(model, steps)`` plays the seeds by the runner and returns the scalars to log and each
-    seed's ``Result``; ``paired_gate`` against the best's results decides whether
-    ``save_best(model)`` makes it the best (Lucky Numbers: by the wins, a tie by the scores).
-    ``log(steps, scalars)`` writes TensorBoard's scalars."""
+    """The PPO trainers' evaluation on fixed seeds at update boundaries, every ``every`` steps and
+    at the end (a resumed run whose evaluation at its checkpoint was never written evaluates at
+    once). ``measure(model, steps)`` returns the scalars and each seed's ``Result``;
+    ``paired_gate`` against the best's decides whether ``save_best(model)`` makes it the best
+    (Lucky Numbers: by the wins, a tie by the scores)."""
 
     def __init__(
         self,
@@ -336,7 +345,7 @@ class Evaluation:
 
 
 def score_scalars(results: list[Result], greedy: dict[str, Any] | None) -> dict[str, float]:
-    """Number Drop's evaluation scalars of a model's games, next to the greedy's on the same seeds."""
+    """Number Drop's evaluation scalars, beside the greedy's on the same seeds."""
     scores = np.array([r.score for r in results], float)
     out = {
         "score_mean": float(scores.mean()),
@@ -353,8 +362,7 @@ def score_scalars(results: list[Result], greedy: dict[str, Any] | None) -> dict[
 
 # ---------------------------------------------------------------- during training
 def game_metrics(info: dict[str, Any], boxes: float) -> dict[str, float]:
-    """A finished training game's ``game/*`` numbers from its last info (``boxes``: the
-    identical, consecutive and bonus boxes it filled)."""
+    """A finished training game's ``game/*`` numbers (``boxes``: the scoring boxes it filled)."""
     b, r = breakdown_dict(info["score_breakdown"]), DEFAULT_RULES
     return {
         "score": b["total"],
@@ -368,42 +376,24 @@ def game_metrics(info: dict[str, Any], boxes: float) -> dict[str, float]:
 
 
 def log_entry(logger: Any, step: int, entry: dict[str, Any], names: dict[str, str]) -> None:
-    """A gate's ``evals.jsonl`` entry to TensorBoard: its ``names`` keys, by their names there."""
+    """A gate's ``evals.jsonl`` entry to TensorBoard, its keys renamed by ``names``."""
     logger.write(step, {name: entry[key] for key, name in names.items()})
 
 
-class StepProgress:
-    """The PPO trainers' bar: steps, fps and the latest training and evaluation means. When
-    stderr is not a terminal (a log file, CI), a plain line every 30 s instead."""
+class StepProgress(Progress):
+    """The PPO trainers' bar: steps, fps and the latest training and evaluation means."""
 
     def __init__(self, total: int, initial: int, enabled: bool = True) -> None:
-        self.total, self.n0, self.t0, self.enabled = total, initial, time.perf_counter(), enabled
-        self.last_line = self.t0
-        self.bar = tqdm(
-            total=total,
-            initial=initial,
-            unit="step",
-            unit_scale=True,
-            dynamic_ncols=True,
-            desc="train",
-            smoothing=0.05,
-            disable=not (enabled and sys.stderr.isatty()),
-        )
+        super().__init__(total, enabled, "train", "step", initial)
+        self.n0, self.t0 = initial, time.perf_counter()
 
     def fps(self, steps: int) -> float:
         return (steps - self.n0) / max(time.perf_counter() - self.t0, 1e-9)
 
-    def update(self, steps: int, score: float | None = None, latest: float | None = None) -> None:
+    def to(self, steps: int, score: float | None = None, latest: float | None = None) -> None:
         """After an update: the bar at ``steps``, with the training games' mean and the latest evaluation's."""
         post = {"fps": f"{self.fps(steps):.0f}"}
         post.update({k: f"{v:.1f}" for k, v in (("score", score), ("eval", latest)) if v is not None})
         self.bar.set_postfix(post, refresh=False)
-        self.bar.update(steps - self.bar.n)
-        now = time.perf_counter()
-        if self.enabled and self.bar.disable and (now - self.last_line >= 30 or steps >= self.total):
-            self.last_line = now
-            said = ", ".join(f"{k} {v}" for k, v in post.items())
-            print(f"train: {steps}/{self.total} steps, {said}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        self.bar.close()
+        self.postfix = "".join(f", {k} {v}" for k, v in post.items())
+        self.update(steps - self.done)

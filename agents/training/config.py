@@ -1,13 +1,8 @@
 """Training configuration: one YAML file = one experiment, validated before anything runs.
-
-The sections every trainer shares live here, with the loader; each trainer's own model lives
-beside the trainer (``SCHEMAS``). ``algorithm:`` (``ppo``, the default, ``q_iteration`` or
-``ntuple``), ``game:`` (``numberdrop``, the default, or ``luckynumbers``) and ``backend:``
-(``sb3`` or ``rllib`` for PPO, ``local`` or ``ray`` for the others) pick the schema.
-``load_config(path)`` returns it; a key the trainer does not read, a wrong type (no ``"3"`` and
-no ``true`` for an int) or an out-of-range value raises a ``ValueError``/``TypeError`` naming the
-key's dotted path (``ppo.learning_rate``), so a typo never silently falls back to a default.
-Reading a config imports neither torch nor the planner: a missing extra is named before either.
+The shared sections and the loader live here, each trainer's model beside the trainer
+(``SCHEMAS``, picked by ``game``, ``backend`` and ``algorithm``). A key the trainer does not read,
+a wrong type or an out-of-range value is refused by its dotted path, so a typo never silently
+falls back to a default. Reading a config imports neither torch nor the planner.
 """
 
 from __future__ import annotations
@@ -299,16 +294,3 @@ def load_config(path: str | Path) -> TrainConfig:
     except ImportError as err:
         raise ValueError(str(err)) from None
     return cfg
-
-
-load_lucky_config = load_config
-"""(Lucky Numbers' configs are read as every other.)"""
-
-
-def is_lucky_config(path: str | Path) -> bool:
-    """Whether a YAML config trains Lucky Numbers (top-level ``game: luckynumbers``)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError):
-        return False
-    return isinstance(data, dict) and data.get("game") == "luckynumbers"

@@ -1,17 +1,13 @@
-"""Behaviour cloning, for both games: start PPO from a scripted agent's decisions (PPO from
-scratch spends its first million steps learning not to cross the Game Over line), and the
-fit that afterstate Q-iteration shares (``pretrain``). Number Drop records the decisions with
-more than one legal action, as ``auto_forced=True`` shows them, a forced move's reward added
-to the decision before it; Lucky Numbers records every seat of whole tables, a decision's
-return being the seat's tournament score plus ``shaping`` per cell it filled from then on.
-The demonstrations are cached in the run directory.
+"""Behaviour cloning, for both games: PPO starts from a scripted agent's decisions (from
+scratch it spends its first million steps learning not to cross the Game Over line), and the
+fit that afterstate Q-iteration shares (``pretrain``). The demonstrations are cached in the run
+directory.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +22,14 @@ from numberdrop_env.envs.decision import observe
 
 from ..evaluation.runner import Progress, map_tasks
 from ..registry import make_policy
-from .checkpoints import atomic_path, write_json
+from .checkpoints import atomic_path, read_arrays, write_json
 from .sb3_config import LuckyConfig, PPOConfig
 
 
 def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
-    """A chunk of ``agent``'s games on ``seeds``: its decisions and their returns by ``gamma``."""
+    """Number Drop: ``agent``'s decisions with more than one legal action (as ``auto_forced``
+    shows them, a forced move's reward added to the decision before it) and their returns by
+    ``gamma``."""
     agent, seeds, gamma = task
     policy = make_policy(agent)
     obs: list[dict[str, np.ndarray]] = []
@@ -63,14 +61,16 @@ def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
     return data
 
 
-def lucky_demonstrations(agent: str, rules: Rules, games: int, seed: int, shaping: float) -> dict[str, np.ndarray]:
-    """Every decision of ``games`` seeded Lucky Numbers tables of ``agent``."""
+def _record_lucky(task: tuple[str, list[int], Rules, float]) -> dict[str, np.ndarray]:
+    """Lucky Numbers: every seat's decisions in ``agent``'s tables, a decision's return being the
+    seat's tournament score plus ``shaping`` per cell it filled from then on."""
+    agent, seeds, rules, shaping = task
     obs, masks, actions, returns = [], [], [], []
     policies = [make_policy(agent, game="luckynumbers") for _ in range(rules.players)]
-    for g in range(games):
-        game = Game(rules, seed=seed + g)
+    for seed in seeds:
+        game = Game(rules, seed=seed)
         for p, policy in enumerate(policies):
-            policy.reset((seed + g) * 8 + p)
+            policy.reset(seed * 8 + p)
         seats, empties = [], []
         while not game.over:
             p, mask = game.player, game.legal_mask()
@@ -92,14 +92,15 @@ def lucky_demonstrations(agent: str, rules: Rules, games: int, seed: int, shapin
 
 
 def collect_demonstrations(
-    agent: str, games: int, seed: int, gamma: float, workers: int = 1, progress: bool = True
+    agent: str, games: int, seed: int, gamma: float = 1.0, workers: int = 1, progress: bool = True, lucky: Any = None
 ) -> dict[str, np.ndarray]:
-    """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (same data for any ``workers``)."""
+    """Decisions of ``agent`` on seeds ``seed .. seed + games - 1`` (the same for any ``workers``);
+    ``lucky``: Lucky Numbers' ``(rules, shaping)``."""
     seeds = list(range(seed, seed + games))
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
     bar = Progress(games, progress, f"{agent} demonstrations")
-    tasks = [(agent, chunk, gamma) for chunk in chunks]
-    parts = map_tasks(_record_games, tasks, workers, bar, lambda task: len(task[1]))
+    work, more = (_record_lucky, tuple(lucky)) if lucky else (_record_games, (gamma,))
+    parts = map_tasks(work, [(agent, chunk, *more) for chunk in chunks], workers, bar, lambda task: len(task[1]))
     bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -115,15 +116,10 @@ def pretrain(
     progress: bool = True,
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
-    """Fit the policy to the demonstrated actions (or, with ``demos["q_targets"]``, the logit of
-    each played candidate (``demos["played"]``, its features) over ``planner_scale`` to its
-    target value in points, as afterstate Q-iteration does) and the value head to their returns.
-
-    Returns one record per epoch: the loss, and on a held-out tenth of the decisions the
-    accuracy (masked argmax equals the demonstrated action) and the policy's cross-entropy, or
-    for value targets their mean absolute error (``q_mae``), and the value head's mean absolute
-    error.
-    """
+    """Fit the policy to the demonstrated actions (with ``demos["q_targets"]``: each played
+    candidate's logit over ``planner_scale`` to its value in points, as Q-iteration does) and the
+    value head to their returns. Returns a record per epoch: the loss and, on a held-out tenth,
+    the accuracy and cross-entropy (or ``q_mae``) and the value head's mean absolute error."""
     policy = model.policy
     n = len(demos["returns"])
     order = np.random.default_rng(seed).permutation(n)
@@ -182,9 +178,8 @@ class _PolicyFit:
 
 
 class _ValueFit:
-    """Afterstate Q-iteration's fit: the played candidate's logit over ``planner_scale`` (its
-    value in points; ``played`` holds its features, as it may lie beyond the slots) and the
-    value head, both to ``q_targets``, by a Huber loss quadratic within 5 points."""
+    """Q-iteration's fit: the played candidate's logit over ``planner_scale`` (``played``: its
+    features, as it may lie beyond the slots) and the value head to ``q_targets``, by a Huber loss."""
 
     def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
         self.policy, self.demos, self.value_coef = policy, demos, value_coef
@@ -229,24 +224,22 @@ def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
 
 
 def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, progress: bool) -> None:
-    """Clone the configured scripted agent before PPO (``pretrain.json``, ``pretrain/*``);
-    demonstrations are cached in the run dir."""
+    """Clone the configured scripted agent before PPO (``pretrain.json``, ``pretrain/*``)."""
     b, e = cfg.pretrain, cfg.env
-    lucky = cfg.game == "luckynumbers"
+    lucky = (Rules(players=e.players, setup=e.setup, bruno=e.bruno), e.shaping) if cfg.game == "luckynumbers" else None
     cache = run_dir / (
         f"demos_lucky_{b.agent}_seed{b.seed}_games{b.games}_shaping{e.shaping}.npz"
         if lucky
         else f"demos_{b.agent}_seed{b.seed}_games{b.games}_gamma{cfg.ppo.gamma}.npz"
     )
-    demos = read_demonstrations(cache)
+    try:
+        demos = read_arrays(cache, (), "demonstrations") if cache.is_file() else None
+    except ValueError as err:
+        print(f"note: {err}; collecting the demonstrations again", file=sys.stderr)
+        demos = None
     if demos is None:
-        if lucky:
-            rules = Rules(players=e.players, setup=e.setup, bruno=e.bruno)
-            demos = lucky_demonstrations(b.agent, rules, b.games, b.seed, e.shaping)
-        else:
-            demos = collect_demonstrations(
-                b.agent, b.games, b.seed, cfg.ppo.gamma, workers=b.workers or os.cpu_count() or 1, progress=progress
-            )
+        workers = b.workers or os.cpu_count() or 1
+        demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma, workers, progress, lucky)
         with atomic_path(cache, ".npz") as tmp:
             np.savez_compressed(tmp, **demos)
     history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed, progress=progress)
@@ -261,18 +254,3 @@ def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, p
         f"{last['accuracy']:.3f}, value MAE {last['value_mae']:.2f}",
         file=sys.stderr,
     )
-
-
-def read_demonstrations(cache: Path) -> dict[str, np.ndarray] | None:
-    """The cached demonstrations, or None when there are none or the file is damaged."""
-    if not cache.is_file():
-        return None
-    try:
-        with np.load(cache) as data:
-            return dict(data)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        print(
-            f"note: {cache} is damaged ({type(err).__name__}: {err}); collecting the demonstrations again",
-            file=sys.stderr,
-        )
-        return None

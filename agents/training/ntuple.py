@@ -1,18 +1,9 @@
-"""The table value's trainer: afterstate TD(lambda) from self-play (``algorithm: ntuple``,
-section ``ntuple``; ``configs/ntuple.yaml``, what ``make train`` runs).
-
-The value (``agents.values.ntuple``) is a sum of table lookups over what scores on a sheet;
-each turn a game plays the candidate of the most points now plus value among the planner's
-``ntuple.limit`` best (``agents.values.selfplay``). The run goes in rounds: the round's games
-are cut into ``ntuple.shards`` shares, the runner's tasks (threads here, or Ray tasks with
-``backend: ray``: the same games), each played with the round's weights and its own
-exploration seed; the learner takes every game in seed order. Every ``ntuple.gate_every`` games
-the paired gate (``common.paired_gate``, ``ntuple.keep``) plays the value alone on the gate's
-seeds, beside the greedy planner's scores there, and keeps ``best.npz``. The run directory holds
-``checkpoints/ntuple_<games>.npz`` (the two newest), ``best.npz``, ``evals.jsonl``,
-``learning_curve.png``, TensorBoard events and ``ntuple_state.json``, written last at each
-gate: ``--resume`` continues from the last gate and ends with the weights of a run never
-stopped (only ``ntuple.games``, ``ntuple.threads``, ``backend`` and ``ray`` may change).
+"""The table value's trainer: afterstate TD(lambda) from self-play (``algorithm: ntuple``;
+``configs/ntuple.yaml``, what ``make train`` runs). The run goes in rounds: a round's games are
+cut into ``ntuple.shards`` shares (threads, or Ray tasks with ``backend: ray``: the same games),
+each played with the round's weights, and the learner takes every game in seed order. Every
+``ntuple.gate_every`` games the paired gate keeps ``best.npz``. A stopped run resumes from its
+last gate (``ntuple_state.json``, written last) and ends with the weights of a run never stopped.
 """
 
 from __future__ import annotations
@@ -41,7 +32,6 @@ from .ntuple_config import NTupleConfig, NTupleLoop
 from .scalars import ScalarWriter
 
 STATE = "ntuple_state.json"
-"""The run's progress, written last at each gate: what ``--resume`` continues from."""
 _FREE = {"games", "threads"}
 """The ``ntuple`` settings a resumed run may change (the others decide its games and weights)."""
 KEEP = 2
@@ -52,8 +42,12 @@ Share = tuple[np.ndarray, list[int], tuple[int, ...]]
 
 
 def find_state(path: str | Path) -> Path:
-    """The run directory ``--resume`` names (the directory, or its ``ntuple_state.json``)."""
     return checkpoints.find_state(path, STATE, "an n-tuple run")
+
+
+def ship(best: Path, target: Path) -> None:
+    shutil.copy2(best, target)
+    print(f"shipped {best} -> {target}", file=sys.stderr)
 
 
 def new_value(cfg: NTupleConfig) -> NTupleValue:
@@ -70,9 +64,9 @@ _VALUES: dict[tuple[Any, ...], NTupleValue] = {}
 def play_share(
     weights: np.ndarray, spec: tuple[Any, ...], x: dict[str, Any], seeds: Sequence[int], rng_seed: Sequence[int]
 ) -> tuple[list[Trajectory], np.ndarray, int]:
-    """One share of a round: the games of ``seeds`` played by the value of ``weights`` (its
-    ``spec``: families, stages, planner share), exploring by ``rng_seed``; returns each game's
-    afterstates and score, in seed order, and the turns played. What a Ray task runs."""
+    """One share of a round (what a task runs): the games of ``seeds`` played by the value of
+    ``weights`` (``spec``: families, stages, planner share), exploring by ``rng_seed``; returns
+    each game's afterstates and score, in seed order, and the turns played."""
     key = (tuple(spec[0]), *spec[1:], x["threads"])
     if key not in _VALUES:  # built once per process: the layout and its threads
         families, stages, share = spec
@@ -117,8 +111,7 @@ def _play_task(task: tuple[Any, ...]) -> tuple[list[Trajectory], np.ndarray, int
 
 
 def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
-    """The runner's tasks of the round that starts at game ``first`` (``play_share``'s
-    arguments), each share's value enumerating on ``threads`` threads."""
+    """The runner's tasks (``play_share``'s arguments) of the round that starts at game ``first``."""
     x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
     settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
     return [(weights, spec, settings, seeds, rng) for weights, seeds, rng in round_shares(cfg, value, first)]
@@ -137,9 +130,8 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
 
 
 class ValueGames:
-    """The runner's batched player of a value alone (no exploration; ``None``: the greedy
-    planner, the same loop with no value, its games exactly): ``ntuple.parallel`` games in
-    lockstep, each turn's candidates valued in one compiled call."""
+    """The runner's batched player of a value alone (``None``: the greedy planner, its games
+    exactly): ``ntuple.parallel`` games in lockstep."""
 
     def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
         self.value, self.x = value, x
@@ -276,7 +268,6 @@ _LOGGED = {
     "td_rmse": "train/td_rmse",
     "cpu_s": "train/cpu_seconds",
 }
-"""The gate entry's numbers TensorBoard shows, by their names there."""
 
 
 def run_rounds(
@@ -287,10 +278,8 @@ def run_rounds(
     logger: ScalarWriter,
     progress: bool,
 ) -> dict[str, Any]:
-    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end.
-    A round's shares are the runner's tasks: side by side in threads of this process (the
-    compiled enumeration and valuation hold no GIL; each share's games are the same either way),
-    or Ray tasks of a CPU each (``backend: ray``)."""
+    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end; a
+    round's shares run in threads (the compiled code holds no GIL) or as Ray tasks of a CPU each."""
     x, value = cfg.ntuple, learner.value
     ray = cfg.backend == "ray"
     workers = (cfg.ray.num_cpus or 0) if ray else min(x.shards, value.threads)
@@ -315,8 +304,7 @@ def run_rounds(
 
 
 def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
-    """Run the rounds the config asks for (continuing a stopped run with ``--resume``), then
-    the closing table of the best weights."""
+    """Run the rounds (continuing a stopped run with ``--resume``), then the closing table."""
     run_dir, resume, progress = common.open_run(cfg, args)
     x = cfg.ntuple
     learner = Learner(new_value(cfg), Learning(x.alpha, x.lam, x.epsilon, x.coherence))
@@ -334,12 +322,9 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
         file=sys.stderr,
     )
     curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
-    common.write_learning_curve(run_dir, curve, "self-play games")
-    options = {"path": str(best), "limit": x.limit, "width": x.width}
-    summary = common.final_evaluation(cfg, cfg.model_agent, options, run_dir, progress)
-    if cfg.ship_to:
-        shutil.copy2(best, cfg.ship_to)
-        print(f"shipped {best} -> {cfg.ship_to}", file=sys.stderr)
+    summary = common.close_out(
+        cfg, run_dir, best, curve, progress, ship, limit=x.limit, width=x.width, x_label="self-play games"
+    )
     return {
         "run_dir": str(run_dir),
         "best": str(best),

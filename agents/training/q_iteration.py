@@ -1,27 +1,22 @@
 """Afterstate Q-iteration (``algorithm: q_iteration``, section ``q``; ``configs/q_iteration.yaml``):
 the turn-level network's logit of each candidate, over ``network.planner_scale``, learns that
-candidate's value in points, generation after generation.
-
-Each generation the newest network plays ``q.games`` games alone (``agents.training.selfplay``;
-with probability ``q.epsilon`` a drawn candidate), the played candidates' logits and the value
-head fit the lambda-returns of the last ``q.window`` generations, and the paired gate
-(``common.paired_gate``) plays the new network and the best on ``q.gate_games`` seeds through
-the runner; on more than one core the gate plays in a second process beside the next
-generation's self-play. The run directory holds ``generations/gen_<g>.zip``, ``best_model.zip``,
-``selfplay/gen_<g>.npz`` (the window's), ``evals.jsonl``, ``learning_curve.png``, TensorBoard
-events and ``q_state.json``, written last in each generation: ``--resume`` continues from the
-last finished generation and ends with the weights of a run never stopped (only
-``q.generations`` and ``q.workers`` may change).
+candidate's value in points. Each generation the newest network plays ``q.games`` games alone
+(``q.epsilon`` of its turns drawn), its played logits and value head fit the lambda-returns of
+the last ``q.window`` generations, and the paired gate plays it against the best. A stopped run
+resumes from its last finished generation (``q_state.json``, written last) and ends with the
+weights of a run never stopped.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
 import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,9 +24,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..base import load_model
+from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
+
 from ..evaluation.runner import Progress, play_policy
-from ..numberdrop.network import is_turn_model
+from ..numberdrop.network import is_turn_model, load_model, turn_setup
 from . import checkpoints, common
 from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json, write_jsonl
 from .common import gate_entry, paired_gate
@@ -39,30 +35,121 @@ from .config import Env
 from .imitation import pretrain
 from .q_iteration_config import QIterationConfig, QLoop
 from .resume import save_model
-from .sb3 import build_model, close_out
+from .sb3 import build_model, ship
 from .sb3_config import Network, PPOConfig
 from .scalars import ScalarWriter
-from .selfplay import Q_FIELDS, concatenate, q_self_play
 from .vec_env import NativeTurnVecEnv
 
 _FREE = {"generations", "workers"}
 """The ``q`` settings a resumed run may change (the others decide its data and weights)."""
 STATE = "q_state.json"
-"""The run's progress, written last in a generation: what ``--resume`` continues from."""
+
+
+Q_FIELDS = {
+    "state": np.float32,
+    "candidates": np.float32,
+    "mask": np.bool_,
+    "reward": np.float32,
+    "value": np.float32,
+    "changed": np.bool_,
+    "game": np.int64,
+    "played": np.float32,
+}
+"""Self-play data, a row per turn: ``candidates`` the network's own slots, ``played`` the feature
+row of the candidate played (which may lie beyond them), ``game`` the row's game (for the returns)."""
+
+
+_MODELS: dict[str, Any] = {}
+
+
+def _model(path: str) -> Any:
+    """The model at ``path``, loaded once per process and file content."""
+    key = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if key not in _MODELS:
+        torch.set_num_threads(1)  # one process per core
+        _MODELS.clear()
+        _MODELS[key] = load_model(path)
+    return _MODELS[key]
+
+
+def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def q_self_play(
+    path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int, slots: int | None = None
+) -> Iterator[dict[str, np.ndarray]]:
+    """The games of ``seeds`` by the network at ``path`` alone, ``envs`` at a time in the native
+    vector env, offered ``slots`` candidates a turn (default: its own): each turn its highest
+    logit, or with probability ``epsilon`` a drawn candidate (the draws from ``seed``). Yields
+    each game as it ends (``Q_FIELDS``; ``value``: the best logit in points, ``changed``: the
+    move was drawn); the same data for the same arguments."""
+    model = _model(str(path))
+    setup = turn_setup(model, slots)
+    own = int(model.action_space.n)
+    scale = float(model.policy.planner_scale)
+    rng = np.random.default_rng(seed)
+    queue = list(seeds)
+    venv = NumberDropTurnVectorEnv(min(envs, len(queue)), candidates=setup.slots, width=setup.planner.width)
+    n = venv.num_envs
+    owner: list[int | None] = [int(queue.pop(0)) for _ in range(n)]  # each env's game's seed (None: idle)
+    rows: list[dict[str, list[Any]]] = [{k: [] for k in Q_FIELDS} for _ in range(n)]
+    obs, _ = venv.reset(seed=list(owner))
+    while any(o is not None for o in owner):
+        masks = venv.action_masks()
+        with torch.no_grad():
+            logits = model.policy.heads({k: torch.as_tensor(v) for k, v in obs.items()})[0].numpy()
+        actions, best = _explore(np.where(masks, logits, -np.inf), epsilon, rng)
+        values = np.where(masks, logits, -np.inf).max(axis=1) / scale
+        obs_before = obs
+        obs, reward, over, _, info = venv.step(actions)
+        for i in range(n):
+            if owner[i] is None:
+                continue
+            row = rows[i]
+            row["state"].append(obs_before["state"][i])
+            row["candidates"].append(obs_before["candidates"][i, :own])
+            row["mask"].append(masks[i, :own])
+            row["played"].append(obs_before["candidates"][i, actions[i]])
+            row["reward"].append(reward[i])
+            row["value"].append(values[i])
+            row["changed"].append(actions[i] != best[i])
+            row["game"].append(owner[i])
+        ended = [i for i in range(n) if owner[i] is not None and over[i]]
+        for i in ended:
+            part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
+            yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
+            rows[i] = {k: [] for k in Q_FIELDS}
+            owner[i] = int(queue.pop(0)) if queue else None
+        if ended:
+            restart = np.zeros(n, bool)
+            restart[[i for i in ended if owner[i] is not None]] = True
+            if restart.any():
+                obs, _ = venv.reset(
+                    seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
+                )
+
+
+def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(the moves played, the best moves): the highest score, or with probability ``epsilon`` a
+    drawn legal move."""
+    best = scores.argmax(axis=1)
+    actions = best.copy()
+    drawn = rng.random(len(scores)) < epsilon
+    for i in np.flatnonzero(drawn & np.isfinite(scores).any(axis=1)):
+        actions[i] = rng.choice(np.flatnonzero(np.isfinite(scores[i])))
+    return actions, best
 
 
 def find_state(path: str | Path) -> Path:
-    """The run directory ``--resume`` names (the directory, or its ``q_state.json``)."""
     return checkpoints.find_state(path, STATE, "a Q-iteration run")
 
 
 def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
-    """Each row's target: its points, plus ``1 - lam`` times the recorded value of the next row
-    and ``lam`` times the next row's target (nothing after a game's last turn). ``lam`` 1 gives
-    the points the game still scored, 0 a one-turn bootstrap. Where the next move was drawn at
-    random (``changed``) the target takes the next row's value alone (Watkins's Q(lambda)): the
-    targets are the greedy policy's, not lowered by exploring moves. Rows of a game are
-    consecutive and in turn order."""
+    """Each row's target: its points, plus ``1 - lam`` times the next row's recorded value and
+    ``lam`` times its target (nothing after a game's last turn). Where the next move was drawn
+    (``changed``) the next value alone (Watkins's Q(lambda)): the targets stay the greedy
+    policy's. A game's rows are consecutive and in turn order."""
     reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
     drawn = data["changed"]
     out = np.zeros(len(reward))
@@ -90,8 +177,7 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarr
 
 
 class QGames:
-    """The runner's batched player of a Q network alone (its highest logit, as ``play_games``
-    plays it): ``envs`` games at once in the native vector env, offered ``slots`` candidates."""
+    """The runner's batched player of a Q network alone (its highest logit): ``envs`` games at once."""
 
     def __init__(self, path: str | Path, envs: int, slots: int | None) -> None:
         self.path, self.envs, self.slots = path, envs, slots
@@ -103,7 +189,7 @@ class QGames:
 
 
 def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
-    """The network alone on the gate's seeds, in seed order, played by the runner."""
+    """The network alone on the gate's seeds, in seed order."""
     seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
     return np.array([r.score for r in play_policy(QGames(path, x.envs, x.slots), seeds)])
 
@@ -119,7 +205,7 @@ def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
 
 def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progress: bool) -> dict[str, np.ndarray]:
     """Generation ``gen``'s self-play by the network at ``player`` (read back when a stopped run
-    had finished it; a damaged file is played again)."""
+    had played it; a damaged file is played again)."""
     x, path = cfg.q, _selfplay_file(run_dir, gen)
     if path.is_file():
         try:
@@ -148,9 +234,7 @@ def _model_file(run_dir: Path, gen: int) -> Path:
 def _start(
     cfg: QIterationConfig, run_dir: Path, resume: Path | None, pool: Executor | None, progress: bool
 ) -> dict[str, Any]:
-    """The run's state: read back on ``--resume`` (what a stopped generation left after the
-    state is dropped), else a new run from ``init_from`` (with a ``pool``, its gate beside the
-    first self-play)."""
+    """The run's state: read back on ``--resume``, else a new run's from ``init_from``."""
     settings = {"seed": cfg.seed, **cfg.q.model_dump(exclude=_FREE)}
     if resume is not None:
         state = resume_state(run_dir, STATE, settings, "q", _FREE, "generation")
@@ -196,10 +280,9 @@ def run_generation(
     progress: bool,
     gate_pool: Executor | None = None,
 ) -> dict[str, Any]:
-    """One generation: self-play, targets, fit, gate. Its files are new ones (the generation's
-    self-play and network, and with ``gate_pool`` the next generation's self-play) until the
-    state, written last, takes them in. The newest network plays: Q-iteration learns the values
-    of the policy it plays (the gate decides which generation is the best)."""
+    """One generation: self-play, targets, fit, gate. Its files are new ones until the state,
+    written last, takes them in. The newest network plays: Q-iteration learns the values of the
+    policy it plays (the gate decides which generation is the best)."""
     x, gen = cfg.q, state["generation"]
     start = time.perf_counter()
     data = generate(run_dir, gen, cfg, _model_file(run_dir, gen), progress)
@@ -252,10 +335,9 @@ def run_generation(
 def _gate_and_play_next(
     cfg: QIterationConfig, run_dir: Path, gen: int, candidate: Path, pool: Executor | None, progress: bool
 ) -> np.ndarray:
-    """The gate's scores of the network after generation ``gen`` (-1: the first network). With a
-    ``pool`` (more than one core) the gate plays in the pool's process while this one plays the
-    next generation's self-play, which the newest network plays whatever the gate says: one
-    process alone leaves about a third of two cores idle. The data are the same either way."""
+    """The gate's scores of the network after generation ``gen`` (-1: the first). With a ``pool``
+    the gate plays in its process beside the next generation's self-play (one process alone
+    leaves a third of two cores idle); the data are the same either way."""
     if pool is None or gen + 1 >= cfg.q.generations:
         return gate_scores(candidate, cfg.q)
     gate = pool.submit(gate_scores, candidate, cfg.q)
@@ -264,9 +346,8 @@ def _gate_and_play_next(
 
 
 def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
-    """Delete the self-play data that no later generation reads (it is the bulk of a run: a
-    generation's is about 270 MB). Done after the state is written, so a resume finds every
-    file it reads."""
+    """Delete the self-play data no later generation reads (about 270 MB a generation), after the
+    state is written, so a resume finds every file it reads."""
     for g in range(generation - window + 1):
         _selfplay_file(run_dir, g).unlink(missing_ok=True)
 
@@ -281,12 +362,10 @@ _LOGGED = {
     "value_mae": "train/value_mae",
     "generation": "train/generation",
 }
-"""The generation's numbers TensorBoard shows, by their names there."""
 
 
 def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
-    """Run the generations the config asks for (continuing a stopped run with ``--resume``),
-    then the closing table of the best network."""
+    """Run the generations (continuing a stopped run with ``--resume``), then the closing table."""
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir, resume, progress = common.open_run(cfg, args)
     workers = cfg.q.workers or os.cpu_count() or 1
@@ -310,7 +389,7 @@ def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
         file=sys.stderr,
     )
     curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
-    summary = close_out(cfg, run_dir, best, curve, progress)
+    summary = common.close_out(cfg, run_dir, best, curve, progress, ship)
     return {
         "run_dir": str(run_dir),
         "best_model": str(best),

@@ -1,13 +1,7 @@
 """The SB3 trainer: MaskablePPO for both games (``backend: sb3``; ``configs/ppo_turn.yaml``,
-``configs/lucky_ppo.yaml``).
-
-The run directory holds TensorBoard events, ``config.yaml``, ``checkpoints/``,
-``best_model.zip`` (the periodic evaluation's best, ``common.Evaluation``), ``final_model.zip``,
-``evals.jsonl``, ``final_eval.json`` and, for Number Drop, ``learning_curve.png``. The games
-differ in the environment, the network, the evaluation (the mean score; Lucky Numbers: the win
-share against the training opponents) and the closing tables; the loop is one. Checkpoints
-hold the environments and random states too, so ``--resume`` continues exactly
-(``agents.training.resume``); Ctrl-C stops at the next update with a checkpoint.
+``configs/lucky_ppo.yaml``). The games differ in the environment, the network, the evaluation
+(the mean score; Lucky Numbers: the win share against the training opponents) and the closing
+tables; the loop is one. Checkpoints resume exactly (``agents.training.resume``).
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
@@ -39,10 +34,8 @@ from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .callbacks import ActorWarmupCallback, GameMetricsCallback, ProgressCallback
-from .checkpoints import Interrupted, StopRequest, keep_steps_up_to
+from .checkpoints import Interrupted, StopRequest, keep_up_to
 from .config import Env
-from .q_iteration_config import QIterationConfig
 from .resume import (
     UpdateBoundaries,
     check_checkpoint,
@@ -61,7 +54,7 @@ ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 # ---------------------------------------------------------------- environments
 def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
-    """One monitored training environment (top-level, so subprocesses can build it)."""
+    """One monitored training environment (module-level: subprocesses build it)."""
     e = env_cfg
     if game == "luckynumbers":
         return Monitor(
@@ -80,10 +73,8 @@ def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
 
 
 def build_vec_env(cfg: SB3Config, seed: int) -> Any:
-    """The training envs: ``vec_env: native`` steps all the turn-level games in one process
-    (their turns enumerated together on every core), ``subproc`` one process per env (workers
-    that a checkpoint can read and Ctrl-C leaves alone), ``dummy`` one after the other. Env ``i``
-    draws its games from ``seed + i``, then continues its own stream."""
+    """The training envs (``native``: one vector env of turn-level games; ``subproc``: a process
+    each; ``dummy``: one after the other); env ``i`` draws its games from ``seed + i``."""
     if cfg.vec_env == "native":
         e = cfg.env
         venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=e.candidates, width=e.width, afterstates=e.afterstates)
@@ -96,16 +87,15 @@ def build_vec_env(cfg: SB3Config, seed: int) -> Any:
 
 # ---------------------------------------------------------------- the model
 def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
-    """The config's PPO settings as MaskablePPO arguments; a resumed run takes them too, so
-    the config, not the checkpoint, decides how training continues."""
+    """The config's PPO settings as MaskablePPO arguments (a resumed run takes them too)."""
     p = cfg.ppo
     lr: Any = LinearSchedule(p.learning_rate, 0.0, 1.0) if p.lr_schedule == "linear" else p.learning_rate
     return {**p.model_dump(exclude={"lr_schedule", "actor_warmup_steps"}), "learning_rate": lr}
 
 
 def build_model(cfg: SB3Config, venv: Any) -> Any:
-    """A new MaskablePPO of the config's network: the candidate scorer (turn interface), the CNN
-    over the grid planes (decision interface) or an MLP (Lucky Numbers)."""
+    """A new MaskablePPO: the candidate scorer (turn), the CNN over the grid planes (decision)
+    or an MLP (Lucky Numbers)."""
     n, turn = cfg.network, cfg.game == "numberdrop" and cfg.env.interface == "turn"
     mlp = dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=ACTIVATIONS[n.activation])
     policy: Any
@@ -137,8 +127,7 @@ def new_model(cfg: SB3Config, venv: Any) -> Any:
 
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
     """The model to train and its environments: a new one (cloned from a scripted agent first
-    when ``pretrain.games`` asks for it), or the checkpoint ``resume`` names, continued exactly
-    when it can be (``agents.training.resume``), else on new games."""
+    when ``pretrain.games`` asks for it), or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
@@ -147,7 +136,7 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
         resumed = start_or_resume(resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed)
         venv = resumed.venv
         if resume is not None:  # the evaluations after the checkpoint are written again
-            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+            keep_up_to(run_dir / "evals.jsonl", start_steps)
         resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if resume is None and cfg.pretrain.games:
             imitation.behaviour_cloning(cfg, resumed.model, run_dir, progress)
@@ -159,8 +148,7 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
 
 # ---------------------------------------------------------------- evaluations
 class ModelGames:
-    """The runner's batched player of a Number Drop network: the seeds' games in lockstep, one
-    forward pass a turn for all of them (``agents.numberdrop.network.play_games``)."""
+    """The runner's batched player of a Number Drop network: the games in lockstep."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
@@ -172,8 +160,7 @@ class ModelGames:
 
 
 class LuckySeat:
-    """The runner's player of a Lucky Numbers network in its seat of the training tables: the
-    model's share of the win and its seat's tournament score, one seed a game."""
+    """The runner's player of a Lucky Numbers network in its seat of the training tables."""
 
     def __init__(self, model: Any, env: LuckyEnv) -> None:
         self.model, self.env = model, env
@@ -191,27 +178,19 @@ class LuckySeat:
         return results
 
 
-def win_rate(results: list[common.Result]) -> dict[str, float]:
-    """Win share and mean tournament score of the model's seat."""
-    return {
-        "win_rate": float(np.mean([r.win for r in results])),
-        "score_mean": float(np.mean([r.score for r in results])),
-    }
-
-
 def measure(cfg: SB3Config, greedy: dict[str, Any] | None, model: Any, steps: int) -> tuple[dict[str, float], list]:
     """The evaluation's games, played by the runner, and their scalars."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
     if cfg.game == "luckynumbers":
         results = play_policy(LuckySeat(model, cfg.env), seeds)
-        return win_rate(results), results
+        means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
+        return {"win_rate": means["win"], "score_mean": means["score"]}, results
     results = play_policy(ModelGames(model), seeds)
     return common.score_scalars(results, greedy), results
 
 
 def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> common.Evaluation:
-    """The periodic evaluation: Number Drop's mean score (next to the greedy's on the same
-    seeds), or Lucky Numbers' win rate against the training opponents."""
+    """The periodic evaluation: Number Drop's mean score (beside the greedy's), or Lucky Numbers' win rate."""
     greedy = common.greedy_baseline(cfg, run_dir) if cfg.game == "numberdrop" else None
 
     def log(steps: int, scalars: dict[str, float]) -> None:
@@ -230,6 +209,101 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
     )
 
 
+# ---------------------------------------------------------------- callbacks
+GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
+
+
+class GameMetricsCallback(BaseCallback):
+    """The training games' metrics, logged as means per rollout (``game/*``; tables: ``game/win``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
+        self.last_score: float | None = None
+
+    def _on_step(self) -> bool:
+        n_boxes = 2 * len(DEFAULT_RULES.box_sizes) + 1
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "win" in info:
+                self.episodes["win"].append(info["win"])
+            if not done or "score_breakdown" not in info:
+                continue
+            term = info.get("terminal_observation")
+            if "boxes" in info:  # NumberDropTurn-v0
+                boxes = info["boxes"]
+            else:  # identical, consecutive, bonus boxes
+                boxes = np.sum(term["track"][:n_boxes]) if isinstance(term, dict) and "track" in term else None
+            metrics = common.game_metrics(info, 0.0 if boxes is None else boxes)
+            metrics["turns"] = info["turn"]
+            if boxes is None:
+                del metrics["boxes"]
+            if "episode" in info:
+                metrics["decisions"] = info["episode"]["l"]
+            for key, value in metrics.items():
+                self.episodes[key].append(value)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        for key, values in self.episodes.items():
+            if values:
+                self.logger.record(f"game/{key}", float(np.mean(values)))
+        if self.episodes["score"]:
+            self.logger.record("game/episodes", len(self.episodes["score"]))
+            self.last_score = float(np.mean(self.episodes["score"]))
+        self.episodes = {k: [] for k in GAME_KEYS}
+
+
+class ProgressCallback(BaseCallback):
+    """The progress bar, moved every 1,000 steps and after each update."""
+
+    def __init__(self, total: int, metrics: Any, evals: Any) -> None:
+        super().__init__()
+        self.total, self.metrics, self.evals = total, metrics, evals
+        self.bar: common.StepProgress | None = None
+
+    def _on_training_start(self) -> None:
+        self.bar = common.StepProgress(self.total, self.num_timesteps)
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self.bar.done >= 1000:
+            self.bar.update(self.num_timesteps - self.bar.done)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.bar.to(self.num_timesteps, self.metrics.last_score, self.evals.latest)
+
+    def _on_training_end(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class ActorWarmupCallback(BaseCallback):
+    """Train only the value head of the candidate policy for the first ``steps`` env steps."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+
+    def _set(self, frozen: bool) -> None:
+        if hasattr(self.model.policy, "freeze_actor"):
+            self.model.policy.freeze_actor = frozen
+
+    def _on_training_start(self) -> None:
+        self._set(self.num_timesteps < self.steps)
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self._set(self.num_timesteps < self.steps)
+
+    def _on_training_end(self) -> None:
+        self._set(False)
+
+
 # ---------------------------------------------------------------- the run
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
@@ -242,36 +316,20 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     try:
         evals = evaluation(cfg, run_dir, start_steps if resume else 0, model)
         stop = StopRequest()
-        boundaries = UpdateBoundaries(
-            run_dir / "checkpoints",
-            "ppo",
-            cfg.checkpoint.every_steps,
-            envs_key(cfg),
-            stop,
-            [evals],
-            resumed_from=resume,
-        )
+        every = cfg.checkpoint.every_steps
+        boundaries = UpdateBoundaries(run_dir / "checkpoints", every, envs_key(cfg), evals, stop, start_steps, resume)
         metrics = GameMetricsCallback()
         callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
         callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
-            print(
-                f"nothing to train: the model is at step {model.num_timesteps} >= {cfg.total_timesteps}",
-                file=sys.stderr,
-            )
+            print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)
         if resumed.rng is not None:
             set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
         with stop:
             try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
-                model.learn(
-                    total_timesteps=remaining,
-                    callback=callbacks,
-                    log_interval=1,
-                    reset_num_timesteps=resume is None,
-                    progress_bar=False,
-                )
+                model.learn(remaining, callbacks, log_interval=1, reset_num_timesteps=resume is None)
             except Interrupted as stopped:
                 model.logger.close()
                 return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
@@ -284,46 +342,11 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     finally:
         resumed.venv.close()
     if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
-        return common.stopped_early(args.config, run_dir, boundaries.latest, model.num_timesteps)
-    return finish(cfg, run_dir, model.num_timesteps, model.num_timesteps - start_steps, seconds, evals.best, progress)
-
-
-def finish(
-    cfg: SB3Config, run_dir: Path, steps: int, trained: int, seconds: float, best: float, progress: bool
-) -> dict[str, Any]:
-    """After training: the best model, the learning curve, the closing table, shipping."""
-    best_model = common.best_model(run_dir, "final_model.zip")
-    fps = trained / seconds if seconds > 0 else float("nan")
-    what = "win rate" if cfg.game == "luckynumbers" else "mean"
-    print(
-        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
-        f"{best:.2f}; run dir {run_dir}",
-        file=sys.stderr,
+        return common.stopped_early(args.config, run_dir, boundaries.boundaries.latest, model.num_timesteps)
+    steps = model.num_timesteps
+    return common.finish(
+        cfg, run_dir, "final_model.zip", steps, steps - start_steps, seconds, evals.best, progress, ship
     )
-    curve = f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games" if cfg.game == "numberdrop" else None
-    summary = close_out(cfg, run_dir, best_model, curve, progress)
-    return {
-        "run_dir": str(run_dir),
-        "best_model": str(best_model),
-        "steps": steps,
-        "seconds": seconds,
-        "fps": fps,
-        "best_eval": best,
-        "final_eval": summary,
-    }
-
-
-def close_out(
-    cfg: SB3Config | QIterationConfig, run_dir: Path, best_model: Path, curve: str | None, progress: bool
-) -> dict | None:
-    """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
-    table of ``best_model`` and its shipping; returns the table."""
-    if curve is not None:
-        common.write_learning_curve(run_dir, curve)
-    summary = common.final_evaluation(cfg, cfg.model_agent, {"path": str(best_model)}, run_dir, progress)
-    if cfg.ship_to:
-        ship(best_model, Path(cfg.ship_to))
-    return summary
 
 
 def ship(model_path: Path, target: Path) -> None:

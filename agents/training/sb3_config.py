@@ -83,7 +83,7 @@ class Network(TurnNetwork):
     """(turn, ``env.afterstates``) Output channels of the 3x3 convolutions over each candidate's grid."""
 
 
-class LuckyPretrain(Section):
+class Pretrain(Section):
     """Behaviour cloning of a scripted agent before PPO."""
 
     games: Count = 0
@@ -97,9 +97,6 @@ class LuckyPretrain(Section):
     learning_rate: Rate = 1e-3
     value_coef: Weight = 0.5
     """Weight of the value head's Huber loss on the demonstrated returns."""
-
-
-class Pretrain(LuckyPretrain):
     workers: Count = 0
     """Processes that play the demonstrations; 0 means one per CPU."""
 
@@ -114,7 +111,7 @@ class PPORun(TrainConfig):
     checkpoint: Checkpoint = Checkpoint()
 
     def rules(self) -> list[Rule]:
-        clones = getattr(self, "pretrain", LuckyPretrain()).games > 0
+        clones = getattr(self, "pretrain", Pretrain()).games > 0
         limit, what = self.batch_limit()
         return [
             (
@@ -219,7 +216,7 @@ class LuckyConfig(PPORun):
     vec_env: Literal["dummy", "subproc"] = "dummy"
     ship_to: str | None = None
     env: LuckyEnv = LuckyEnv()
-    pretrain: LuckyPretrain = LuckyPretrain()
+    pretrain: Pretrain = Pretrain()
     network: LuckyNetwork = LuckyNetwork()
     eval: LuckyEval = LuckyEval()
     final_eval: LuckyFinalEval = LuckyFinalEval()

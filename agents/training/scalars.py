@@ -1,7 +1,5 @@
-"""The TensorBoard events of the trainers that run no SB3 algorithm (n-tuple, Q-iteration,
-RLlib): scalars written with the ``tensorboard`` package's own event-file writer, so a run
-needs neither torch nor Stable-Baselines3 to log. Without ``tensorboard`` installed (it comes
-with the ``train`` extra) the run goes on with a note and writes no events."""
+"""TensorBoard scalars of the trainers that run no SB3 algorithm, written with the
+``tensorboard`` package's own writer: no torch needed. Without it, a note and no events."""
 
 from __future__ import annotations
 

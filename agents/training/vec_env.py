@@ -1,11 +1,7 @@
 """Stable-Baselines3's ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``
-(``vec_env: native``): N games stepped in one call, their turns enumerated together on every
-core. It plays the games a ``DummyVecEnv`` of ``Monitor``-wrapped ``NumberDropTurnEnv``\\ s
-plays (game i from seed ``s + i``) with SB3's conventions: a finished game is reset inside
-``step_wait`` (the final observation in ``infos[i]["terminal_observation"]``, the ``episode``
-entry a ``Monitor`` adds), every info carries the single environment's keys, and
-``env_method("action_masks")``, ``get_attr`` and ``has_attr`` reach a per-game view, so
-sb3-contrib's masking works unchanged.
+(``vec_env: native``): the games a ``DummyVecEnv`` of ``Monitor``-wrapped single envs plays,
+their turns enumerated together on every core, with SB3's conventions (a finished game reset in
+``step_wait``, ``terminal_observation`` and ``episode`` in its info, per-game ``env_method``).
 """
 
 from __future__ import annotations
@@ -17,14 +13,11 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
-
-__all__ = ["NativeTurnVecEnv"]
 
 
 class _GameView:
-    """Game ``i`` of the native vector env, as ``get_attr``/``env_method`` see one environment."""
+    """Game ``i``, as ``get_attr``/``env_method`` see one environment."""
 
     def __init__(self, venv: NumberDropTurnVectorEnv, i: int) -> None:
         self._venv, self._i = venv, i
@@ -44,52 +37,19 @@ class _GameView:
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks()[self._i]
 
-    def get_state(self) -> dict[str, Any]:
-        return self.game.to_dict()
-
-    def candidate_actions(self, action: int) -> list[int]:
-        return list(self._candidate(action).actions)
-
     def describe_action(self, action: int) -> dict[str, Any]:
-        return self._candidate(action).describe(self.game)
-
-    def _candidate(self, action: int):
         if not 0 <= int(action) < len(self.offered):
             raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
-        return self.offered[int(action)]
+        return self.offered[int(action)].describe(self.game)
 
 
 class NativeTurnVecEnv(VecEnv):
-    """``num_envs`` games of ``NumberDropTurn-v0`` in one process, as an SB3 ``VecEnv`` (see the module docstring).
+    """``num_envs`` games of ``NumberDropTurn-v0`` in one process, as an SB3 ``VecEnv``."""
 
-    The keyword arguments are those of ``NumberDropTurnEnv`` (``candidates``, ``width``,
-    ``block_width``, ``rules``, ``render_mode``); ``venv`` wraps an existing native vector
-    environment instead.
-    """
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        candidates: int = 32,
-        width: int = 12,
-        block_width: int = 3,
-        rules: Rules = DEFAULT_RULES,
-        render_mode: str | None = None,
-        afterstates: bool = False,
-        venv: NumberDropTurnVectorEnv | None = None,
-    ) -> None:
-        if venv is None:
-            venv = NumberDropTurnVectorEnv(
-                num_envs=num_envs,
-                render_mode=render_mode,
-                rules=rules,
-                candidates=candidates,
-                width=width,
-                block_width=block_width,
-                afterstates=afterstates,
-            )
-        self.venv = venv
+    def __init__(self, num_envs: int = 1, *, candidates: int = 32, width: int = 12, afterstates: bool = False) -> None:
+        self.venv = venv = NumberDropTurnVectorEnv(
+            num_envs=num_envs, candidates=candidates, width=width, afterstates=afterstates
+        )
         self._views = [_GameView(venv, i) for i in range(venv.num_envs)]
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
         self._actions: np.ndarray | None = None
@@ -97,7 +57,6 @@ class NativeTurnVecEnv(VecEnv):
         self._lengths = np.zeros(self.num_envs, np.int64)
         self.t_start = time.time()
 
-    # ------------------------------------------------------------------ VecEnv
     def reset(self) -> dict[str, np.ndarray]:
         seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
         options = self._options[0] if self._options else {}
@@ -146,9 +105,7 @@ class NativeTurnVecEnv(VecEnv):
         self.venv.close()
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        if self.render_mode != "rgb_array":
-            return [None] * self.num_envs
-        return list(self.venv.render())
+        return [None] * self.num_envs  # no render mode
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         return [getattr(self._views[i], attr_name) for i in self._get_indices(indices)]
@@ -165,20 +122,14 @@ class NativeTurnVecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
 
-    # ------------------------------------------------------------------ infos
     def _infos(self, info: dict[str, Any]) -> list[dict[str, Any]]:
         """The vector info as one dict per game, the single environment's keys."""
-        mask = info["action_mask"]
-        score, turn, count, boxes = (info[k] for k in ("score", "turn", "candidate_count", "boxes"))
-        parts = info["score_breakdown"]
+        ints = ("score", "turn", "candidate_count", "boxes")
         return [
             {
-                "action_mask": mask[i],
-                "score": np.int64(score[i]),
-                "score_breakdown": parts[i],
-                "turn": np.int64(turn[i]),
-                "candidate_count": np.int64(count[i]),
-                "boxes": np.int64(boxes[i]),
+                "action_mask": info["action_mask"][i],
+                "score_breakdown": info["score_breakdown"][i],
+                **{k: np.int64(info[k][i]) for k in ints},
                 "illegal_action": np.False_,
             }
             for i in range(self.num_envs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.cli.evaluate import advance
+from agents.evaluation.solo import advance
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.numberdrop.search import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame

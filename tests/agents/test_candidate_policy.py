@@ -15,7 +15,7 @@ pytest.importorskip("sb3_contrib")
 ROOT = Path(__file__).resolve().parents[2]
 
 from agents.cli import train  # noqa: E402
-from agents.cli.evaluate import play_game  # noqa: E402
+from agents.evaluation.solo import play_game  # noqa: E402
 from agents.numberdrop.network import load_model, offer_turns, play_games  # noqa: E402
 from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
 from agents.numberdrop.q import QPolicy  # noqa: E402

@@ -13,7 +13,7 @@ from agents.evaluation.tables import play_lucky_table, run_tables, summarise
 from agents.luckynumbers import make_policy
 from agents.luckynumbers.search import SearchPolicy
 from agents.luckynumbers.value import BoardValue
-from agents.training.config import is_lucky_config, load_lucky_config
+from agents.training.config import load_config
 from luckynumbers_env import Game, Rules
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from tests.support.lucky_helpers import board, diagonal, position
@@ -215,20 +215,20 @@ def test_gym_env_rewards_masks_and_registration():
 
 
 def test_shipped_config_validates_and_typos_are_named(tmp_path):
-    assert is_lucky_config("configs/lucky_ppo.yaml") and not is_lucky_config("configs/ppo_turn.yaml")
-    cfg = load_lucky_config("configs/lucky_ppo.yaml")
-    assert cfg.env.players == 4 and cfg.env.opponents == ["random"]
+    assert load_config("configs/ppo_turn.yaml").game == "numberdrop"
+    cfg = load_config("configs/lucky_ppo.yaml")
+    assert cfg.game == "luckynumbers" and cfg.env.players == 4 and cfg.env.opponents == ["random"]
     data = yaml.safe_load(open("configs/lucky_ppo.yaml"))
     data["env"]["oponents"] = ["greedy"]
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(data))
     with pytest.raises(ValueError, match="env.oponents"):
-        load_lucky_config(bad)
+        load_config(bad)
     data = yaml.safe_load(open("configs/lucky_ppo.yaml"))
     data["env"]["opponents"] = ["ppo"]
     bad.write_text(yaml.safe_dump(data))
     with pytest.raises(ValueError, match="env.opponents"):
-        load_lucky_config(bad)
+        load_config(bad)
 
 
 def test_train_py_runs_a_lucky_numbers_config(tmp_path):

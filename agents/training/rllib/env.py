@@ -1,10 +1,6 @@
-"""The environments as RLlib sees them: the action mask moved into the observation.
-
-RLlib's env runners pass only observations to the RL module, so the exact mask that
-``NumberDrop-v0`` and ``NumberDropTurn-v0`` give in ``info["action_mask"]`` travels as
-``obs["action_mask"]`` next to the environment's own observation (``obs["observations"]``).
-Nothing else changes: a masked action still raises the environment's ``ValueError``.
-No Ray import here: the wrapper is plain Gymnasium, so it is tested and used without Ray.
+"""The environments as RLlib sees them: RLlib's env runners pass only observations to the RL
+module, so the exact action mask travels in the observation. No Ray import here: the wrapper
+is plain Gymnasium, tested and used without Ray.
 """
 
 from __future__ import annotations
@@ -22,21 +18,15 @@ from ...networks import MASK_KEY, OBS_KEY
 
 
 class MaskInObservation(gym.ObservationWrapper):
-    """``{"action_mask": float mask, "observations": the env's observation}``.
-
-    ``lose_mask=True`` offers every action (a broken mask). It exists only to check that a
-    training run fails at the first illegal action instead of stalling or hiding it.
-    """
+    """``{"action_mask": float mask, "observations": the env's observation}``; ``lose_mask``
+    offers every action, to check that a run fails at the first illegal one."""
 
     def __init__(self, env: gym.Env, lose_mask: bool = False) -> None:
         super().__init__(env)
         n = int(env.action_space.n)
         self.lose_mask = bool(lose_mask)
         self.observation_space = spaces.Dict(
-            {
-                MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32),
-                OBS_KEY: env.observation_space,
-            }
+            {MASK_KEY: spaces.Box(0.0, 1.0, (n,), np.float32), OBS_KEY: env.observation_space}
         )
 
     def observation(self, observation: Any) -> dict[str, Any]:
@@ -47,12 +37,7 @@ class MaskInObservation(gym.ObservationWrapper):
 
 
 def make_env(env_config: dict[str, Any]) -> gym.Env:
-    """Build one training environment from RLlib's ``env_config``.
-
-    Keys: ``interface`` (``decision`` | ``turn``), ``auto_forced`` (decision), ``candidates``
-    and ``width`` (turn), ``lose_mask`` (see ``MaskInObservation``). Top-level so that
-    env runners on other machines can import it.
-    """
+    """One training environment from RLlib's ``env_config`` (module-level: env runners import it)."""
     config = dict(env_config)
     interface = config.get("interface", "decision")
     if interface == "turn":

@@ -1,13 +1,8 @@
-"""PPO on RLlib (``backend: rllib``; ``configs/rllib_ppo.yaml``).
-
-Ray runs locally unless ``ray.address`` or ``RAY_ADDRESS`` names a cluster; env runners step
+"""PPO on RLlib (``backend: rllib``; ``configs/rllib_ppo.yaml``): env runners step
 ``agents.training.rllib.env``, the learner updates ``NumberDropRLModule``. Fault tolerance is
-off on purpose: the masks are exact, so an illegal action is a bug, and the run stops at once
-with the environment's message. The run directory holds what an SB3 run's does, in RLlib's
-forms (``checkpoints/rllib_<steps>_steps/``, ``best_checkpoint/``, ``final_checkpoint/``). A
-checkpoint follows an iteration; resumed, the run continues from its weights and optimizer on
-new games (env runners sample in other processes, so not bit for bit). Ctrl-C stops after the
-current iteration with a checkpoint and prints the command that resumes.
+off on purpose: the masks are exact, so an illegal action is a bug that stops the run with the
+environment's message. Checkpoints are folders; a resumed run continues from the weights and
+optimizer on new games (env runners sample in other processes, so not bit for bit).
 """
 
 from __future__ import annotations
@@ -38,12 +33,12 @@ from ...numberdrop.rllib import RLlibPolicy
 from .. import common
 from ..checkpoints import (
     STEPS_FILE,
-    Every,
+    Boundaries,
     Interrupted,
     StopRequest,
     atomic_path,
     folder_steps,
-    keep_steps_up_to,
+    keep_up_to,
     write_json,
 )
 from ..scalars import ScalarWriter
@@ -78,12 +73,8 @@ class GameMetrics(RLlibCallback):
 
 
 class FailFastEnvRunner(SingleAgentEnvRunner):
-    """An env runner whose errors reach the driver as exceptions, with the environment's message.
-
-    RLlib's own runner exits its process on any error (so that Ray may restart it), and the
-    driver only learns that an actor died. With restarts off, the error itself is worth
-    more: it is raised in ``algo.train()`` with the remote traceback.
-    """
+    """An env runner whose errors reach the driver with the environment's message (RLlib's own
+    exits its process, so that Ray may restart it, and the driver learns only that an actor died)."""
 
     def apply(self, func: Any, *args: Any, **kwargs: Any) -> Any:
         return func(self, *args, **kwargs)
@@ -92,7 +83,6 @@ class FailFastEnvRunner(SingleAgentEnvRunner):
 # ---------------------------------------------------------------- Ray and the algorithm
 def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
-
     register_env(ENV_NAME, make_env)
     p, r, e = cfg.ppo, cfg.ray, cfg.env
     lr: Any = p.learning_rate
@@ -148,7 +138,6 @@ def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
 
 def train_iteration(algo: Any) -> dict[str, Any]:
     """``algo.train()``, with an env runner's error raised as the environment's own message."""
-
     try:
         return algo.train()
     except RayTaskError as err:
@@ -174,7 +163,6 @@ def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibConfig) -> None
 
 def set_actor_frozen(frozen: bool, learner: Any) -> None:
     """Detach the candidate scorer's logits on a learner (``ppo.actor_warmup_steps``)."""
-
     body = learner.module[DEFAULT_MODULE_ID].body
     if hasattr(body, "freeze_actor"):
         body.freeze_actor = frozen
@@ -196,7 +184,6 @@ def game_means(runners: dict[str, Any]) -> dict[str, float]:
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
     """The RLlib numbers worth a TensorBoard curve (losses, entropy, KL, throughput)."""
-
     out: dict[str, float] = {}
     learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
     for key in (
@@ -247,8 +234,7 @@ def evaluation(
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
-    """An algorithm checkpoint with the step count inside, written whole to a temporary
-    folder and then put in place of any at ``path``."""
+    """An algorithm checkpoint with the step count inside, written whole or not at all."""
     with atomic_path(path) as tmp:
         algo.save_to_path(str(tmp.resolve()))
         write_json(tmp / STEPS_FILE, {"env_steps": steps})
@@ -257,48 +243,14 @@ def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
 
 # ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
-    """Train, evaluate and checkpoint as the config says; returns what ``agents.training.train`` returns."""
+    """Train, evaluate and checkpoint as the config says; returns what ``agents.cli.train.train`` returns."""
     run_dir, resume, progress = common.open_run(cfg, args)
     start_steps = folder_steps(resume) if resume is not None else 0
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
-
     with ray_pool(cfg.ray.address, cfg.ray.num_cpus):  # Ray as it runs, a cluster's, or a local one
         return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
-
-
-class Run:
-    """One training run's algorithm, files and schedules."""
-
-    def __init__(
-        self, cfg: RLlibConfig, run_dir: Path, algo: Any, evaluate: common.Evaluation, writer: Any, start: int
-    ) -> None:
-        self.cfg, self.run_dir, self.algo, self.evaluate, self.writer = cfg, run_dir, algo, evaluate, writer
-        self.steps = start
-        self.checkpoints = Every(cfg.checkpoint.every_steps, start)
-        self.saved: dict[int, Path] = {}
-
-    def checkpoint(self) -> Path:
-        """The numbered checkpoint of the current step (saved once)."""
-        if self.steps not in self.saved:
-            path = self.run_dir / "checkpoints" / f"rllib_{self.steps}_steps"
-            self.saved[self.steps] = save_checkpoint(self.algo, path, self.steps)
-        return self.saved[self.steps]
-
-    def boundary(self) -> None:
-        """After an update (or at the start): the checkpoint and the evaluation when due."""
-        if self.checkpoints.due(self.steps):
-            self.checkpoint()
-        self.evaluate(self.algo, self.steps, final=False)
-
-    def end(self) -> None:
-        """The final checkpoints first (a kill during the evaluation loses nothing), then the
-        final evaluation."""
-        if self.cfg.checkpoint.every_steps:
-            self.checkpoint()
-        save_checkpoint(self.algo, self.run_dir / "final_checkpoint", self.steps)
-        self.evaluate(self.algo, self.steps, final=True)
 
 
 def _train(
@@ -311,7 +263,7 @@ def _train(
     lose_mask: bool,
     config_path: Any = None,
 ) -> dict[str, Any]:
-    algo = None
+    algo, stop, steps = None, StopRequest(), start_steps
     writer = ScalarWriter(run_dir)
     try:
         config = algorithm_config(cfg, lose_mask=lose_mask)
@@ -321,25 +273,30 @@ def _train(
         if resume is not None:
             restore(algo, resume)
             print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
-            keep_steps_up_to(run_dir / "evals.jsonl", start_steps)
+            keep_up_to(run_dir / "evals.jsonl", start_steps)
         evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
-        run = Run(cfg, run_dir, algo, evaluate, writer, start_steps)
+
+        def save(n: int) -> Path:
+            return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
+
+        boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
         start = time.perf_counter()
-        with StopRequest() as stop:
+        with stop:
             try:
-                loop(run, stop, progress)
+                steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
             except Interrupted as stopped:
                 return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
             seconds = time.perf_counter() - start
-            run.end()
+            save_checkpoint(algo, run_dir / "final_checkpoint", steps)  # first: a kill in the evaluation loses nothing
+            boundaries(steps, final=True)
     finally:
         writer.close()
         if algo is not None:
             algo.stop()
     if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
-        checkpoint = run.saved.get(run.steps, run_dir / "final_checkpoint")
-        return common.stopped_early(config_path, run_dir, checkpoint, run.steps)
-    return finish(cfg, run_dir, run, seconds, start_steps, progress)
+        return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
+    trained = steps - start_steps
+    return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
 
 
 def restore(algo: Any, checkpoint: Path) -> None:
@@ -353,57 +310,25 @@ def restore(algo: Any, checkpoint: Path) -> None:
         ) from err
 
 
-def loop(run: Run, stop: StopRequest, progress: bool) -> None:
-    """Iterations until ``total_timesteps``; Ctrl-C stops after the current one, with a
-    checkpoint (``Interrupted``)."""
-    cfg = run.cfg
-    bar = common.StepProgress(cfg.total_timesteps, run.steps, progress)
+def loop(
+    cfg: RLlibConfig, algo: Any, boundaries: Boundaries, evaluate: Any, writer: ScalarWriter, steps: int, progress: bool
+) -> int:
+    """Iterations until ``total_timesteps``, a boundary after each but the last; returns the steps."""
+    bar = common.StepProgress(cfg.total_timesteps, steps, progress)
     try:
-        run.boundary()  # a resumed run catches up on an evaluation its checkpoint missed
-        while run.steps < cfg.total_timesteps and not stop.requested:
-            games = iteration(run, bar)
-            run.boundary()
-            bar.update(run.steps, games.get("score"), run.evaluate.latest)
+        boundaries(steps)  # a resumed run catches up on an evaluation its checkpoint missed
+        while steps < cfg.total_timesteps:
+            if cfg.ppo.actor_warmup_steps:
+                algo.learner_group.foreach_learner(partial(set_actor_frozen, steps < cfg.ppo.actor_warmup_steps))
+            result = train_iteration(algo)
+            check_iteration(result, algo, cfg)
+            steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
+            games = game_means(result["env_runners"])
+            game = {f"game/{k}": v for k, v in games.items()}
+            writer.write(steps, {**game, **scalars(result), "time/fps": bar.fps(steps)})
+            if steps < cfg.total_timesteps:
+                boundaries(steps)
+            bar.to(steps, games.get("score"), evaluate.latest)
     finally:
         bar.close()
-    if stop.requested and run.steps < cfg.total_timesteps:
-        raise Interrupted(run.checkpoint(), run.steps)
-
-
-def iteration(run: Run, bar: common.StepProgress) -> dict[str, float]:
-    """One ``algo.train()`` (sampling, then the update), checked and logged."""
-    cfg, algo = run.cfg, run.algo
-    if cfg.ppo.actor_warmup_steps:
-        algo.learner_group.foreach_learner(partial(set_actor_frozen, run.steps < cfg.ppo.actor_warmup_steps))
-    result = train_iteration(algo)
-    check_iteration(result, algo, cfg)
-    run.steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
-    games = game_means(result["env_runners"])
-    game = {f"game/{k}": v for k, v in games.items()}
-    run.writer.write(run.steps, {**game, **scalars(result), "time/fps": bar.fps(run.steps)})
-    return games
-
-
-def finish(
-    cfg: RLlibConfig, run_dir: Path, run: Run, seconds: float, start_steps: int, progress: bool
-) -> dict[str, Any]:
-    """After training: the best checkpoint, the learning curve, the closing table (on Ray tasks)."""
-    best = common.best_model(run_dir, "final_checkpoint")
-    trained = run.steps - start_steps
-    fps = trained / seconds if seconds > 0 else float("nan")
-    print(
-        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval mean "
-        f"{run.evaluate.best:.2f}; run dir {run_dir}",
-        file=sys.stderr,
-    )
-    common.write_learning_curve(run_dir, f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games")
-    summary = common.final_evaluation(cfg, cfg.model_agent, {"path": str(best)}, run_dir, progress)
-    return {
-        "run_dir": str(run_dir),
-        "best_model": str(best),
-        "steps": run.steps,
-        "seconds": seconds,
-        "fps": fps,
-        "best_eval": run.evaluate.best,
-        "final_eval": summary,
-    }
+    return steps

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from agents.base import RandomPolicy
-from agents.cli.evaluate import HUMAN_SCORES, main, play_game, run, summarise
+from agents.cli.evaluate import main
 from agents.evaluation.runner import Progress, map_tasks
+from agents.evaluation.solo import HUMAN_SCORES, play_game, run, summarise
 from agents.registry import make_policy, parse_options
 from numberdrop_env.engine.solo import SoloGame
 

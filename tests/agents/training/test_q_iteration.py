@@ -25,8 +25,8 @@ from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
 from agents.training import common, q_iteration  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402
+from agents.training.q_iteration import concatenate, q_self_play  # noqa: E402
 from agents.training.q_iteration_config import QLoop  # noqa: E402
-from agents.training.selfplay import concatenate, q_self_play  # noqa: E402
 from tests.support.generations import evals_without_time, tiny_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]

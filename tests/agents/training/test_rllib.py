@@ -180,7 +180,7 @@ def test_ctrl_c_stops_after_the_iteration_with_a_checkpoint(local_ray, tmp_path,
 def test_turn_level_module_starts_as_the_planner(local_ray, tmp_path):
     """One iteration inside the actor warm-up: only the value head learns, so the module still
     plays exactly the greedy's games (its logits are the planner's values)."""
-    from agents.cli.evaluate import run
+    from agents.evaluation.solo import run
 
     data = smoke_data(tmp_path, total_timesteps=32, n_envs=2)
     data["env"] = {"interface": "turn", "candidates": 8, "width": 12}

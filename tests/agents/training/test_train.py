@@ -369,7 +369,7 @@ def test_greedy_baseline_cached(tmp_path, monkeypatch):
 
 
 def test_demonstrations_record_agent_decisions_and_returns():
-    from agents.cli.evaluate import play_game
+    from agents.evaluation.solo import play_game
     from agents.registry import make_policy
     from agents.training.imitation import collect_demonstrations
 
