@@ -12,7 +12,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gamekit.env import LegalDiscrete, check_flag, check_illegal_options, mask_space, rebind_mask, seat_opponents
+from gamekit.env import (
+    LegalDiscrete,
+    check_flag,
+    check_illegal_options,
+    check_render_mode,
+    mask_space,
+    rebind_mask,
+    seat_opponents,
+)
 
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -44,8 +52,7 @@ class LuckyNumbersEnv(gym.Env):
     ) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be an int 2..4, got {num_players!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        check_render_mode(self.metadata, render_mode)
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or shaping < 0:
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
         check_illegal_options(illegal_action, illegal_reward, max_illegal)

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gamekit.checks import as_action
-from gamekit.env import UnsupportedRenderMode, check_flag, check_illegal_options, mask_space, rebind_mask
+from gamekit.env import check_flag, check_illegal_options, check_render_mode, mask_space, rebind_mask
 
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
@@ -38,9 +38,7 @@ def breakdown_dict(value: Any) -> dict[str, int]:
 
 
 def check_render_and_rules(metadata: dict[str, Any], render_mode: str | None, rules: Any) -> None:
-    if render_mode is not None and render_mode not in metadata["render_modes"]:
-        modes = metadata["render_modes"]
-        raise UnsupportedRenderMode(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    check_render_mode(metadata, render_mode)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
 
