@@ -110,10 +110,7 @@ class LuckyNumbersEnv(gym.Env):
         return {"game": self.game.to_dict(), "seat": self.seat}
 
     def set_state(self, state: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """Continue a saved game from the learner's next decision; returns ``(observation, info)``.
-
-        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as it was.
-        """
+        """Continue a saved game from the learner's next decision (a refused state changes nothing)."""
         if not isinstance(state, dict) or set(state) != {"game", "seat"}:
             raise ValueError("state must be a dict with keys 'game' and 'seat' (from get_state())")
         game, seat = Game.from_dict(state["game"]), state["seat"]
