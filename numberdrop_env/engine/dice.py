@@ -48,9 +48,8 @@ def _distribution(rules: Rules) -> Rolls:
 
 
 def sample_rolls(rng: np.random.Generator, n: int, rules: Rules = DEFAULT_RULES) -> Rolls:
-    """``n`` rolls drawn from ``roll_distribution`` with ``rng``, the same roll drawn twice
-    merged: the distinct rolls drawn, in the table's order, each weighted by its share of the
-    draws."""
+    """``n`` rolls drawn from ``roll_distribution``: the distinct ones, in the table's order,
+    each weighted by its share of the draws."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     if not isinstance(rng, np.random.Generator):

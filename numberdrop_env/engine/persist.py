@@ -1,7 +1,5 @@
-"""Rebuilding a solo game or a table from plain data: every number checked against its range
-before it is stored, then the invariants play keeps, each error naming the field and the rule.
-The classes are passed in, so this module imports neither.
-"""
+"""Rebuilding a solo game or a table from plain data: every number checked against its range,
+then the invariants play keeps, each error naming the field (the classes are passed in)."""
 
 from __future__ import annotations
 

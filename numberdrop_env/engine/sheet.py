@@ -1,7 +1,4 @@
-"""One player's sheet: the grid, the score track, the letters and the line boxes.
-
-The sheet knows nothing about dice or turns; the games (solo, multiplayer) drive it.
-"""
+"""One player's sheet: the grid, the score track, the letters and the line boxes (no dice, no turns)."""
 
 from __future__ import annotations
 
@@ -23,11 +20,8 @@ SCORE_PARTS = (IDENTICAL, CONSECUTIVE, "bonus", "column_bonuses", "lines", "pena
 
 
 class Sheet:
-    """Grid values (``EMPTY``, 0..9 or ``X``), used number cells and every box on the sheet.
-
-    ``heights[c]`` is one above the highest filled cell of column ``c``: shapes fall
-    from above, so holes under it never matter for landing.
-    """
+    """Grid values (``EMPTY``, 0..9 or ``X``), used number cells and every box on the sheet;
+    ``heights[c]`` is one above column ``c``'s highest filled cell (shapes fall from above)."""
 
     def __init__(self, rules: Rules) -> None:
         n = len(rules.box_sizes)
@@ -118,11 +112,8 @@ class Sheet:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules, where: str = "sheet") -> Sheet:
-        """Rebuild a sheet, refusing anything the rules could not have produced.
-
-        Every cell is checked as a Python int before it is stored as ``int8``, so an
-        out-of-range number is refused instead of wrapped.
-        """
+        """Rebuild a sheet, refusing anything the rules could not have produced (cells are checked
+        as Python ints before they are stored as ``int8``)."""
         expect_keys(data, set(_ARRAYS) - {"heights"} | {"bonus"}, where)
         sheet = cls(rules)
         cell_values = {EMPTY, X, *range(rules.max_number + 1)}
