@@ -18,8 +18,7 @@ from ..engine.solo import SoloGame
 from ..render.draw import game_array
 from ..render.text import render_text
 
-BREAKDOWN_KEYS = SCORE_PARTS
-"""Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
+BREAKDOWN_KEYS = SCORE_PARTS  # the order of info["score_breakdown"]
 
 
 def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
@@ -74,12 +73,8 @@ class SoloEnvBase(gym.Env):
         return self.game.to_dict()
 
     def set_state(self, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Continue from a saved position; returns ``(observation, info)`` like ``reset``.
-
-        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as
-        it was. The dice continue from the saved generator state, so a position replays
-        exactly.
-        """
+        """Continue from a saved position, dice generator included; returns ``(observation, info)``
+        like ``reset`` (a malformed state raises and changes nothing)."""
         # a copy: restoring sets the generator's state, and a refused position must not touch it
         game = SoloGame.from_dict(state, self.rules, seed=copy.deepcopy(self.np_random))
         self._start(game)
@@ -100,11 +95,8 @@ class SoloEnvBase(gym.Env):
 
     # ------------------------------------------------------------------ illegal actions
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
-        """The step of a masked action in *penalize* mode (game unchanged), else ``None``.
-
-        Actions of the wrong type or outside the action space always raise: they are
-        bugs, not moves.
-        """
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action
+        of the wrong type or outside the space always raises: it is a bug, not a move."""
         if self.illegal_action != "penalize" or self.game.is_over:
             return None
         index = as_action(action, len(legal))

@@ -21,13 +21,8 @@ _OPTIONS = {"state"}
 
 
 class NumberDropEnv(SoloEnvBase):
-    """Solo Number Drop, one decision of the rules per step, with exact action masks.
-
-    ``Discrete(412)`` actions (the pending ``phase`` says which block of them is meaningful), a
-    ``Dict`` observation, the change of the official score as reward. The action table, the
-    observation, the info and the options are on the docs page ``docs/envs/numberdrop.md``.
-    ``auto_forced=True`` plays the decisions that have a single legal action.
-    """
+    """Solo Number Drop, one decision of the rules per step, with exact action masks; the score's
+    change is the reward, ``auto_forced=True`` plays single-choice decisions (``docs/envs/numberdrop.md``)."""
 
     def __init__(
         self,

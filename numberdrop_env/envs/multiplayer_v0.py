@@ -1,8 +1,6 @@
-"""PettingZoo environments of multiplayer Number Drop (2 to 6 players): ``env`` (AEC: the seat
-that owes a decision makes all its decisions of the turn in a row) and ``parallel_env`` (every
-seat acts each step; a seat with nothing to decide has the wait action alone). Each agent sees
-its own sheet, the block board and the others as the turn began (``docs/envs/multiplayer-v0.md``).
-"""
+"""PettingZoo environments of multiplayer Number Drop (2 to 6 players): ``env`` (AEC: a seat makes
+its decisions of the turn in a row) and ``parallel_env`` (every seat acts each step, the wait
+action alone for a seat with nothing to decide) (``docs/envs/multiplayer-v0.md``)."""
 
 from __future__ import annotations
 
@@ -100,8 +98,7 @@ class _TableCore(SeatAgents):
         "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env",
         "render_fps": 2,
     }
-    """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
-    cycle): ``parallel_env`` is the parallel form."""
+    """Not for ``aec_to_parallel`` (a seat's decisions come in a row): ``parallel_env`` is the parallel form."""
 
     _waits = False
     """Whether the action space ends with the wait action (the parallel env's, whose seats all act)."""
@@ -217,8 +214,7 @@ def env(num_players: int = 2, render_mode: str | None = None, rules: Rules = DEF
 
 # ------------------------------------------------------------------ parallel
 class parallel_env(_TableCore, ParallelEnv):
-    """Parallel multiplayer Number Drop: every seat that owes a decision decides at once, and
-    every other seat plays ``wait_action``."""
+    """Parallel multiplayer Number Drop: seats that owe a decision decide at once, the others wait."""
 
     _waits = True
 

@@ -1,8 +1,4 @@
-"""Gymnasium environment ``NumberDropTurn-v0``: one step is one whole turn.
-
-It is a thin layer over the engine's turn enumerator (``numberdrop_env.planner.turns``): the
-candidates of the turn are the actions, each described by the sheet it leaves.
-"""
+"""``NumberDropTurn-v0``: one step is one whole turn, the planner's candidates its actions."""
 
 from __future__ import annotations
 
@@ -69,14 +65,9 @@ _NONE = TurnCandidates.from_candidates([])
 
 
 class NumberDropTurnEnv(SoloEnvBase):
-    """Solo Number Drop, one turn per step: action ``i`` plays the turn's candidate ``i``.
-
-    Candidates are the turn's distinct outcomes, ranked best first by the planner value (slot 0
-    is the greedy agent's choice; unused slots are masked). A candidate is played by jumping to
-    the sheet it leaves (``replay=True`` steps its decisions instead). Spaces, info and options
-    are on the docs page ``docs/envs/numberdrop-turn.md``; a saved position must be at a turn's
-    first decision.
-    """
+    """Solo Number Drop, one turn per step: action ``i`` plays the turn's candidate ``i`` (ranked by
+    the planner value, slot 0 the greedy agent's choice) by jumping to the sheet it leaves, or
+    with ``replay=True`` by its decisions (``docs/envs/numberdrop-turn.md``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
@@ -262,9 +253,7 @@ def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray
 def packed_states(
     states: np.ndarray, rules: Rules, turns: np.ndarray, scores: np.ndarray, shares: np.ndarray
 ) -> np.ndarray:
-    """The ``state`` rows of games inside a turn, packed by ``TurnPlanner.pack_batch``, with
-    their turn numbers, scores and shares of the slots in use: ``_state`` of each, in
-    one compiled call instead of one per game."""
+    """``_state`` of packed games (``TurnPlanner.pack_batch``) in one compiled call."""
     r = rules
     extra = np.column_stack(
         [np.minimum(turns / 20, 1.0), np.maximum(scores, 0) / r.max_score, np.zeros(len(states)), shares]
