@@ -1,8 +1,5 @@
-"""What the server refuses before a request reaches a game: any page open in a browser here can
-send it requests, so ``HostGuard`` refuses a ``Host`` that does not name the server (DNS
-rebinding) and a state-changing request from another site's ``Origin``; ``BodyLimit`` bounds a
-body's size and time; ``read_json`` refuses nesting and numbers a conversion would choke on.
-"""
+"""What the server refuses before a request reaches a game (any page open here can send requests):
+foreign ``Host`` and ``Origin`` headers, oversized or stalled bodies, malformed JSON."""
 
 from __future__ import annotations
 
