@@ -60,7 +60,6 @@ def turn_key(game: SoloGame) -> tuple[bytes, bytes, bytes]:
     return s.values.tobytes(), s.used.tobytes(), game.notches.tobytes()
 
 
-# ---------------------------------------------------------------------------- jobs
 class Job:
     """Work running beside the requests: its progress, and a flag that asks it to stop."""
 
@@ -95,7 +94,6 @@ class Job:
         return out
 
 
-# ---------------------------------------------------------------------------- one agent's line
 class AgentLine:
     """An agent's policies for one game and the hints they gave, by position."""
 
@@ -189,7 +187,6 @@ class AgentLine:
             "_seen": watch.seen,
         }
 
-    # ------------------------------------------------------------------ the candidates
     def analyse(self, game: SoloGame, job: Job, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
         """The hint and the turn's ``top`` candidates, each with the numbers the agent ranks
         by; the agent's own choice is always a row, with the numbers it chose by."""

@@ -71,7 +71,6 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
 
 
-# ---------------------------------------------------------------------------- reading requests
 def only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
@@ -117,7 +116,6 @@ def expect(body: dict[str, Any], session: GameSession) -> None:
         raise GameError(f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409)
 
 
-# ---------------------------------------------------------------------------- answers
 def session_json(session: GameSession, index: int | None = None) -> dict[str, Any]:
     """A game's state (after ``index`` actions; by default all) and where it stands."""
     game = session.game if index is None or index == session.index else session.at(index)

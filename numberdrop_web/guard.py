@@ -33,7 +33,6 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-# ---------------------------------------------------------------------------- hosts and origins
 def host_name(value: str) -> str:
     """The name part of a ``Host`` (``[::1]:8765`` -> ``[::1]``), lower case, no final dot."""
     value = value.strip().lower()
@@ -81,7 +80,6 @@ class HostGuard:
         return None
 
 
-# ---------------------------------------------------------------------------- bodies
 class BodyLimit:
     """Refuses a body over ``limit`` bytes (413), whether it says its length or not, and one
     that stops arriving for ``seconds`` (408: the connection is then closed, not held)."""
@@ -122,7 +120,6 @@ class BodyLimit:
         return f"request body of {length.decode()[:20]} bytes is over the limit of {self.limit} bytes"
 
 
-# ---------------------------------------------------------------------------- JSON and queries
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 

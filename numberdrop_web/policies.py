@@ -53,7 +53,6 @@ def check_offered(name: Any) -> str:
     return name
 
 
-# ---------------------------------------------------------------------------- per-game state
 def state_paths(obj: Any, prefix: Path = (), depth: int = 0) -> Iterator[Path]:
     """Where an agent keeps per-game state: its generators and plan followers, and its parts'."""
     for name, value in vars(obj).items():

@@ -62,7 +62,6 @@ class GameSession:
         """The number of actions played: the position in the game."""
         return len(self.record.actions)
 
-    # ------------------------------------------------------------------ playing
     def play(self, actions: list[int], auto: bool = False) -> int:
         """Play ``actions``, all or none, then with ``auto`` every single-choice decision; returns the
         points scored."""

@@ -177,7 +177,6 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    # ------------------------------------------------------------------ the network
     def heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits (B, K), values (B, 1)) of preprocessed observations: the raw scores, before
         masking. Afterstate Q-iteration reads a logit over ``planner_scale`` as the candidate's

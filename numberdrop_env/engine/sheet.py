@@ -37,7 +37,6 @@ class Sheet:
         self.lines = np.zeros(rules.regular_rows, bool)
         self.penalties = np.zeros(rules.rows - rules.regular_rows, bool)
 
-    # ----------------------------------------------------------------- writing
     def write(self, cells: Sequence[Cell], values: Sequence[int]) -> None:
         """Fill empty cells with numbers or ``X``; raises if one is taken or outside."""
         for (r, c), v in zip(cells, values, strict=True):
@@ -71,7 +70,6 @@ class Sheet:
         """Tick completed lines and occupied penalty rows; True when Game Over was crossed."""
         return tick_lines_and_penalties(self.values, self.rules.regular_rows, self.lines, self.penalties)
 
-    # ----------------------------------------------------------------- reading
     def open_sizes(self, kind: str) -> list[int]:
         """Sizes a combination of this kind may still score, the bonus size included."""
         boxes = self.identical if kind == IDENTICAL else self.consecutive
@@ -104,7 +102,6 @@ class Sheet:
         other.bonus = self.bonus
         return other
 
-    # ------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name).tolist() for name in _ARRAYS if name != "heights"}
         out["bonus"] = self.bonus

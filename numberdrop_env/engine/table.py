@@ -51,7 +51,6 @@ class Seat(SoloGame):
         else:
             self._end_turn(piece_lost=True)
 
-    # ------------------------------------------------------------ solo hooks
     def block_placements(self) -> np.ndarray:
         return self._block_table().legal(self.sheet.heights)
 
@@ -109,7 +108,6 @@ class Table:
         self.block_letter: int | None = None
         self.over = False
 
-    # ------------------------------------------------------------------ queries
     @property
     def num_players(self) -> int:
         return len(self.seats)
@@ -144,7 +142,6 @@ class Table:
         scores = self.scores()
         return np.flatnonzero(scores == scores.max()).tolist()
 
-    # ------------------------------------------------------------------ acting
     def step(self, seat: int, action: int) -> np.ndarray:
         """One seat's decision; returns every seat's change of score (end-of-turn boxes are
         ticked on the step that finishes the turn, for all seats)."""
@@ -214,7 +211,6 @@ class Table:
         if not self.to_act():  # every block discarded or dodged, or every piece lost
             self._end_turn()
 
-    # ------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
         """The whole table as plain JSON-safe data (the dice generator included)."""
         return {

@@ -67,7 +67,6 @@ class SoloEnvBase(gym.Env):
         self.max_illegal = int(max_illegal)
         self.illegal_streak = 0
 
-    # ------------------------------------------------------------------ positions
     def get_state(self) -> dict[str, Any]:
         """The game as JSON-safe data (``SoloGame.to_dict``), dice generator included."""
         return self.game.to_dict()
@@ -93,7 +92,6 @@ class SoloEnvBase(gym.Env):
             return game_array(self.game)
         return None
 
-    # ------------------------------------------------------------------ illegal actions
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
         """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action
         of the wrong type or outside the space always raises: it is a bug, not a move."""
@@ -108,7 +106,6 @@ class SoloEnvBase(gym.Env):
         info["illegal_action"] = np.True_
         return (self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
 
-    # ------------------------------------------------------------------ the mask: observation or info
     def _mask_space(self, space: spaces.Dict) -> spaces.Dict:
         """The observation space, with ``action_mask`` when ``mask_in_obs``."""
         if self.mask_in_obs:
@@ -126,12 +123,10 @@ class SoloEnvBase(gym.Env):
         """``{"action_mask": ...}``, or nothing when the observation holds it already."""
         return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
 
-    # ------------------------------------------------------------------ copies
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         rebind_mask(self)
 
-    # ------------------------------------------------------------------ subclass hooks
     def action_masks(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 

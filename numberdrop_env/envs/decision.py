@@ -46,7 +46,6 @@ class NumberDropEnv(SoloEnvBase):
             )
         )
 
-    # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         startup.begin("NumberDrop-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
@@ -76,7 +75,6 @@ class NumberDropEnv(SoloEnvBase):
         """What an action means in the current state, in the game's words (JSON-safe)."""
         return self.game.describe(action)
 
-    # ------------------------------------------------------------- internals
     def _offer(self) -> None:
         self._skip_forced()  # forced moves at the start of a game or position cannot score
 

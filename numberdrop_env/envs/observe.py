@@ -149,7 +149,6 @@ def _flat(cells: list[tuple[int, int]], cols: int) -> np.ndarray:
     return np.array([r * cols + c for r, c in cells], np.int64) if cells else _NO_CELLS
 
 
-# ------------------------------------------------------------------ kernels
 # Cells are flat (row * cols + column); WILD dice faces and pending values are -1.
 @njit(cache=True)
 def write_observation(

@@ -97,7 +97,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
 
-    # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         startup.begin("NumberDropTurn-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
@@ -126,7 +125,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         """Candidate ``action`` in the game's words, decision by decision (JSON-safe)."""
         return self._candidate(action).describe(self.game)
 
-    # ------------------------------------------------------------- internals
     def _start(self, game: SoloGame) -> None:
         if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
             raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
@@ -178,7 +176,6 @@ def check_slots(candidates: Any, rules: Rules) -> int:
     return int(candidates)
 
 
-# ---------------------------------------------------------------------------- observation
 def state_size(rules: Rules) -> int:
     n = len(rules.letters)
     dice = len(rules.number_dice) * (rules.max_number + 2) + len(rules.shape_die)

@@ -115,7 +115,6 @@ class NumberDropTurnVectorEnv(VectorEnv):
         """The candidates each game's current turn offers (its actions)."""
         return [self._offered(i) for i in range(self.num_envs)]
 
-    # ------------------------------------------------------------------ API
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -195,7 +194,6 @@ class NumberDropTurnVectorEnv(VectorEnv):
             return tuple(game_array(g) for g in self.games)
         return None
 
-    # ------------------------------------------------------------- internals
     def _check(self, actions: Any) -> np.ndarray:
         """The actions as ints, every live game's checked (nothing changes when one is refused)."""
         a = np.asarray(actions)
