@@ -11,7 +11,6 @@ import numpy as np
 from numberdrop_env.engine.solo import SoloGame
 
 MODELS = Path(__file__).resolve().parent / "models"
-"""The shipped model files (``agents/models/*.zip``)."""
 TRAINED_BY = {
     "ppo_turn.zip": "configs/ppo_turn.yaml",
     "q_turn.zip": "configs/q_iteration.yaml",

@@ -38,7 +38,6 @@ _CLASSES: dict[str, str] = {
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
 AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}
-"""Number Drop agents: classes and presets."""
 
 LUCKY_AGENTS: dict[str, str] = {
     "random": "agents.base:RandomPolicy",  # uniform over the mask: plays any game
@@ -46,7 +45,6 @@ LUCKY_AGENTS: dict[str, str] = {
     "search": "agents.luckynumbers.search:SearchPolicy",
     "ppo": "agents.luckynumbers.ppo:PPOPolicy [train]",
 }
-"""Lucky Numbers agents."""
 
 GAMES: dict[str, dict[str, str]] = {"numberdrop": AGENTS, "luckynumbers": LUCKY_AGENTS}
 GAME_NAMES = {"numberdrop": "Number Drop", "luckynumbers": "Lucky Numbers"}

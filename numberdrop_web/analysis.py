@@ -220,7 +220,6 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "spread": ("\u00b1 spread", "how much the look-ahead's value varies from roll to roll (standard deviation)"),
     "rolls": ("rolls", "how many sampled next rolls the look-ahead averaged"),
 }
-"""Each column of an analysis in words, with a one-line explanation."""
 
 AGENT_VALUE = {
     "ntuple": ("points + n-tuple value", "points now plus the learned n-tuple value of the sheet the turn leaves"),

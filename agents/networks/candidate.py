@@ -69,7 +69,6 @@ class CandidateEncoder(BaseFeaturesExtractor):
 
 
 GRID_EMBEDDING = 32
-"""Width of a candidate's grid embedding (``afterstates``)."""
 
 
 def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: Sequence[int] = (16, 16)) -> nn.Sequential:

@@ -28,7 +28,6 @@ from ..render.text import render_text
 from .observe import observation_size, observe
 
 AGENT_FACTORY = "agents.luckynumbers:make_policy"
-"""Where opponents given by name come from, unless ``policy_factory`` says otherwise."""
 
 
 class LuckyNumbersEnv(gym.Env):

@@ -20,7 +20,6 @@ class Rolls(NamedTuple):
     """(rolls, number dice + 1) int64: each number die's face index, then the shape die's (the
     smallest such row of each merged roll)."""
     probabilities: np.ndarray
-    """(rolls,) float64."""
 
 
 def roll_distribution(rules: Rules = DEFAULT_RULES) -> Rolls:

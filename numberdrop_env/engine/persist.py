@@ -16,10 +16,7 @@ from .rules import EMPTY, MAX_PLAYERS, MIN_PLAYERS, WILD, Rules, X
 from .shapes import ShapeTable
 from .sheet import Sheet
 
-STATE_VERSION = 1
-"""Version of ``SoloGame.to_dict`` data."""
-TABLE_STATE_VERSION = 1
-"""Version of ``Table.to_dict`` data."""
+STATE_VERSION = TABLE_STATE_VERSION = 1  # of SoloGame.to_dict and Table.to_dict data
 
 _KEYS = {
     "version",

@@ -18,7 +18,6 @@ from .base import SoloEnvBase
 from .turn import NumberDropTurnEnv
 
 AGENT_FACTORY = "agents.registry:make_policy"
-"""Where opponents given by name come from, unless ``policy_factory`` says otherwise."""
 
 
 class NumberDropTableEnv(NumberDropTurnEnv):

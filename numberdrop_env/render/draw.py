@@ -28,12 +28,10 @@ FAINT: RGB = (165, 165, 175)
 PEN: RGB = (196, 32, 40)
 """Circles, ticks and the Game Over line: what the player writes in red."""
 BLOCK: RGB = (72, 72, 82)
-"""Fill of an X cell."""
 PENALTY: RGB = (250, 226, 222)
 PENDING: RGB = (255, 190, 110)
 """The tetromino being placed (landed cells, numbers not yet written)."""
 SELECTED: RGB = (130, 185, 255)
-"""Cells of the combination being chosen."""
 FRESH: RGB = (255, 238, 150)
 """Cells written since the previous picture (a replay's highlight)."""
 TILE: RGB = (196, 222, 245)
