@@ -1,15 +1,6 @@
-"""Agents by name, for the command line and configs: one table per game, one way to load them.
-
-``make_policy("best")`` builds the strongest Number Drop agent the project ships,
-``make_policy("search", {"width": 8})`` a configured one, ``make_policy("greedy",
-game="luckynumbers")`` a Lucky Numbers one; options are the constructor's keyword arguments, so
-a misspelt option is a clear error.
-
-An entry is ``"module:Class"`` (the form of Gymnasium's entry points) with, in brackets, the
-optional extra it needs: ``"agents.numberdrop.ppo:PPOPolicy [train]"``. ``load`` checks the
-extra's packages before importing the module, so a missing one says which extra to install.
-The trainers of ``agents.training`` load the same way.
-"""
+"""Agents by name, one table per game: ``make_policy("search", {"width": 8})``, options being the
+constructor's keyword arguments. An entry is ``"module:Class [extra]"``; ``load`` checks the
+extra's packages first, so a missing one names the extra to install (trainers load alike)."""
 
 from __future__ import annotations
 
@@ -34,11 +25,8 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "ntuple_expectimax": ("ntuple", {"top": 8, "rolls": 16}),
 }
 """Shipped agents worth choosing by name: a registered agent and its options (``--option``
-overrides them). ``best`` is the strongest (the Q-iteration network re-ranked by a one-turn
-look-ahead, about 2.4 CPU-s a game); ``ntuple_expectimax`` is the n-tuple value with an
-expectimax over 16 sampled next rolls of its 8 best candidates (about 1 CPU-s a game, without
-torch). Alone, the ``q`` network plays in about 0.03 CPU-s a game and the ``ntuple`` agent in
-about 0.02. Their means on the benchmark are in ``results/``."""
+overrides them); ``best`` is the strongest (about 2.4 CPU-s a game), ``ntuple_expectimax`` the
+strongest without torch (about 1 CPU-s)."""
 
 _CLASSES: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
@@ -50,7 +38,6 @@ _CLASSES: dict[str, str] = {
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
 AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}
-"""Number Drop agents: classes and presets."""
 
 LUCKY_AGENTS: dict[str, str] = {
     "random": "agents.base:RandomPolicy",  # uniform over the mask: plays any game
@@ -58,7 +45,6 @@ LUCKY_AGENTS: dict[str, str] = {
     "search": "agents.luckynumbers.search:SearchPolicy",
     "ppo": "agents.luckynumbers.ppo:PPOPolicy [train]",
 }
-"""Lucky Numbers agents."""
 
 GAMES: dict[str, dict[str, str]] = {"numberdrop": AGENTS, "luckynumbers": LUCKY_AGENTS}
 GAME_NAMES = {"numberdrop": "Number Drop", "luckynumbers": "Lucky Numbers"}

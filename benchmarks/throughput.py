@@ -22,7 +22,6 @@ from numberdrop_env.engine.solo import SoloGame
 
 
 def _window(run: Callable[[float], tuple[int, int]], seconds: float) -> np.ndarray:
-    """Steps, games and seconds of one timed window of a loop."""
     start = time.perf_counter()
     steps, games = run(start + seconds)
     return np.array([steps, games, time.perf_counter() - start])
@@ -37,9 +36,8 @@ def _timed(run: Callable[[float], tuple[int, int]], seconds: float) -> tuple[flo
 def _paired(
     first: Callable[[float], tuple[int, int]], second: Callable[[float], tuple[int, int]], seconds: float, windows: int
 ) -> tuple[tuple[float, float], tuple[float, float], float]:
-    """Both loops' rates (steps/s, games/s) over ``windows`` alternating windows, and the median of
-    second's rate over first's: a pair measured back to back shares the machine's load, which
-    moves a lone window's rate by up to 3x."""
+    """Both loops' rates over alternating windows, and the median of second's over first's: a pair
+    measured back to back shares the machine's load, which moves a lone window's rate up to 3x."""
     first(time.perf_counter() + 0.2), second(time.perf_counter() + 0.2)  # compiled outside the timing
     pairs = np.array([[_window(run, seconds / windows) for run in (first, second)] for _ in range(windows)])
     rates = pairs[:, :, 0] / pairs[:, :, 2]
@@ -70,8 +68,6 @@ def env_loop(env_id: str, masked: bool, **kwargs) -> Callable[[float], tuple[int
 
 
 def vector_loop(num_envs: int) -> Callable[[float], tuple[int, int]]:
-    """Random masked candidates in every game of the native vector environment."""
-
     def run(deadline: float) -> tuple[int, int]:
         envs = gym.make_vec("NumberDropTurn-v0", num_envs=num_envs, vectorization_mode="vector_entry_point")
         rng = np.random.default_rng(0)
@@ -122,7 +118,6 @@ def engine_loop(deadline: float) -> tuple[int, int]:
 
 
 def greedy_loop(deadline: float) -> tuple[int, int]:
-    """Turns planned and played by the greedy agent, as the evaluation runner plays them."""
     policy = GreedyPolicy()
     turns = episodes = 0
     game = SoloGame(seed=0)
@@ -137,8 +132,6 @@ def greedy_loop(deadline: float) -> tuple[int, int]:
 
 
 def table_loop(players: int) -> Callable[[float], tuple[int, int]]:
-    """Random masked decisions at a multiplayer table (the PettingZoo AEC environment)."""
-
     def run(deadline: float) -> tuple[int, int]:
         env = multiplayer_v0.env(num_players=players)
         rng = np.random.default_rng(0)

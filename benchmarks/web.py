@@ -169,9 +169,8 @@ def page_latencies(url: Any, seeds: tuple[int, ...] = (21, 22, 23)) -> dict[str,
 
 
 def own_decisions(page: Any) -> bool:
-    """Plays a turn that starts with a slide up to its combinations with the page's own controls:
-    a slide by click (the first tile), a drop by key (where the ghost is), an arrangement by
-    typing the dice. Whether any decision was made."""
+    """Plays a turn up to its combinations with the page's own controls (click, Enter, typed dice);
+    whether any decision was made."""
     st, made = state(page), False
     turn = st["turn"]
     while st["phase"] in ("slide", "place", "arrange") and st["turn"] == turn and not st["over"]:
@@ -337,7 +336,6 @@ def analysis(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def viewport_sizes(text: str) -> tuple[tuple[int, int], ...]:
-    """``1280x800,390x844`` as ``((1280, 800), (390, 844))``."""
     return tuple((int(w), int(h)) for w, h in (part.split("x") for part in text.split(",")))
 
 

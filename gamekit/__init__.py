@@ -1,4 +1,2 @@
-"""What both games' packages share, below either of them: ``gamekit.checks`` (checks of values
-that come from outside, used by the engines) and ``gamekit.env`` (Gymnasium plumbing of the
-environments). Neither game imports the other; both may import this package.
-"""
+"""What both games share, below either: ``checks`` (values from outside) and ``env`` (Gymnasium
+and PettingZoo plumbing). Neither game imports the other."""

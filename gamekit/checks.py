@@ -123,11 +123,8 @@ def _index(i: int, shape: tuple[int, ...]) -> str:
 
 
 def restore_rng(rng: np.random.Generator, state: Any, where: str) -> None:
-    """Set ``rng`` to a saved bit-generator state, refusing one its bit generator could not be in.
-
-    The state must have exactly the fields of the generator's own state, each an int of
-    their range: NumPy itself ignores unknown keys and stores some numbers unchecked.
-    """
+    """Set ``rng`` to a saved bit-generator state, refusing one it could not be in (NumPy itself
+    ignores unknown keys and stores some numbers unchecked)."""
     bit = type(rng.bit_generator)
     template = rng.bit_generator.state
     _same_layout(state, template, where)

@@ -1,6 +1,5 @@
-"""Gymnasium plumbing both games' environments share: the action space that samples legal
-moves, the ``action_mask`` observation entry, the illegal-action options and the opponents of
-a seat environment."""
+"""Gymnasium and PettingZoo plumbing both games' environments share: legal sampling, the
+``action_mask`` entry, the illegal-action options, a seat's opponents, the AEC bookkeeping."""
 
 from __future__ import annotations
 
@@ -26,12 +25,14 @@ def check_flag(value: Any, name: str) -> bool:
 
 
 class UnsupportedRenderMode(TypeError, ValueError):
-    """A ``render_mode`` the environment cannot draw.
+    """A ``render_mode`` the environment cannot draw: a ``TypeError`` because Stable-Baselines3's
+    ``make_vec_env`` catches that to retry without it."""
 
-    A ``TypeError`` because that is what Stable-Baselines3's ``make_vec_env`` catches before
-    retrying without ``render_mode``; also a ``ValueError`` for callers that catch the
-    usual bad-value error.
-    """
+
+def check_render_mode(metadata: dict[str, Any], render_mode: str | None) -> None:
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        modes = metadata["render_modes"]
+        raise UnsupportedRenderMode(f"render_mode must be one of {modes} or None, got {render_mode!r}")
 
 
 def check_illegal_options(illegal_action: Any, illegal_reward: Any, max_illegal: Any) -> None:
@@ -46,12 +47,8 @@ def check_illegal_options(illegal_action: Any, illegal_reward: Any, max_illegal:
 
 
 class LegalDiscrete(spaces.Discrete):
-    """``Discrete`` whose ``sample()`` without a mask draws among the legal actions.
-
-    Generic tools (env checkers, quick scripts) then play legal moves. The space asks its
-    environment for the mask; a copied or unpickled environment binds its own space to
-    itself again, while a space pickled on its own samples like a plain ``Discrete``.
-    """
+    """``Discrete`` whose ``sample()`` without a mask draws among the legal actions, so generic
+    tools (env checkers, quick scripts) play legal moves; pickled alone, it is a plain ``Discrete``."""
 
     def __init__(self, n: int, legal_mask: Callable[[], np.ndarray] | None = None) -> None:
         super().__init__(n)
@@ -77,14 +74,9 @@ def rebind_mask(env: Any) -> None:
 
 
 def seat_opponents(opponents: Any, count: int, factory: str | Callable[[str], Any]) -> tuple[list[str], list[Any]]:
-    """The ``count`` opponents of a seat environment, cycled from ``opponents``, and their names.
-
-    Each entry is a policy (an object with ``act`` and ``reset``) or a name that ``factory``
-    turns into one. A factory given as ``"module:function"`` is loaded by name on first use,
-    as Gymnasium loads entry points, so the environment imports no agent code itself. A policy
-    object cycled to several seats plays all of them: give one object per seat to a policy that
-    keeps a plan between its moves.
-    """
+    """The ``count`` opponents of a seat environment, cycled from ``opponents`` (policies with
+    ``act`` and ``reset``, or names ``factory`` builds; a ``"module:function"`` factory is loaded
+    on first use, so the environment imports no agent code), and their names."""
     if isinstance(opponents, str) or not isinstance(opponents, Sequence) or not opponents:
         raise ValueError(f"opponents must be a non-empty list of agent names or policies, got {opponents!r}")
     chosen = [opponents[i % len(opponents)] for i in range(count)]
@@ -100,3 +92,47 @@ def seat_opponents(opponents: Any, count: int, factory: str | Callable[[str], An
             raise TypeError(f"an opponent is an agent name or a policy with act() and reset(), got {entry!r}")
     names = [e if isinstance(e, str) else getattr(e, "name", type(e).__name__) for e in chosen]
     return names, policies
+
+
+class SeatAgents:
+    """The agent-keyed spaces and AEC bookkeeping of a PettingZoo table: agent ``player_p`` is seat ``p``."""
+
+    def _agents(self, players: int, obs_size: int, actions: int) -> None:
+        self.possible_agents = [f"player_{p}" for p in range(players)]
+        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
+        board = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+        obs_space = spaces.Dict({"observation": board, "action_mask": mask_space(actions)})
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _begin(self, over: bool) -> None:
+        """The AEC dictionaries of a new game (a finished saved game ends at once)."""
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, over)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._info(a) for a in self.agents}
+
+    def _stepped(self, agent: str, rewards: Any, over: bool) -> None:
+        """The AEC dictionaries after ``agent``'s move (``rewards`` by seat)."""
+        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
+        for a in self.agents:
+            self.rewards[a] = float(rewards[self.agent_seat[a]])
+        if over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {a: self._info(a) for a in self.agents}
+        self._accumulate_rewards()
+
+    def _info(self, agent: str) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass

@@ -1,7 +1,5 @@
-"""Lucky Numbers: rules engine (pure NumPy), the PettingZoo environment ``lucky_numbers_v0`` and
-the one-seat Gymnasium environment ``LuckyNumbers-v0``, registered here. Floors, each importing
-only the ones below it: ``engine`` ← ``render`` ← ``envs``.
-"""
+"""Lucky Numbers: its engine, the PettingZoo ``lucky_numbers_v0`` and ``LuckyNumbers-v0``,
+registered here (floors: ``engine`` ← ``render`` ← ``envs``)."""
 
 import sys
 

@@ -1,7 +1,5 @@
-"""Number Drop: rules engine and its Gymnasium and PettingZoo environments, every id registered
-here. Floors, each importing only the ones below it: ``engine`` (pure NumPy) ← ``planner``
-(the compiled turn engine) ← ``render`` ← ``envs``.
-"""
+"""Number Drop: its engine and environments, every id registered here (floors: ``engine`` ←
+``planner`` ← ``render`` ← ``envs``)."""
 
 import sys
 

@@ -1,9 +1,6 @@
-"""What an agent would play and why. Each game keeps per agent an ``AgentLine`` whose policy is
-asked only about the positions of its own line, in order, once each, so a game played by hints
-is ``numberdrop-evaluate``'s game for that seed; a position off the line is asked of a second
-policy reset from a seed drawn from the position, so it always gets the same hint. An analysis
-lists what the agent weighed, with the numbers it ranked by, its own choice always a row.
-"""
+"""What an agent would play and why: an ``AgentLine`` asks its policy only about its own line's
+positions, in order, so a game played by hints is ``numberdrop-evaluate``'s game for that seed;
+a position off the line gets a second policy reset from the position."""
 
 from __future__ import annotations
 
@@ -63,7 +60,6 @@ def turn_key(game: SoloGame) -> tuple[bytes, bytes, bytes]:
     return s.values.tobytes(), s.used.tobytes(), game.notches.tobytes()
 
 
-# ---------------------------------------------------------------------------- jobs
 class Job:
     """Work running beside the requests: its progress, and a flag that asks it to stop."""
 
@@ -98,7 +94,6 @@ class Job:
         return out
 
 
-# ---------------------------------------------------------------------------- one agent's line
 class AgentLine:
     """An agent's policies for one game and the hints they gave, by position."""
 
@@ -150,10 +145,8 @@ class AgentLine:
             return hint
 
     def _play_turn(self, policy: Any, game: SoloGame, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
-        """The agent plays the rest of the turn on a copy, then any single-choice decisions of
-        the next one (as it would in a whole game, so its plan for that turn is its own);
-        ``stop`` is asked before each decision, and a yes ends the turn with ``Cancelled``.
-        What its ranking computed for this turn's choice is kept (``choices.Watch``)."""
+        """The agent plays the rest of the turn on a copy, then the next one's single-choice decisions
+        (as in a whole game); a yes from ``stop`` before a decision raises ``Cancelled``."""
         start = time.perf_counter()
         clone, actions, words = game.clone(), [], []
         turn, turn_end, turn_actions = clone.turn, None, None
@@ -194,7 +187,6 @@ class AgentLine:
             "_seen": watch.seen,
         }
 
-    # ------------------------------------------------------------------ the candidates
     def analyse(self, game: SoloGame, job: Job, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
         """The hint and the turn's ``top`` candidates, each with the numbers the agent ranks
         by; the agent's own choice is always a row, with the numbers it chose by."""
@@ -228,7 +220,6 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "spread": ("\u00b1 spread", "how much the look-ahead's value varies from roll to roll (standard deviation)"),
     "rolls": ("rolls", "how many sampled next rolls the look-ahead averaged"),
 }
-"""Each column of an analysis in words, with a one-line explanation."""
 
 AGENT_VALUE = {
     "ntuple": ("points + n-tuple value", "points now plus the learned n-tuple value of the sheet the turn leaves"),

@@ -1,8 +1,5 @@
-"""The web app: a Starlette application serving the page and the JSON API over the games
-(``docs/web.md``); a refused request gets a 4xx and ``{"error": message}`` and the game stays as
-it was. Only this machine's pages reach it (``guard``), and hints and analyses are jobs served
-fairly, one game at a time and in turn (``jobs``).
-"""
+"""The web app: a Starlette application serving the page and the JSON API (``docs/web.md``); a refused
+request gets a 4xx and ``{"error": message}`` and changes nothing."""
 
 from __future__ import annotations
 
@@ -74,7 +71,6 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
 
 
-# ---------------------------------------------------------------------------- reading requests
 def only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
@@ -114,7 +110,12 @@ def action_list(value: Any, name: str) -> list[int]:
     return value
 
 
-# ---------------------------------------------------------------------------- answers
+def expect(body: dict[str, Any], session: GameSession) -> None:
+    """Refuse (409) a request made for another position than the game's."""
+    if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
+        raise GameError(f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409)
+
+
 def session_json(session: GameSession, index: int | None = None) -> dict[str, Any]:
     """A game's state (after ``index`` actions; by default all) and where it stands."""
     game = session.game if index is None or index == session.index else session.at(index)
@@ -133,10 +134,8 @@ def session_json(session: GameSession, index: int | None = None) -> dict[str, An
 
 
 AHEAD_OPTIONS = 32
-"""A decision with at most this many options (a slide, a drop, an arrangement, a wild value)
-comes with the state each option leads to: the page draws a click's outcome at once and the
-server's answer, the same state, arrives after it. Only the star's drops (any shape, up to about
-a hundred options) go without: they wait for the answer."""
+"""A decision with at most this many options comes with the state each leads to, so the page draws
+a click's outcome at once (only the star's drops, about a hundred, wait for the answer)."""
 
 
 def ahead_json(session: GameSession, auto: bool) -> dict[str, dict[str, Any]]:
@@ -154,11 +153,8 @@ def ahead_json(session: GameSession, auto: bool) -> dict[str, dict[str, Any]]:
 
 
 class Api:
-    """The routes' handlers over one store of games and one pool of jobs.
-
-    A decision, an undo or a replayed position takes a millisecond or less of engine time, so it
-    runs in the server's loop (no thread hand-off, the lowest latency); hints and analyses,
-    which can take seconds, run in the jobs' threads, a game's newest request replacing its older."""
+    """The routes' handlers: decisions (a millisecond or less) run in the server's loop, hints and
+    analyses (seconds) in the jobs' threads."""
 
     def __init__(self, store: GameStore, jobs: Jobs, default_agent: str) -> None:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
@@ -234,10 +230,7 @@ class Api:
 
         def play() -> dict[str, Any]:
             with session.lock:
-                if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
-                    raise GameError(
-                        f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409
-                    )
+                expect(body, session)
                 points = session.play(actions, auto)
                 out = {**session_json(session), "points": points}
                 if ahead:
@@ -254,8 +247,7 @@ class Api:
 
         def take_back() -> dict[str, Any]:
             with session.lock:
-                if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
-                    raise GameError(f"the game is at decision {session.index}, not {body['expect']}", 409)
+                expect(body, session)
                 session.undo(count)
                 return session_json(session)
 

@@ -1,8 +1,5 @@
-"""What an agent chose by, taken as it chose: a look-ahead valued again on other rolls gives other
-numbers, which need not explain the choice. So ``Watch`` wraps the agent's public look-ahead
-methods on the instance (changing nothing they return) and records what they were asked and
-answered, or which rolls were drawn.
-"""
+"""What an agent chose by, taken as it chose (a look-ahead valued again on other rolls need not
+explain the choice): ``Watch`` records what the agent's look-ahead methods were asked and answered."""
 
 from __future__ import annotations
 
@@ -109,9 +106,8 @@ def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[t
 
 
 def expectimax_rows(policy: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]] | None:
-    """The candidates the expectimax searched, best first, with the score it compared (points
-    plus the next turn's expected best), its spread over the rolls and their number, and the
-    one-ply points plus value that chose which to search."""
+    """The candidates the expectimax searched, best first, with the score it compared, its spread
+    over the rolls and their number, and the one-ply value that chose them."""
     if seen.rolls is None or seen.game is None:
         return None
     game, rolls, planner = seen.game, seen.rolls, policy.planner

@@ -1,8 +1,5 @@
-"""What the server refuses before a request reaches a game: any page open in a browser here can
-send it requests, so ``HostGuard`` refuses a ``Host`` that does not name the server (DNS
-rebinding) and a state-changing request from another site's ``Origin``; ``BodyLimit`` bounds a
-body's size and time; ``read_json`` refuses nesting and numbers a conversion would choke on.
-"""
+"""What the server refuses before a request reaches a game (any page open here can send requests):
+foreign ``Host`` and ``Origin`` headers, oversized or stalled bodies, malformed JSON."""
 
 from __future__ import annotations
 
@@ -36,7 +33,6 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-# ---------------------------------------------------------------------------- hosts and origins
 def host_name(value: str) -> str:
     """The name part of a ``Host`` (``[::1]:8765`` -> ``[::1]``), lower case, no final dot."""
     value = value.strip().lower()
@@ -84,7 +80,6 @@ class HostGuard:
         return None
 
 
-# ---------------------------------------------------------------------------- bodies
 class BodyLimit:
     """Refuses a body over ``limit`` bytes (413), whether it says its length or not, and one
     that stops arriving for ``seconds`` (408: the connection is then closed, not held)."""
@@ -125,7 +120,6 @@ class BodyLimit:
         return f"request body of {length.decode()[:20]} bytes is over the limit of {self.limit} bytes"
 
 
-# ---------------------------------------------------------------------------- JSON and queries
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 

@@ -1,8 +1,5 @@
-"""Hints and analyses run beside the requests, fairly: a game has at most one job waiting (a new
-request replaces it, keeping its place in line) and one running (asked to stop); workers take
-the first game in line with nothing running, so a flooding tab holds one worker at most. Cheap
-agents (``QUICK``) have a lane of their own.
-"""
+"""Hints and analyses beside the requests, fairly: a game has one job waiting (a new request replaces
+it in place) and one running, so a flooding tab holds one worker at most; cheap agents have a lane."""
 
 from __future__ import annotations
 

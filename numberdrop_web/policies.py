@@ -1,7 +1,5 @@
-"""Agents built once per worker thread and shared by every game, so a game held costs its game, not
-its agents: a game's ``SharedLine`` keeps only the agent's per-game state (its generators and plan
-in progress), puts it into the thread's instance before asking anything and takes it back after.
-"""
+"""Agents built once per worker thread and shared by every game: a game's ``SharedLine`` keeps only
+the agent's per-game state (generators, plan), lent to the thread's instance while it asks."""
 
 from __future__ import annotations
 
@@ -55,7 +53,6 @@ def check_offered(name: Any) -> str:
     return name
 
 
-# ---------------------------------------------------------------------------- per-game state
 def state_paths(obj: Any, prefix: Path = (), depth: int = 0) -> Iterator[Path]:
     """Where an agent keeps per-game state: its generators and plan followers, and its parts'."""
     for name, value in vars(obj).items():

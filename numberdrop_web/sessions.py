@@ -1,8 +1,5 @@
-"""The games the server holds, one per tab: a ``GameSession`` is a game's start and its actions
-(each through ``SoloGame.step``; undo replays from the nearest turn's start, dice generator
-included). ``GameStore`` drops idle and least recently used games; a tab whose game was dropped
-creates it again from its own copy of the start and the actions.
-"""
+"""The games the server holds, one per tab: a ``GameSession`` is a game's start and its actions;
+``GameStore`` drops idle and least recently used ones (a tab then creates its game again)."""
 
 from __future__ import annotations
 
@@ -65,11 +62,9 @@ class GameSession:
         """The number of actions played: the position in the game."""
         return len(self.record.actions)
 
-    # ------------------------------------------------------------------ playing
     def play(self, actions: list[int], auto: bool = False) -> int:
-        """Play ``actions`` in order, all or none (an illegal one raises ``GameError`` and the
-        game stays as it was); with ``auto``, then every decision that has a single legal
-        choice. Returns the points scored."""
+        """Play ``actions``, all or none, then with ``auto`` every single-choice decision; returns the
+        points scored."""
         before = self.index
         points = 0
         try:

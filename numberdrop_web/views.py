@@ -1,7 +1,5 @@
-"""A solo game as the page draws it: plain JSON, and for the pending decision one option per legal
-action of the engine's mask with the geometry the page needs. The page knows no rule: a click
-becomes its option's action, which the server checks against the mask again.
-"""
+"""A solo game as the page draws it: plain JSON, and one option per legal action of the pending
+decision with its geometry (the page knows no rule)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""A turn in the game's words: a short sentence for a hint, and an exact line for an analysis row
-naming everything the turn changes on the sheet, so two turns read alike only when they leave the
-same sheet. Row 0 is at the bottom, column 0 on the left, as the sheet labels them.
-"""
+"""A turn in the game's words: a sentence for a hint, and an exact line naming everything it changes
+on the sheet, so two turns read alike only when they leave the same sheet."""
 
 from __future__ import annotations
 

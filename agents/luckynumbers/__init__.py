@@ -1,6 +1,4 @@
-"""Lucky Numbers agents: ``greedy``, ``search`` and ``ppo`` (a MaskablePPO model, the ``train``
-extra), by name in ``agents.registry.LUCKY_AGENTS``;
-``numberdrop-evaluate --game luckynumbers --players 4`` compares them."""
+"""Lucky Numbers agents, by name in ``agents.registry.LUCKY_AGENTS``."""
 
 from __future__ import annotations
 

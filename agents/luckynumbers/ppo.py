@@ -1,7 +1,5 @@
 """The learned Lucky Numbers agent: a MaskablePPO network for ``LuckyNumbers-v0``, by default the
-shipped ``agents/models/lucky_ppo.zip`` (trained on the search agent's choices). It sees what
-the environment shows the seat to act, never the pool's order.
-"""
+shipped ``agents/models/lucky_ppo.zip`` (trained on the search agent's choices)."""
 
 from __future__ import annotations
 
@@ -26,8 +24,7 @@ class PPOPolicy:
         torch.set_num_threads(1)  # evaluate runs one process per core
         self.deterministic = bool(deterministic)
         self.path = str(path) if path is not None else str(DEFAULT_MODEL)
-        hint = " (train one with `python train.py --config configs/lucky_search_clone.yaml`)"
-        self.model = load_model(self.path, hint=hint)
+        self.model = load_model(self.path)
 
     def reset(self, seed: int) -> None:
         if not self.deterministic:

@@ -63,7 +63,6 @@ class SearchPolicy:
         shares = [(unseen[v] + game.table[v]) / n for v in range(len(unseen))]
         return BoardValue(game.rules.size, game.rules.max_tile, self.greedy.weights, shares)
 
-    # ------------------------------------------------------------ opponents
     def _opponent_threats(self, game: Game) -> list[tuple[int, float]]:
         """Per opponent: the tiles that fill one of their empty cells (a bit mask), and what letting
         them have one costs: ``deny`` / empty cells squared, so feeding a last cell costs most."""
@@ -83,7 +82,6 @@ class SearchPolicy:
         """What the face-up tiles left on the table (a bit mask) offer the opponents."""
         return sum(w for bits, w in self.threats if bits & face_up)
 
-    # ------------------------------------------------------------ raw boards
     def _bounds(self, bv: BoardValue, b: list[int]) -> tuple[list[int], list[int]]:
         size = bv.size
         rows = [bv._line(tuple(b[r * size : (r + 1) * size])) for r in range(size)]
@@ -170,7 +168,6 @@ class SearchPolicy:
                 best, where = value, c
         return best, where
 
-    # ------------------------------------------------------------ decisions
     def _sample(self, game: Game, k: int) -> list[int]:
         imagined = game.determinized(self.rng).pool_order()  # the unseen tiles in a random order
         if not imagined:

@@ -1,10 +1,6 @@
-"""A MaskablePPO policy for ``NumberDropTurn-v0`` that scores every candidate of a turn with one
-shared network: ``logit_i = sum_j w_j * term_ij + residual(candidate_i, state)``, the terms the
-parts of the planner value, each ``w_j`` starting at ``planner_scale`` and the residual at zero,
-so the untrained policy is a softmax over the planner's values (its argmax the greedy's choice).
-The network is permutation-equivariant over the slots; the value head reads the state and a
-masked mean and max of the candidate embeddings.
-"""
+"""A MaskablePPO policy for ``NumberDropTurn-v0`` scoring each candidate with one shared network:
+``logit_i = sum_j w_j * term_ij + residual(candidate_i, state)`` over the planner value's terms,
+initialised so the untrained policy's argmax is the greedy's choice."""
 
 from __future__ import annotations
 
@@ -73,7 +69,6 @@ class CandidateEncoder(BaseFeaturesExtractor):
 
 
 GRID_EMBEDDING = 32
-"""Width of a candidate's grid embedding (``afterstates``)."""
 
 
 def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: Sequence[int] = (16, 16)) -> nn.Sequential:
@@ -109,9 +104,8 @@ def build_heads(
 def score_candidates(
     state: torch.Tensor, cands: torch.Tensor, raw: torch.Tensor, term_weights: torch.Tensor, scorer: nn.Module
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(logits (B, K), value-head input (B, S + 2C)) from the encoder's outputs: the weighted
-    planner terms plus the residual per candidate, and the state with a masked mean and max
-    of the candidate embeddings."""
+    """(logits (B, K), value-head input (B, S + 2C)): weighted planner terms plus the residual, and
+    the state with a masked mean and max of the candidate embeddings."""
     present = raw[..., 0:1]  # (B, K, 1): 1 for offered candidates
     k = cands.shape[1]
     joined = torch.cat([cands, state.unsqueeze(1).expand(-1, k, -1)], dim=-1)
@@ -182,7 +176,6 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    # ------------------------------------------------------------------ the network
     def heads(self, obs: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits (B, K), values (B, 1)) of preprocessed observations: the raw scores, before
         masking. Afterstate Q-iteration reads a logit over ``planner_scale`` as the candidate's

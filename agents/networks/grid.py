@@ -1,7 +1,5 @@
-"""A small CNN + MLP features extractor for the ``NumberDrop-v0`` observation: 3x3 convolutions
-over the grid planes without pooling (the sheet is only 14x7: every cell keeps its own
-activations), beside an MLP over the flat vectors. Sized to be cheap on a CPU.
-"""
+"""A small CNN + MLP features extractor for ``NumberDrop-v0``: 3x3 convolutions without pooling (the
+14x7 sheet is small) beside an MLP over the flat vectors."""
 
 from __future__ import annotations
 

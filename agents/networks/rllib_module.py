@@ -1,8 +1,5 @@
-"""The project's networks as an RLlib RL module (``TorchRLModule`` with ``ValueFunctionAPI``):
-``model_config["interface"]`` picks the decision-level CNN (SB3's network and initialisation) or
-the turn-level candidate scorer. Masked actions get a finite logit of ``-1e8`` (never sampled,
-finite KL and entropy); the plain-data config rebuilds the module from a checkpoint.
-"""
+"""The project's networks as an RLlib RL module: ``model_config["interface"]`` picks the decision
+CNN or the candidate scorer; masked actions get a finite ``-1e8`` logit (finite KL and entropy)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""GreedyPolicy: at a turn's first decision, plays the turn candidate with the best planner value
-(points plus the hand-written heuristic of the sheet it leaves) action by action, planning again
-whenever the game is not where the plan expected. Deterministic.
-"""
+"""GreedyPolicy: plays the turn candidate of the best planner value action by action, planning again
+whenever the game is not where the plan expected."""
 
 from __future__ import annotations
 

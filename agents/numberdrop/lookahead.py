@@ -1,8 +1,5 @@
-"""The look-ahead: an agent's ``top`` candidates re-ranked by their points plus the expected value
-of the next turn, over rolls drawn from the agent's own generator and shared by every candidate;
-``refine`` values the best again on new rolls. ``GameLookAhead`` prices on game clones,
-``expectimax`` on packed games; each agent keeps the engine it has always played with.
-"""
+"""The look-ahead: an agent's ``top`` candidates re-ranked by points plus the next turn's expected
+value over shared rolls; ``GameLookAhead`` on game clones, ``expectimax`` on packed games."""
 
 from __future__ import annotations
 
@@ -44,9 +41,8 @@ def check_refine(refine: int) -> int:
 
 
 def refined(values_of: Callable[[np.ndarray], Sequence[float]], n: int, refine: int) -> np.ndarray:
-    """The look-ahead value of ``n`` candidates: ``values_of(indices)`` values those candidates on
-    a fresh round of rolls; with ``refine``, only the ``refine`` best of the first round are
-    valued again and keep a finite value, the mean of their two rounds."""
+    """The look-ahead value of ``n`` candidates (``values_of(indices)``: one round of rolls); with
+    ``refine``, only the ``refine`` best are valued again and keep the mean of both rounds."""
     values = np.asarray(values_of(np.arange(n)), float)
     if refine < 2 or n <= refine:
         return values

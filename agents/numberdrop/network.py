@@ -1,12 +1,9 @@
-"""Networks stored in MaskablePPO's ``.zip`` format (the ``ppo`` and ``q`` agents): loading them,
-offering them a turn's candidates (turn level) or the pending decision (decision level, trained
-with ``auto_forced``), reading their scores, and playing them in lockstep.
-"""
+"""Networks in MaskablePPO's ``.zip`` format (the ``ppo`` and ``q`` agents): offering them a turn's
+candidates or the pending decision, reading their scores, playing them in lockstep."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -17,23 +14,11 @@ from numberdrop_env.envs.decision import observe
 from numberdrop_env.envs.turn import observe_turn
 from numberdrop_env.planner.turns import TURN_PHASES, Candidate, TurnPlanner
 
-from .. import base
-from ..base import MODELS
+from ..base import MODELS, load_model
 from .greedy import GreedyPolicy, PlanFollower
 
 PPO_MODEL = MODELS / "ppo_turn.zip"
 """The shipped MaskablePPO network: the ``ppo`` agent's and the learned critic's default."""
-
-TRAINED_BY = {PPO_MODEL.name: "configs/ppo_turn.yaml", "q_turn.zip": "configs/q_iteration.yaml"}
-"""The config that trains each shipped network (named when the file is missing)."""
-
-
-def load_model(path: str | Path, device: str = "cpu") -> Any:
-    """Load a network for inference (a clear error, naming the config that trains a shipped
-    one, when the file is missing)."""
-    config = TRAINED_BY.get(Path(path).name) if Path(path).parent == MODELS else None
-    hint = f" (train one with `python train.py --config {config}`)" if config else ""
-    return base.load_model(path, device, hint)
 
 
 def is_turn_model(model: Any) -> bool:

@@ -19,13 +19,8 @@ from .search import SearchPolicy
 
 
 class NetworkPolicy:
-    """Plays the action a network picks among the legal ones.
-
-    ``lookahead=k`` (turn level, k >= 2) re-ranks its k most likely candidates by the look-ahead
-    valued by its own critic over ``samples`` rolls (``refine=r``: the r best again), about
-    (k + r) x samples times slower. ``slots=n`` offers n candidates a turn instead of the number
-    the network was saved with: a value-trained network gains from seeing more.
-    """
+    """Plays the action a network picks among the legal ones; ``lookahead=k`` re-ranks its k most
+    likely candidates by a look-ahead valued by its critic, ``slots=n`` offers n candidates a turn."""
 
     name: ClassVar[str]
     default_model: ClassVar[Path]

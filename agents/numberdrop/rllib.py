@@ -1,7 +1,5 @@
-"""The agent of an RLlib run: a checkpoint's RL module (``RLModule.from_checkpoint``, no Ray cluster
-started) playing by masked argmax, offered the turn's candidates (``turn``) or each pending
-decision (``decision``) as in training.
-"""
+"""The agent of an RLlib run: a checkpoint's RL module (no Ray cluster started) playing by masked
+argmax, offered what it was trained on (the turn's candidates or each decision)."""
 
 from __future__ import annotations
 

@@ -108,12 +108,8 @@ class Game:
             self._refresh(p)
 
     def _refresh(self, p: int, cell: int | None = None) -> None:
-        """Recompute player ``p``'s bounds (every cell, or those sharing a row or column with
-        ``cell``) and the set of numbers that fit somewhere, as a bit mask.
-
-        The largest tile before a cell is the larger of the largest tile left of it in its row
-        and above it in its column (the smallest after it likewise); each line's bounds are
-        looked up by the line's tiles (few distinct lines exist, as lines only increase)."""
+        """Recompute player ``p``'s bounds (every cell, or the row and column of ``cell``) and the
+        bit mask of numbers that fit somewhere; a line's bounds are cached by its tiles."""
         b, size = self.boards[p], self.rules.size
         lo, hi, bits = self._lo[p], self._hi[p], self._bits[p]
         rlo, rhi, clo, chi = self._line_bounds[p]

@@ -1,13 +1,11 @@
-"""A game to and from JSON-safe data, the hidden pool order included; ``game_from_dict`` checks
-every field before building anything. The class is passed in: ``Game.from_dict`` calls this
-module, which therefore does not import it.
-"""
+"""A game to and from JSON-safe data, the hidden pool order included, every field checked before
+anything is built (the class is passed in: ``Game.from_dict`` calls this module)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gamekit.checks import as_bool, as_int
+from gamekit.checks import as_bool, as_int, as_list, expect_keys
 
 from .actions import Phase
 from .rules import Rules
@@ -57,9 +55,7 @@ def _bool(value: Any, name: str) -> bool:
 
 
 def _ints(value: Any, lo: int, hi: int, name: str) -> list[int]:
-    if not isinstance(value, list):
-        raise TypeError(f"state.{name}: expected a list, got {type(value).__name__}")
-    return [_int(v, lo, hi, f"{name}[{i}]") for i, v in enumerate(value)]
+    return [_int(v, lo, hi, f"{name}[{i}]") for i, v in enumerate(as_list(value, f"state.{name}"))]
 
 
 def _check_board(board: list[int], size: int, name: str) -> None:
@@ -73,13 +69,7 @@ def _check_board(board: list[int], size: int, name: str) -> None:
 
 def game_from_dict(cls: type, data: Any) -> Any:
     """Rebuild a game (``cls``: ``Game``) from ``Game.to_dict`` data, checking every field first."""
-    if not isinstance(data, dict):
-        raise TypeError(f"state must be a dict, got {type(data).__name__}")
-    if set(data) != _KEYS:
-        raise ValueError(
-            f"state: expected keys {sorted(_KEYS)}, missing {sorted(_KEYS - set(data))}, "
-            f"unknown {sorted(set(data) - _KEYS)}"
-        )
+    expect_keys(data, _KEYS, "state")
     if isinstance(data["version"], bool) or not isinstance(data["version"], int) or data["version"] != STATE_VERSION:
         raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
     rules = Rules.from_dict(data["rules"])

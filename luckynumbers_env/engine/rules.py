@@ -1,8 +1,4 @@
-"""Every constant of Lucky Numbers in one frozen value.
-
-A bigger board, another tile range or a variant is another ``Rules`` value, never
-another code path.
-"""
+"""Every constant of Lucky Numbers in one frozen value: a variant is another ``Rules``, not another code path."""
 
 from __future__ import annotations
 

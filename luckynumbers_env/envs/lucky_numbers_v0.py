@@ -8,17 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
+from gamekit.env import SeatAgents, check_render_mode
 
 from ..engine.actions import phase_code
 from ..engine.game import Game
 from ..engine.rules import Rules
 from ..render.text import render_text
 from .observe import observation_size, observe
-
-RENDER_MODES = ["ansi"]
 
 
 def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
@@ -34,39 +33,21 @@ def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
     return rules
 
 
-class raw_env(AECEnv):
+class raw_env(SeatAgents, AECEnv):
     """AEC Lucky Numbers (see the module docstring)."""
 
-    metadata = {"render_modes": RENDER_MODES, "name": "lucky_numbers_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi"], "name": "lucky_numbers_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self, num_players: int | None = None, render_mode: str | None = None, rules: Rules | None = None
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        check_render_mode(self.metadata, render_mode)
         self.rules = rules_for(num_players if num_players is not None or rules is not None else 2, rules)
         self.render_mode = render_mode
         self.game = Game(self.rules, 0)
-        self.possible_agents = [f"player_{p}" for p in range(self.rules.players)]
-        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
-        n = self.game.layout.n
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32),
-                "action_mask": spaces.Box(0, 1, (n,), np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-        self.agents: list[str] = []
+        self._agents(self.rules.players, observation_size(self.rules), self.game.layout.n)
         self._np_random: np.random.Generator | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game shuffled by ``seed``, or with ``options={"state": game.to_dict()}`` a saved one
@@ -81,13 +62,7 @@ class raw_env(AECEnv):
             if seed is not None or self._np_random is None:  # unseeded resets go on with the same generator
                 self._np_random = np.random.default_rng(seed)
             self.game = Game(self.rules, self._np_random)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        over = self.game.over
-        self.terminations = dict.fromkeys(self.agents, over)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: self._info(a) for a in self.agents}
+        self._begin(self.game.over)
         self.agent_selection = self.possible_agents[self.game.player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -103,13 +78,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         rewards = self.game.step(action)  # raises on a masked action, changing nothing
-        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
-        for a in self.agents:
-            self.rewards[a] = float(rewards[self.agent_seat[a]])
-        if self.game.over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        self.infos = {a: self._info(a) for a in self.agents}
-        self._accumulate_rewards()
+        self._stepped(agent, rewards, self.game.over)
         self.agent_selection = self.possible_agents[self.game.player]
 
     def _info(self, agent: str) -> dict[str, Any]:
@@ -134,9 +103,6 @@ class raw_env(AECEnv):
 
     def render(self) -> str | None:
         return render_text(self.game) if self.render_mode == "ansi" else None
-
-    def close(self) -> None:
-        pass
 
 
 def env(num_players: int | None = None, render_mode: str | None = None, rules: Rules | None = None) -> AECEnv:

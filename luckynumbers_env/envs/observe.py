@@ -1,21 +1,5 @@
-"""What one player sees, as a flat vector of floats in [0, 1].
-
-Everything on the table is public: every board, the face-up tiles, how many tiles the
-pool still holds and the tile being placed (a drawn tile is turned face up). The pool's
-order is hidden, so it is never observed.
-
-Layout (``size`` = 4, tiles 1..20: 210 floats), all from the observer's seat:
-
-- own board: tile / max_tile, empty flag, and per cell the bounds a placed tile must lie
-  between (lo / max_tile, hi / (max_tile + 1));
-- three opponent slots, left neighbour first: tile / max_tile and empty flag per cell, and
-  a flag that the seat exists (fewer than four players leave zeros);
-- face-up tiles: how many of each number, divided by the number of players;
-- tiles left in the pool / tiles in the game;
-- the tile in hand (one-hot) and whether it was drawn from the pool;
-- phase (setup, choose, place), Bruno's extra action pending, and whether it is the
-  observer's decision.
-"""
+"""What one player sees, a flat vector of floats in [0, 1]: everything public, never the pool's
+order (the layout is in ``docs/envs/lucky-numbers-v0.md``)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gamekit.env import LegalDiscrete, check_flag, check_illegal_options, mask_space, rebind_mask, seat_opponents
+from gamekit.env import (
+    LegalDiscrete,
+    check_flag,
+    check_illegal_options,
+    check_render_mode,
+    mask_space,
+    rebind_mask,
+    seat_opponents,
+)
 
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -20,7 +28,6 @@ from ..render.text import render_text
 from .observe import observation_size, observe
 
 AGENT_FACTORY = "agents.luckynumbers:make_policy"
-"""Where opponents given by name come from, unless ``policy_factory`` says otherwise."""
 
 
 class LuckyNumbersEnv(gym.Env):
@@ -44,8 +51,7 @@ class LuckyNumbersEnv(gym.Env):
     ) -> None:
         if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"num_players must be an int 2..4, got {num_players!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        check_render_mode(self.metadata, render_mode)
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or shaping < 0:
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
         check_illegal_options(illegal_action, illegal_reward, max_illegal)
@@ -103,10 +109,7 @@ class LuckyNumbersEnv(gym.Env):
         return {"game": self.game.to_dict(), "seat": self.seat}
 
     def set_state(self, state: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """Continue a saved game from the learner's next decision; returns ``(observation, info)``.
-
-        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as it was.
-        """
+        """Continue a saved game from the learner's next decision (a refused state changes nothing)."""
         if not isinstance(state, dict) or set(state) != {"game", "seat"}:
             raise ValueError("state must be a dict with keys 'game' and 'seat' (from get_state())")
         game, seat = Game.from_dict(state["game"]), state["seat"]

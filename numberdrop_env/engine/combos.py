@@ -82,11 +82,7 @@ class ComboIndex:
         return out[:-1], bool(out[-1])
 
     def write_options(self, selection: Sequence[Cell], out: np.ndarray) -> None:
-        """``options`` written into a zeroed bool view ``out``: the cells, then confirm.
-
-        That is the layout of the *select* and *confirm* actions, so the legal mask is
-        filled in place.
-        """
+        """``options`` written into a zeroed view of the mask's *select* and *confirm* actions."""
         idx = np.array([r * self.cols + c for r, c in selection], np.int64) if selection else _NO_CELLS
         _write_options(
             self.values, self.free, self.structures, self.identical_ok, self.consecutive_ok, self.nbr, idx, out
@@ -112,12 +108,8 @@ def _prefix_counts(sizes: tuple[int, ...], bonus_size: int) -> np.ndarray:
 
 @njit(cache=True)
 def _structures(flat, used, nbr, max_number):
-    """``values`` and ``free`` (padded), and the (3, n+1) same-valued region sizes and ``up`` /
-    ``down`` path lengths.
-
-    Region sizes by flood fill; a path from a cell continues through a neighbour one
-    value further, so the lengths are filled in value order, farthest values first.
-    """
+    """``values`` and ``free`` (padded), and the (3, n+1) region sizes and ``up`` / ``down`` path
+    lengths (filled in value order, farthest values first)."""
     n = nbr.shape[0]
     values = np.full(n + 1, _PAD_VALUE, np.int64)
     free = np.zeros(n + 1, np.bool_)
@@ -143,10 +135,7 @@ def _structures(flat, used, nbr, max_number):
 
 @njit(cache=True)
 def _flood(start, values, free, nbr, region, stack, members):
-    """Collect the same-valued free region of ``start`` into ``members``; returns its size.
-
-    Visited cells are marked with a provisional size of -1 in ``region``.
-    """
+    """Collect the same-valued free region of ``start`` into ``members``; returns its size."""
     region[start] = -1
     stack[0], top, size = start, 1, 0
     while top > 0:

@@ -20,7 +20,6 @@ class Rolls(NamedTuple):
     """(rolls, number dice + 1) int64: each number die's face index, then the shape die's (the
     smallest such row of each merged roll)."""
     probabilities: np.ndarray
-    """(rolls,) float64."""
 
 
 def roll_distribution(rules: Rules = DEFAULT_RULES) -> Rolls:
@@ -48,9 +47,8 @@ def _distribution(rules: Rules) -> Rolls:
 
 
 def sample_rolls(rng: np.random.Generator, n: int, rules: Rules = DEFAULT_RULES) -> Rolls:
-    """``n`` rolls drawn from ``roll_distribution`` with ``rng``, the same roll drawn twice
-    merged: the distinct rolls drawn, in the table's order, each weighted by its share of the
-    draws."""
+    """``n`` rolls drawn from ``roll_distribution``: the distinct ones, in the table's order,
+    each weighted by its share of the draws."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int, got {n!r}")
     if not isinstance(rng, np.random.Generator):

@@ -1,7 +1,5 @@
-"""Rebuilding a solo game or a table from plain data: every number checked against its range
-before it is stored, then the invariants play keeps, each error naming the field and the rule.
-The classes are passed in, so this module imports neither.
-"""
+"""Rebuilding a solo game or a table from plain data: every number checked against its range,
+then the invariants play keeps, each error naming the field (the classes are passed in)."""
 
 from __future__ import annotations
 
@@ -18,10 +16,7 @@ from .rules import EMPTY, MAX_PLAYERS, MIN_PLAYERS, WILD, Rules, X
 from .shapes import ShapeTable
 from .sheet import Sheet
 
-STATE_VERSION = 1
-"""Version of ``SoloGame.to_dict`` data."""
-TABLE_STATE_VERSION = 1
-"""Version of ``Table.to_dict`` data."""
+STATE_VERSION = TABLE_STATE_VERSION = 1  # of SoloGame.to_dict and Table.to_dict data
 
 _KEYS = {
     "version",

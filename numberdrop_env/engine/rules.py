@@ -1,8 +1,4 @@
-"""Every constant of the game in one frozen value.
-
-Other dice printings, block sets or grid sizes are other ``Rules`` values, never
-other code paths.
-"""
+"""Every constant of the game in one frozen value: other dice or grids are other ``Rules``, not code paths."""
 
 from __future__ import annotations
 

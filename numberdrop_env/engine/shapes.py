@@ -37,11 +37,8 @@ def fixed_orientations(cells: Iterable[Cell]) -> list[tuple[Cell, ...]]:
 
 @dataclass(frozen=True)
 class ShapeTable:
-    """All placements of a family of shapes on a grid of ``rows`` × ``cols``.
-
-    Placement ``p = orientation * cols + column``; placements whose cells leave the
-    columns are kept (so indices are regular) but never legal.
-    """
+    """All placements ``p = orientation * cols + column`` of a family of shapes (those leaving the
+    grid are kept, so indices are regular, but never legal)."""
 
     names: tuple[str, ...]
     orientations: tuple[tuple[Cell, ...], ...]

@@ -1,7 +1,4 @@
-"""One player's sheet: the grid, the score track, the letters and the line boxes.
-
-The sheet knows nothing about dice or turns; the games (solo, multiplayer) drive it.
-"""
+"""One player's sheet: the grid, the score track, the letters and the line boxes (no dice, no turns)."""
 
 from __future__ import annotations
 
@@ -23,11 +20,8 @@ SCORE_PARTS = (IDENTICAL, CONSECUTIVE, "bonus", "column_bonuses", "lines", "pena
 
 
 class Sheet:
-    """Grid values (``EMPTY``, 0..9 or ``X``), used number cells and every box on the sheet.
-
-    ``heights[c]`` is one above the highest filled cell of column ``c``: shapes fall
-    from above, so holes under it never matter for landing.
-    """
+    """Grid values (``EMPTY``, 0..9 or ``X``), used number cells and every box on the sheet;
+    ``heights[c]`` is one above column ``c``'s highest filled cell (shapes fall from above)."""
 
     def __init__(self, rules: Rules) -> None:
         n = len(rules.box_sizes)
@@ -43,7 +37,6 @@ class Sheet:
         self.lines = np.zeros(rules.regular_rows, bool)
         self.penalties = np.zeros(rules.rows - rules.regular_rows, bool)
 
-    # ----------------------------------------------------------------- writing
     def write(self, cells: Sequence[Cell], values: Sequence[int]) -> None:
         """Fill empty cells with numbers or ``X``; raises if one is taken or outside."""
         for (r, c), v in zip(cells, values, strict=True):
@@ -77,7 +70,6 @@ class Sheet:
         """Tick completed lines and occupied penalty rows; True when Game Over was crossed."""
         return tick_lines_and_penalties(self.values, self.rules.regular_rows, self.lines, self.penalties)
 
-    # ----------------------------------------------------------------- reading
     def open_sizes(self, kind: str) -> list[int]:
         """Sizes a combination of this kind may still score, the bonus size included."""
         boxes = self.identical if kind == IDENTICAL else self.consecutive
@@ -110,7 +102,6 @@ class Sheet:
         other.bonus = self.bonus
         return other
 
-    # ------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name).tolist() for name in _ARRAYS if name != "heights"}
         out["bonus"] = self.bonus
@@ -118,11 +109,8 @@ class Sheet:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules, where: str = "sheet") -> Sheet:
-        """Rebuild a sheet, refusing anything the rules could not have produced.
-
-        Every cell is checked as a Python int before it is stored as ``int8``, so an
-        out-of-range number is refused instead of wrapped.
-        """
+        """Rebuild a sheet, refusing anything the rules could not have produced (cells are checked
+        as Python ints before they are stored as ``int8``)."""
         expect_keys(data, set(_ARRAYS) - {"heights"} | {"bonus"}, where)
         sheet = cls(rules)
         cell_values = {EMPTY, X, *range(rules.max_number + 1)}

@@ -370,11 +370,8 @@ class SoloGame:
     def from_dict(
         cls, data: dict[str, Any], rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None
     ) -> SoloGame:
-        """Rebuild a game; a malformed or inconsistent state raises ``ValueError``/``TypeError``.
-
-        The generator continues from the saved ``rng`` state when there is one, else
-        from ``seed``.
-        """
+        """Rebuild a game (``ValueError``/``TypeError`` if malformed); the dice continue from the
+        saved ``rng`` state, else from ``seed``."""
         return restore_solo(cls, data, rules, seed)
 
     # ------------------------------------------------------------ whole turns
@@ -387,10 +384,8 @@ class SoloGame:
         combo: tuple[str, int] | None,
         piece_lost: bool,
     ) -> None:
-        """Finish the turn by jumping to the sheet a turn candidate leaves, then end the turn as after
-        its last decision: the same state as replaying its actions (the tests check it). The caller
-        vouches that the afterstate is one of this turn's candidates.
-        """
+        """Finish the turn by jumping to the sheet one of its candidates leaves: the same state as
+        replaying its actions (the tests check it)."""
         if self.phase not in (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.ARRANGE):
             raise ValueError(f"no turn to finish in phase {self.phase.value!r}")
         s = self.sheet
@@ -406,10 +401,8 @@ class SoloGame:
         self._end_turn(piece_lost=piece_lost)
 
     def resume(self, dice: tuple[int, ...], shape_face: str, turn: int, over: bool) -> None:
-        """Take up a game whose sheet and notches were advanced elsewhere (a packed game of the native
-        vector environment, rolled with this game's generator) with the roll of the turn reached:
-        the game then stands where ``play_afterstate`` would have left it.
-        """
+        """Take up a game whose sheet and notches were advanced elsewhere (the native vector
+        environment's packed games) at the roll of the turn reached."""
         self.selection, self.pending_cells, self.pending_values = [], [], []
         self._combos, self._mask, self.block_tile = None, None, None
         if over:

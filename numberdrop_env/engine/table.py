@@ -1,7 +1,5 @@
-"""The multiplayer game (2 to 6 players): one shared roll, then every seat owes its own decisions
-in the solo action encoding, and the turn ends when all are done. A seat is a ``SoloGame`` whose
-solo board never moves, so every solo agent can play one.
-"""
+"""The multiplayer game (2 to 6 players): one shared roll, then every seat's decisions in the solo
+action encoding; a seat is a ``SoloGame`` whose solo board never moves, so solo agents play it."""
 
 from __future__ import annotations
 
@@ -19,10 +17,8 @@ from .solo import SoloGame, roll_dice
 
 
 class Seat(SoloGame):
-    """One player's sheet at a table: a solo game without slides whose letters stand at notch 0,
-    or at the last once crossed off; the table deals the dice and the block phase (``begin_turn``).
-    A clone is *detached*: it plays on alone like a solo game, so a look-ahead can sample turns.
-    """
+    """One player's sheet at a table: a solo game without slides, dealt its dice and block phase by
+    the table; a clone is *detached* and plays on alone, so a look-ahead can sample turns."""
 
     def __init__(self, rules: Rules, index: int, rng: np.random.Generator) -> None:
         super().__init__(rules, seed=np.random.default_rng(0))
@@ -55,7 +51,6 @@ class Seat(SoloGame):
         else:
             self._end_turn(piece_lost=True)
 
-    # ------------------------------------------------------------ solo hooks
     def block_placements(self) -> np.ndarray:
         return self._block_table().legal(self.sheet.heights)
 
@@ -113,7 +108,6 @@ class Table:
         self.block_letter: int | None = None
         self.over = False
 
-    # ------------------------------------------------------------------ queries
     @property
     def num_players(self) -> int:
         return len(self.seats)
@@ -148,7 +142,6 @@ class Table:
         scores = self.scores()
         return np.flatnonzero(scores == scores.max()).tolist()
 
-    # ------------------------------------------------------------------ acting
     def step(self, seat: int, action: int) -> np.ndarray:
         """One seat's decision; returns every seat's change of score (end-of-turn boxes are
         ticked on the step that finishes the turn, for all seats)."""
@@ -218,7 +211,6 @@ class Table:
         if not self.to_act():  # every block discarded or dodged, or every piece lost
             self._end_turn()
 
-    # ------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
         """The whole table as plain JSON-safe data (the dice generator included)."""
         return {

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gamekit.checks import as_action
-from gamekit.env import UnsupportedRenderMode, check_flag, check_illegal_options, mask_space, rebind_mask
+from gamekit.env import check_flag, check_illegal_options, check_render_mode, mask_space, rebind_mask
 
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
@@ -18,8 +18,7 @@ from ..engine.solo import SoloGame
 from ..render.draw import game_array
 from ..render.text import render_text
 
-BREAKDOWN_KEYS = SCORE_PARTS
-"""Order of ``info["score_breakdown"]``, the parts of ``Sheet.score_breakdown()``."""
+BREAKDOWN_KEYS = SCORE_PARTS  # the order of info["score_breakdown"]
 
 
 def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
@@ -38,9 +37,7 @@ def breakdown_dict(value: Any) -> dict[str, int]:
 
 
 def check_render_and_rules(metadata: dict[str, Any], render_mode: str | None, rules: Any) -> None:
-    if render_mode is not None and render_mode not in metadata["render_modes"]:
-        modes = metadata["render_modes"]
-        raise UnsupportedRenderMode(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    check_render_mode(metadata, render_mode)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
 
@@ -70,18 +67,13 @@ class SoloEnvBase(gym.Env):
         self.max_illegal = int(max_illegal)
         self.illegal_streak = 0
 
-    # ------------------------------------------------------------------ positions
     def get_state(self) -> dict[str, Any]:
         """The game as JSON-safe data (``SoloGame.to_dict``), dice generator included."""
         return self.game.to_dict()
 
     def set_state(self, state: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Continue from a saved position; returns ``(observation, info)`` like ``reset``.
-
-        A malformed state raises ``ValueError``/``TypeError`` and leaves the environment as
-        it was. The dice continue from the saved generator state, so a position replays
-        exactly.
-        """
+        """Continue from a saved position, dice generator included; returns ``(observation, info)``
+        like ``reset`` (a malformed state raises and changes nothing)."""
         # a copy: restoring sets the generator's state, and a refused position must not touch it
         game = SoloGame.from_dict(state, self.rules, seed=copy.deepcopy(self.np_random))
         self._start(game)
@@ -100,13 +92,9 @@ class SoloEnvBase(gym.Env):
             return game_array(self.game)
         return None
 
-    # ------------------------------------------------------------------ illegal actions
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
-        """The step of a masked action in *penalize* mode (game unchanged), else ``None``.
-
-        Actions of the wrong type or outside the action space always raise: they are
-        bugs, not moves.
-        """
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action
+        of the wrong type or outside the space always raises: it is a bug, not a move."""
         if self.illegal_action != "penalize" or self.game.is_over:
             return None
         index = as_action(action, len(legal))
@@ -118,7 +106,6 @@ class SoloEnvBase(gym.Env):
         info["illegal_action"] = np.True_
         return (self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
 
-    # ------------------------------------------------------------------ the mask: observation or info
     def _mask_space(self, space: spaces.Dict) -> spaces.Dict:
         """The observation space, with ``action_mask`` when ``mask_in_obs``."""
         if self.mask_in_obs:
@@ -136,12 +123,10 @@ class SoloEnvBase(gym.Env):
         """``{"action_mask": ...}``, or nothing when the observation holds it already."""
         return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
 
-    # ------------------------------------------------------------------ copies
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         rebind_mask(self)
 
-    # ------------------------------------------------------------------ subclass hooks
     def action_masks(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 

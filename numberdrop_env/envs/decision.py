@@ -21,13 +21,8 @@ _OPTIONS = {"state"}
 
 
 class NumberDropEnv(SoloEnvBase):
-    """Solo Number Drop, one decision of the rules per step, with exact action masks.
-
-    ``Discrete(412)`` actions (the pending ``phase`` says which block of them is meaningful), a
-    ``Dict`` observation, the change of the official score as reward. The action table, the
-    observation, the info and the options are on the docs page ``docs/envs/numberdrop.md``.
-    ``auto_forced=True`` plays the decisions that have a single legal action.
-    """
+    """Solo Number Drop, one decision of the rules per step, with exact action masks; the score's
+    change is the reward, ``auto_forced=True`` plays single-choice decisions (``docs/envs/numberdrop.md``)."""
 
     def __init__(
         self,
@@ -51,7 +46,6 @@ class NumberDropEnv(SoloEnvBase):
             )
         )
 
-    # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         startup.begin("NumberDrop-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
@@ -81,7 +75,6 @@ class NumberDropEnv(SoloEnvBase):
         """What an action means in the current state, in the game's words (JSON-safe)."""
         return self.game.describe(action)
 
-    # ------------------------------------------------------------- internals
     def _offer(self) -> None:
         self._skip_forced()  # forced moves at the start of a game or position cannot score
 

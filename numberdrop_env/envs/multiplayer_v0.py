@@ -1,8 +1,6 @@
-"""PettingZoo environments of multiplayer Number Drop (2 to 6 players): ``env`` (AEC: the seat
-that owes a decision makes all its decisions of the turn in a row) and ``parallel_env`` (every
-seat acts each step; a seat with nothing to decide has the wait action alone). Each agent sees
-its own sheet, the block board and the others as the turn began (``docs/envs/multiplayer-v0.md``).
-"""
+"""PettingZoo environments of multiplayer Number Drop (2 to 6 players): ``env`` (AEC: a seat makes
+its decisions of the turn in a row) and ``parallel_env`` (every seat acts each step, the wait
+action alone for a seat with nothing to decide) (``docs/envs/multiplayer-v0.md``)."""
 
 from __future__ import annotations
 
@@ -10,11 +8,11 @@ import functools
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from gamekit.checks import as_action, make_rng
+from gamekit.env import SeatAgents, check_render_mode
 
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, EMPTY, Rules, X
@@ -23,8 +21,6 @@ from ..render.draw import draw_table
 from ..render.text import render_table
 from .decision import NumberDropEnv
 from .observe import observe
-
-RENDER_MODES = ["ansi", "rgb_array"]
 
 
 # ------------------------------------------------------------------ observation
@@ -92,48 +88,29 @@ def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.nda
 
 
 # ------------------------------------------------------------------ the shared core
-class _TableCore:
+class _TableCore(SeatAgents):
     """Translation between a ``Table`` and the agent-keyed PettingZoo dictionaries."""
 
     metadata = {
-        "render_modes": RENDER_MODES,
+        "render_modes": ["ansi", "rgb_array"],
         "name": "numberdrop_multiplayer_v0",
         "is_parallelizable": False,
         "parallel_env": "numberdrop_env.multiplayer_v0.parallel_env",
         "render_fps": 2,
     }
-    """Not parallelizable by ``aec_to_parallel`` (a seat's decisions come in a row, not in a
-    cycle): ``parallel_env`` is the parallel form."""
+    """Not for ``aec_to_parallel`` (a seat's decisions come in a row): ``parallel_env`` is the parallel form."""
 
     _waits = False
-    """Whether the action space ends with the wait action: the parallel env's does, since all
-    its seats act at every step; the AEC env only asks the seat that owes a decision."""
+    """Whether the action space ends with the wait action (the parallel env's, whose seats all act)."""
 
     def _setup(self, num_players: int, render_mode: str | None, rules: Rules) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        check_render_mode(self.metadata, render_mode)
         self.table = Table(num_players, rules, seed=0)  # validates num_players and rules
         self.rules, self.render_mode = rules, render_mode
-        self.possible_agents = [f"player_{p}" for p in range(num_players)]
-        self.agent_seat = {a: p for p, a in enumerate(self.possible_agents)}
-        size = self.table.seats[0].layout.size + self._waits
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32),
-                "action_mask": spaces.Box(0, 1, (size,), np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
+        self._agents(num_players, observation_size(rules), self.table.seats[0].layout.size + self._waits)
         self._opponents: list[np.ndarray] = []
         self._snapshot_turn = -1
         self._np_random: np.random.Generator | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     def _new_table(self, seed: int | None, options: dict[str, Any] | None) -> None:
         """A new game, or with ``options={"state": Table.to_dict()}`` a saved one; other keys
@@ -192,9 +169,6 @@ class _TableCore:
             return np.array(draw_table(self.table), dtype=np.uint8)
         return render_table(self.table) if self.render_mode == "ansi" else None
 
-    def close(self) -> None:
-        pass
-
 
 # ------------------------------------------------------------------ AEC
 class raw_env(_TableCore, AECEnv):
@@ -203,16 +177,10 @@ class raw_env(_TableCore, AECEnv):
     def __init__(self, num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
         AECEnv.__init__(self)
         self._setup(num_players, render_mode, rules)
-        self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._new_table(seed, options)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, self.table.over)  # a finished saved table ends at once
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: self._info(a) for a in self.agents}
+        self._begin(self.table.over)
         self.agent_selection = self._next_agent()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -224,14 +192,8 @@ class raw_env(_TableCore, AECEnv):
             self._was_dead_step(action)
             return
         changes = self.table.step(self.agent_seat[agent], action)  # a refused move raises, changing nothing
-        self._cumulative_rewards[agent] = 0.0  # only now: a refused move keeps the reward last() reports
         self._snapshot()
-        for a in self.agents:
-            self.rewards[a] = float(changes[self.agent_seat[a]])
-        if self.table.over:
-            self.terminations = dict.fromkeys(self.agents, True)
-        self.infos = {a: self._info(a) for a in self.agents}
-        self._accumulate_rewards()
+        self._stepped(agent, changes, self.table.over)
         self.agent_selection = self._next_agent()
 
     def _next_agent(self) -> str:
@@ -252,14 +214,12 @@ def env(num_players: int = 2, render_mode: str | None = None, rules: Rules = DEF
 
 # ------------------------------------------------------------------ parallel
 class parallel_env(_TableCore, ParallelEnv):
-    """Parallel multiplayer Number Drop: every seat that owes a decision decides at once, and
-    every other seat plays ``wait_action``."""
+    """Parallel multiplayer Number Drop: seats that owe a decision decide at once, the others wait."""
 
     _waits = True
 
     def __init__(self, num_players: int = 2, render_mode: str | None = None, rules: Rules = DEFAULT_RULES) -> None:
         self._setup(num_players, render_mode, rules)
-        self.agents: list[str] = []
         self.wait_action: int = self.table.seats[0].layout.size
         """The last index of the action space: the one legal action of a seat that owes no decision."""
 

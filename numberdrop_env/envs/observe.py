@@ -1,7 +1,5 @@
 """The observation of a solo game (``docs/envs/numberdrop.md``), written by a compiled kernel into
-one zeroed buffer per observation and cut into its arrays: no observation shares memory with
-another one or with the game.
-"""
+a fresh buffer cut into its arrays, sharing memory with nothing."""
 
 from __future__ import annotations
 
@@ -40,12 +38,8 @@ def observation_shapes(rules: Rules) -> dict[str, tuple[int, ...]]:
 
 
 class Observer:
-    """Writes the observations of games under one set of rules (its constants looked up once).
-
-    One zeroed buffer per observation, cut into the documented arrays. A numba call costs
-    about as much per array argument as the kernel spends on a small array, so the
-    arguments are few: one for the outputs, one for the constants, one for the roll.
-    """
+    """Writes the observations of games under one set of rules; the kernel's array arguments are
+    few (each costs numba about what the kernel spends on a small array)."""
 
     def __init__(self, rules: Rules) -> None:
         shapes = observation_shapes(rules)
@@ -103,10 +97,7 @@ class Observer:
         return obs, breakdown
 
     def boxes(self, sheet: Sheet) -> tuple[dict[str, int], np.ndarray]:
-        """The sheet's score breakdown and the observation's ``track`` (shared: read only).
-
-        Kept from the last call while no box has changed: most decisions tick none.
-        """
+        """The score breakdown and the ``track`` (shared, read only), kept while no box changes."""
         key = (
             sheet.identical.tobytes(),
             sheet.consecutive.tobytes(),
@@ -134,10 +125,7 @@ class Observer:
         return np.array([(r * cols + c, v) for (r, c), v in zip(game.pending_cells, values)], np.int64), wild
 
     def _roll(self, game: SoloGame) -> np.ndarray:
-        """The shape of each letter's tile, then the number dice (none before the first roll).
-
-        Kept from the last call: the tiles stay for the game and the dice for the turn.
-        """
+        """The shape of each letter's tile, then the number dice, kept while they stay."""
         key, roll = self.roll
         if key != (game.tiles, game.dice):
             shapes = [self.rules.shape_names.index(t) for t in game.tiles]
@@ -161,7 +149,6 @@ def _flat(cells: list[tuple[int, int]], cols: int) -> np.ndarray:
     return np.array([r * cols + c for r, c in cells], np.int64) if cells else _NO_CELLS
 
 
-# ------------------------------------------------------------------ kernels
 # Cells are flat (row * cols + column); WILD dice faces and pending values are -1.
 @njit(cache=True)
 def write_observation(
@@ -184,11 +171,8 @@ def write_observation(
     turn,
     score,
 ):
-    """Every array of the observation into the zeroed ``buf`` (``Observer`` builds the arguments).
-
-    ``structures`` is empty outside the combination phase; -1 for no ``wild`` cell, shape
-    face, ``block_tile`` or ``phase``.
-    """
+    """Every array of the observation into the zeroed ``buf`` (-1: no ``wild`` cell, shape face,
+    ``block_tile`` or ``phase``)."""
     grid_at, dice_at, face_at, track_at, board_at, phase_at, pending_at, heights_at = constants[:8]
     n_shapes, max_number, bonus_size, max_score, n_placements, n_cells = constants[9:15]
     drops = constants[15 : 15 + 2 * n_placements * n_cells].reshape(2, n_placements, n_cells)

@@ -1,7 +1,5 @@
-"""``NumberDropTable-v0``: one seat of a multiplayer table, one turn per step, with the spaces of
-``NumberDropTurn-v0`` (a solo turn-level model plays here); the other seats are played by
-``opponents`` (``docs/envs/numberdrop-table.md``).
-"""
+"""``NumberDropTable-v0``: one seat of a multiplayer table with ``NumberDropTurn-v0``'s spaces,
+the others played by ``opponents`` (``docs/envs/numberdrop-table.md``)."""
 
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from .base import SoloEnvBase
 from .turn import NumberDropTurnEnv
 
 AGENT_FACTORY = "agents.registry:make_policy"
-"""Where opponents given by name come from, unless ``policy_factory`` says otherwise."""
 
 
 class NumberDropTableEnv(NumberDropTurnEnv):

@@ -1,8 +1,4 @@
-"""Gymnasium environment ``NumberDropTurn-v0``: one step is one whole turn.
-
-It is a thin layer over the engine's turn enumerator (``numberdrop_env.planner.turns``): the
-candidates of the turn are the actions, each described by the sheet it leaves.
-"""
+"""``NumberDropTurn-v0``: one step is one whole turn, the planner's candidates its actions."""
 
 from __future__ import annotations
 
@@ -69,14 +65,9 @@ _NONE = TurnCandidates.from_candidates([])
 
 
 class NumberDropTurnEnv(SoloEnvBase):
-    """Solo Number Drop, one turn per step: action ``i`` plays the turn's candidate ``i``.
-
-    Candidates are the turn's distinct outcomes, ranked best first by the planner value (slot 0
-    is the greedy agent's choice; unused slots are masked). A candidate is played by jumping to
-    the sheet it leaves (``replay=True`` steps its decisions instead). Spaces, info and options
-    are on the docs page ``docs/envs/numberdrop-turn.md``; a saved position must be at a turn's
-    first decision.
-    """
+    """Solo Number Drop, one turn per step: action ``i`` plays the turn's candidate ``i`` (ranked by
+    the planner value, slot 0 the greedy agent's choice) by jumping to the sheet it leaves, or
+    with ``replay=True`` by its decisions (``docs/envs/numberdrop-turn.md``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
@@ -106,7 +97,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
 
-    # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         startup.begin("NumberDropTurn-v0")  # not compiled yet: compile in the background, play as Python meanwhile
         super().reset(seed=seed)
@@ -135,7 +125,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         """Candidate ``action`` in the game's words, decision by decision (JSON-safe)."""
         return self._candidate(action).describe(self.game)
 
-    # ------------------------------------------------------------- internals
     def _start(self, game: SoloGame) -> None:
         if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
             raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
@@ -187,7 +176,6 @@ def check_slots(candidates: Any, rules: Rules) -> int:
     return int(candidates)
 
 
-# ---------------------------------------------------------------------------- observation
 def state_size(rules: Rules) -> int:
     n = len(rules.letters)
     dice = len(rules.number_dice) * (rules.max_number + 2) + len(rules.shape_die)
@@ -262,9 +250,7 @@ def _state(game: SoloGame, share: float, score: int | None = None) -> np.ndarray
 def packed_states(
     states: np.ndarray, rules: Rules, turns: np.ndarray, scores: np.ndarray, shares: np.ndarray
 ) -> np.ndarray:
-    """The ``state`` rows of games inside a turn, packed by ``TurnPlanner.pack_batch``, with
-    their turn numbers, scores and shares of the slots in use: ``_state`` of each, in
-    one compiled call instead of one per game."""
+    """``_state`` of packed games (``TurnPlanner.pack_batch``) in one compiled call."""
     r = rules
     extra = np.column_stack(
         [np.minimum(turns / 20, 1.0), np.maximum(scores, 0) / r.max_score, np.zeros(len(states)), shares]

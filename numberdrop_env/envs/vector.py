@@ -1,8 +1,5 @@
-"""``NumberDropTurn-v0`` as a native vector environment: N games stepped in one call.
-
-Each game inside a turn is a packed row of the turn planner, played, rolled and enumerated in
-compiled code on every core, with no process per environment (``docs/envs/vector.md``).
-"""
+"""``NumberDropTurn-v0`` as a native vector environment: N games, each a packed row of the turn
+planner inside a turn, stepped in one compiled call (``docs/envs/vector.md``)."""
 
 from __future__ import annotations
 
@@ -43,17 +40,8 @@ ROLLS_AHEAD = 32
 
 
 class NumberDropTurnVectorEnv(VectorEnv):
-    """``num_envs`` solo games of ``NumberDropTurn-v0``, stepped together: the same spaces per game,
-    candidates, observations, rewards and masks as one ``NumberDropTurnEnv`` each.
-
-    ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (or takes one seed per game); a reset
-    without a seed, and every automatic reset, continues each game's own generator.
-    ``step(actions)`` checks every action before any game moves (``ValueError`` naming the
-    environment). Autoreset is ``NEXT_STEP``: a finished game's row of the mask is all ``False``
-    until the next step replaces it; ``reset(options={"reset_mask": m})`` restarts only the
-    games where ``m`` is ``True``. ``games`` gives each game as a ``SoloGame`` brought up to its
-    packed row when read (change nothing in it), ``offered`` each game's candidates.
-    """
+    """``num_envs`` games of ``NumberDropTurn-v0`` stepped together, each as one ``NumberDropTurnEnv``
+    would play it; autoreset is ``NEXT_STEP`` (``docs/envs/vector.md``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
@@ -127,17 +115,11 @@ class NumberDropTurnVectorEnv(VectorEnv):
         """The candidates each game's current turn offers (its actions)."""
         return [self._offered(i) for i in range(self.num_envs)]
 
-    # ------------------------------------------------------------------ API
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Start new games: all of them, or those of ``options["reset_mask"]``.
-
-        ``seed``: an int (game ``i`` gets ``seed + i``), a list of one seed or ``None`` per
-        game, or ``None`` (every game continues its generator; a fresh environment draws
-        one from the operating system). Other options (``state``) are those of
-        ``NumberDropTurnEnv.reset``, applied to every game reset.
-        """
+        """Start new games: all, or those of ``options["reset_mask"]``; ``seed`` is an int (game ``i``
+        gets ``seed + i``), one seed or ``None`` per game, or ``None`` (each continues its generator)."""
         n = self.num_envs
         options = dict(options or {})
         which = np.ones(n, bool)
@@ -212,7 +194,6 @@ class NumberDropTurnVectorEnv(VectorEnv):
             return tuple(game_array(g) for g in self.games)
         return None
 
-    # ------------------------------------------------------------- internals
     def _check(self, actions: Any) -> np.ndarray:
         """The actions as ints, every live game's checked (nothing changes when one is refused)."""
         a = np.asarray(actions)
@@ -309,8 +290,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
 
     @property
     def _score(self) -> np.ndarray:
-        """Each game's score: the total column of its breakdown (read each time, so a pickled
-        copy of the environment keeps the two together)."""
+        """Each game's score, the breakdown's total (read each time: a pickled copy keeps them together)."""
         return self._breakdown[:, BREAKDOWN_KEYS.index("total")]
 
     def _observation(self) -> dict[str, np.ndarray]:

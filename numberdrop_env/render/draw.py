@@ -1,7 +1,5 @@
 """The sheet as it looks on paper, drawn with Pillow: the same state gives the same pixels
-(Pillow's built-in font, nothing random). A sheet is one picture, so a table sets several side
-by side.
-"""
+(Pillow's built-in font, nothing random)."""
 
 from __future__ import annotations
 
@@ -30,12 +28,10 @@ FAINT: RGB = (165, 165, 175)
 PEN: RGB = (196, 32, 40)
 """Circles, ticks and the Game Over line: what the player writes in red."""
 BLOCK: RGB = (72, 72, 82)
-"""Fill of an X cell."""
 PENALTY: RGB = (250, 226, 222)
 PENDING: RGB = (255, 190, 110)
 """The tetromino being placed (landed cells, numbers not yet written)."""
 SELECTED: RGB = (130, 185, 255)
-"""Cells of the combination being chosen."""
 FRESH: RGB = (255, 238, 150)
 """Cells written since the previous picture (a replay's highlight)."""
 TILE: RGB = (196, 222, 245)
@@ -139,12 +135,8 @@ def draw_sheet(
     fresh: Iterable[Cell] = (),
     title: str = "",
 ) -> Image.Image:
-    """One player's sheet: grid, Game Over line, +2 / -5 boxes, score track, letters, score.
-
-    ``pending_cells`` are the landed cells of a tetromino whose numbers are not written yet
-    (``pending_values``, a star for a wild die, ``?`` where none is chosen); ``selection`` the
-    cells of a combination being chosen; ``fresh`` cells to highlight as just written.
-    """
+    """One player's sheet, with a landed tetromino's ``pending_values`` (``?`` where none is
+    chosen), the ``selection`` of a combination and the ``fresh`` cells highlighted."""
     if not isinstance(sheet, Sheet):
         raise TypeError(f"sheet must be a Sheet, got {type(sheet).__name__}")
     layout = SheetLayout(sheet.rules)
@@ -290,10 +282,7 @@ def draw_solo_panel(
     status: Sequence[str] = (),
     height: int | None = None,
 ) -> Image.Image:
-    """The solo board (each tile at its notch, the last one "GO!"), the dice and status lines.
-
-    A tile whose letter is ``circled`` is drawn green: its block never drops.
-    """
+    """The solo board (a ``circled`` letter's tile green: its block never drops), dice and status."""
     if len(tiles) != len(rules.letters) or len(notches) != len(rules.letters):
         raise ValueError(f"need one tile and one notch per letter {rules.letters}")
     height = height or SheetLayout(rules).size[1]
@@ -374,10 +363,7 @@ def _cells_glyph(draw: ImageDraw.ImageDraw, cells: Sequence[Cell], center: tuple
 
 # ---------------------------------------------------------------------------- a solo game
 def draw_game(game: SoloGame, *, fresh: Iterable[Cell] = (), caption: str = "") -> Image.Image:
-    """A solo game: its sheet, with the solo board, the dice and what is pending beside it.
-
-    ``caption`` (e.g. the decision just played) is written in a strip under the picture.
-    """
+    """A solo game: its sheet, the solo board and dice beside it, ``caption`` in a strip below."""
     r = game.rules
     title = f"Number Drop  turn {game.turn}"
     sheet = draw_sheet(
@@ -410,8 +396,7 @@ def draw_game(game: SoloGame, *, fresh: Iterable[Cell] = (), caption: str = "") 
 
 
 def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
-    """A multiplayer table: every seat's sheet (``per_row`` to a row), then the block board
-    (crossed letters struck out, the letter dropping this turn highlighted) and the dice."""
+    """A multiplayer table: every seat's sheet (``per_row`` to a row), the block board and the dice."""
     if isinstance(per_row, bool) or not isinstance(per_row, int) or per_row < 1:
         raise ValueError(f"per_row must be an int >= 1, got {per_row!r}")
     sheets = [

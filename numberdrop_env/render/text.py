@@ -71,7 +71,6 @@ def _track(game: SoloGame) -> str:
     )
 
 
-# ---------------------------------------------------------------------------- decisions in words
 PHASE_WORDS = {
     "start": "write the 1 in row 0",
     "slide": "slide a tile",

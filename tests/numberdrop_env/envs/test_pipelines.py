@@ -13,7 +13,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import numberdrop_env  # noqa: F401  (registers the environments)
-from numberdrop_env.envs.base import UnsupportedRenderMode
+from gamekit.env import UnsupportedRenderMode
 
 ENV_IDS = ("NumberDrop-v0", "NumberDropTurn-v0")
 
