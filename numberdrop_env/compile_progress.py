@@ -1,11 +1,7 @@
 """One line of progress while numba compiles: what it compiles and how far.
 
-numba announces each compile (``numba.core.event``, kind ``numba:compile``). ``CompileProgress``
-listens while it is open: in a terminal a tqdm line (the step, the function being compiled,
-how many of the loaded package's compiled functions are done, the seconds); otherwise a plain
-line when the first compile starts and one at the end, and nothing if nothing compiled. The commands
-(``numberdrop-play``, ``numberdrop-evaluate``, ``numberdrop-train``) and
-``python -m numberdrop_env.warmup`` show it.
+A tqdm line in a terminal, else a plain line when the first compile starts and one at the end
+(nothing if nothing compiled); the commands and ``python -m numberdrop_env.warmup`` show it.
 """
 
 from __future__ import annotations

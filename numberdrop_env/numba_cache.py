@@ -1,35 +1,8 @@
 """What of ``numberdrop_env``'s numba code this process has compiled, what numba's on-disk cache
-holds, and the one line the environments log when their first steps would compile
-(``python -m numberdrop_env.warmup`` fills the cache).
-
-**Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
-``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
-editable install, the repository's ``numberdrop_env/*/__pycache__``. If that folder is not
-writable (a read-only install), numba falls back to a per-user folder
-(``~/.cache/numba/...``); if that is not writable either, ``import numberdrop_env`` fails
-with ``RuntimeError: cannot cache function ...: no locator available``. Setting the
-environment variable ``NUMBA_CACHE_DIR`` to a writable folder puts the cache there (it
-takes precedence over both).
-
-**When it is compiled again.** A file's entries are dropped when its contents change (a
-hash of the source file), when numba's version changes, or on another CPU model. numba
-does *not* notice changes to a compiled function that a cached function *calls* from
-another file: after editing ``numberdrop_env.planner.kernels``, the cached turn engine still
-runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
---clear`` deletes the package's cache files (stale ones too: their names carry the line
-number of the function, so old ones pile up) and compiles again. ``--check`` compiles
-nothing and lists what is not cached.
-
-**How it knows, without compiling.** numba's public API tells what a process has compiled
-or loaded (a dispatcher's ``signatures``), not what its on-disk cache holds. So
-``warm_up``, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
-the package's ``__pycache__``, or in ``NUMBA_CACHE_DIR``) what numba's cache entries depend
-on: numba's version, the CPU, and each function it compiled or loaded with the size and
-modification time of its file. An entry stays while its file does not change, so the record
-of a warm process (which loads callers with their callees' code in them) keeps what the
-first, cold warm-up compiled. ``warn_if_not_compiled`` is what the environments call
-when constructed: it reads that one small file and logs one line pointing to the warm-up when
-the functions their first steps call would be compiled.
+holds (where it lives and when it is dropped: ``docs/speed.md``), and the line the environments log
+when their first steps would compile. numba's API cannot tell what its cache holds without
+compiling, so ``warm_up`` records beside it (``RECORD``) numba's version, the CPU and the size and
+modification time of each compiled function's file; an entry stays while its file is unchanged.
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
 
-The hot paths of the engine (the turn planner of ``numberdrop_env.planner.enumeration``, the
-kernels it calls, the combination search, the placements and the decision-level
-observation) are compiled by numba the first time they are called, and the compiled code
-is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
-it in a fraction of a second. Without this module the first step of ``NumberDropTurn-v0``
-silently spends tens of seconds compiling; ``warm_up`` pays that cost up front by
-playing a few small deterministic games through the real code paths:
-
-- a ``NumberDrop-v0`` game, decision by decision (every kind of decision, combinations
-  confirmed),
-- a ``NumberDropTurn-v0`` game, one turn per step,
-- ``TurnPlanner`` from every phase it accepts (start, slide, star slide, block, place,
-  arrange), the compiled engine and its reference,
-- a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
-  block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point),
-- then other packages' steps: those registered as entry points of the group
-  ``numberdrop_env.warmup`` (the agents register the n-tuple value's kernels;
-  ``python -m agents.warmup`` runs them without the registration).
-
-In a terminal one progress line shows the step and the function numba is compiling; elsewhere
-one plain line per step. Where numba's cache lives, when it is compiled again and how the environments know without
-compiling: ``numberdrop_env.numba_cache``.
+``warm_up`` plays a few small deterministic games through the real code paths (``_STEPS``), then
+the steps other packages register as entry points of the group ``numberdrop_env.warmup`` (the
+agents' n-tuple kernels), so that numba's on-disk cache holds what the environments' first
+steps would otherwise compile. The cache itself: ``numberdrop_env.numba_cache``.
 """
 
 from __future__ import annotations

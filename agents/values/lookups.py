@@ -1,9 +1,6 @@
-"""The n-tuple value's lookups, compiled: where each table lies in the flat weights
-(``Layout``) and which entries a sheet reads (``sheet_lookups``, ``candidate_values``).
-
-The families and the facts they read are described in ``agents.values.spec``;
-``tests/oracles/ntuple_reference.py`` computes the same lookups in plain Python, the
-specification the tests hold this code to.
+"""The n-tuple value's lookups, compiled: where each table lies in the flat weights (``Layout``)
+and which entries a sheet reads (``sheet_lookups``, ``candidate_values``); the families are
+``agents.values.spec``'s, and ``tests/oracles/ntuple_reference.py`` is their specification.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from numba import njit
 from numberdrop_env import numba_cache
 from numberdrop_env.engine.combos import neighbour_table
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY, Rules
-from numberdrop_env.planner.kernels import structures_into
+from numberdrop_env.planner.kernels import growable, structures_into
 from numberdrop_env.planner.packing import (
     I_BONUS,
     I_COLS,
@@ -130,20 +127,6 @@ def _bin(x, low, step, bins):
 
 
 @njit(cache=True)
-def _growable(i, vals, heights, nbrs, cols, reg):
-    """Whether cell i touches an empty cell that a later piece can fill (on top of its column,
-    in a regular row)."""
-    n = vals.shape[0]
-    for q in range(4):
-        k = nbrs[i, q]
-        if k < n and vals[k] == EMPTY:
-            row = k // cols
-            if row >= heights[k % cols] and row < reg:
-                return True
-    return False
-
-
-@njit(cache=True)
 def _keep_largest(codes, code):
     """Insert ``code`` into ``codes`` (descending, fixed length), dropping the smallest."""
     j = len(codes) - 1
@@ -162,7 +145,7 @@ def _region_codes(vals, heights, start, members, nbrs, cols, reg, out):
     for r in range(len(start) - 1):
         grows = 0
         for a in range(start[r], start[r + 1]):
-            if _growable(members[a], vals, heights, nbrs, cols, reg):
+            if growable(members[a], vals, heights, nbrs, cols, reg):
                 grows = 1
                 break
         _keep_largest(out, 2 * min(start[r + 1] - start[r], MAX_SIZE) + grows)
@@ -206,7 +189,7 @@ def _high_end_grows(i, vals, heights, free, up, nbrs, cols, reg, mark, layer, nx
         layer[:count] = nxt[:count]
         size = count
     for a in range(size):
-        if _growable(layer[a], vals, heights, nbrs, cols, reg):
+        if growable(layer[a], vals, heights, nbrs, cols, reg):
             return True
     return False
 
@@ -220,7 +203,7 @@ def _path_codes(vals, heights, free, up, down, nbrs, cols, reg, maxn, mark, laye
     for i in range(vals.shape[0]):
         if not free[i] or down[i] != 1 or up[i] < 2:
             continue
-        low = 1 if vals[i] > 0 and _growable(i, vals, heights, nbrs, cols, reg) else 0
+        low = 1 if vals[i] > 0 and growable(i, vals, heights, nbrs, cols, reg) else 0
         high = 0
         room = vals[i] + up[i] - 1 < maxn
         if room and _high_end_grows(i, vals, heights, free, up, nbrs, cols, reg, mark, layer, nxt):

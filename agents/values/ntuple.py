@@ -1,15 +1,8 @@
-"""An afterstate value of Number Drop as a sum of table lookups (n-tuple style), compiled.
+"""An afterstate value of Number Drop as a sum of table lookups (n-tuple style): its weights
+(``NTupleValue``) and how they learn (``lambda_targets``, ``td_update``).
 
-The value of the sheet a turn leaves is the sum of one weight per *lookup*: each table is
-indexed by a few small facts of the sheet, and a sheet reads one entry of each table (or
-several, for tables shared by positions and by the mirror image of the grid). There are no
-multiplications: valuing a sheet costs its flood fills and a few dozen memory reads, so every
+No multiplications: valuing a sheet costs its flood fills and a few dozen memory reads, so every
 candidate of a turn is valued in one compiled call and the tables learn from very many games.
-
-One job per module: ``agents.values.spec`` names the table families (``FAMILIES``,
-``NTupleSpec``), ``agents.values.lookups`` lays the tables out and reads a sheet's entries,
-and this module holds the weights (``NTupleValue``) and how they learn (``lambda_targets``,
-``td_update``).
 """
 
 from __future__ import annotations

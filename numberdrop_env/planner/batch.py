@@ -1,9 +1,6 @@
-"""Many packed games at once, compiled: the batch entry points of the turn planner.
-
-A simulator keeps its games packed (``turns.pack``) between turns: it enumerates every
-game's candidates (``enumerate_many``, on every core), plays the chosen ones
-(``finish_turns``), rolls (``start_turns``) and reads the scores (``score_rows``),
-with no Python object per game.
+"""Many packed games at once, compiled: enumerate every game's candidates (``enumerate_many``, on
+every core), play the chosen ones (``finish_turns``), roll (``start_turns``) and read the scores
+(``score_rows``), with no Python object per game.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What a turn candidate is: one way to play the rest of a turn and the sheet it leaves.
-
-Shared by the compiled turn engine (``numberdrop_env.planner.turns``) and its reference
-(``numberdrop_env.planner.turns_python``); ``numberdrop_env.planner.turns`` says how candidates
-are enumerated, pruned and ranked.
+"""What a turn candidate is: one way to play the rest of a turn and the sheet it leaves,
+shared by ``TurnPlanner`` (``.turns``) and its specification (``.turns_python``).
 """
 
 from __future__ import annotations
@@ -20,6 +17,14 @@ PLAN_PHASES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.AR
 """Phases from which the rest of a rolled turn can be enumerated."""
 TURN_PHASES = (Phase.START, *PLAN_PHASES)
 """Phases ``TurnPlanner.candidates`` accepts: the starting number's column is a turn of its own."""
+
+
+def check_phase(game: SoloGame) -> None:
+    """Refuse a game whose pending decision does not start the rest of a turn."""
+    if game.phase not in TURN_PHASES:
+        raise ValueError(
+            f"cannot enumerate a turn from phase {game.phase.value!r}; expected one of {[p.value for p in TURN_PHASES]}"
+        )
 
 
 def remaining_turns(notches: np.ndarray | tuple[int, ...], last: int) -> float:

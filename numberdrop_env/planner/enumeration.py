@@ -1,16 +1,9 @@
-"""The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out.
+"""The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out (``TurnArrays``).
 
-It computes exactly what ``numberdrop_env.planner.turns_python`` computes (the module
-docstring of ``numberdrop_env.planner.turns`` says what a candidate is and how they are
-pruned and ranked), over flat arrays, so that a turn costs no Python objects: the slides and
-block drops are a small explicit tree (``.slides``), the tetromino search of each distinct
-sheet is memoised (``.tetromino``), the tails of every leaf are merged by value (ties:
-leaf order, then tail order, as ``heapq.merge`` does) and deduplicated by their afterstate.
-The result is a structure of arrays (``TurnArrays``).
-
-Floating-point sums follow the reference operation by operation (NumPy's pairwise sum
-included), so values are bitwise equal and the order of candidates is the same; the
-differential tests check it over thousands of turns.
+It computes exactly what ``.turns_python`` computes, over flat arrays: the slides and block drops
+(``.slides``), one memoised tetromino search per distinct sheet (``.tetromino``), the leaves'
+tails merged by value (ties as ``heapq.merge``) and deduplicated by afterstate. Floating-point
+sums follow the specification operation by operation, so values are bitwise equal.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The rows ``NumberDropTurn-v0`` observes, compiled: each candidate's features and the state.
-
-``candidate_features`` describes the candidates of ``numberdrop_env.planner.enumeration``
-(``envs.turn.CANDIDATE_FEATURES`` names the columns); ``turn_state`` is the game's ``state``
-vector (``envs.turn._state_reference`` is its NumPy reference), and ``turn_states_packed``
-the same of many packed games at once.
+"""The rows ``NumberDropTurn-v0`` observes, compiled: each candidate's features
+(``candidate_features``, columns named by ``envs.turn.CANDIDATE_FEATURES``) and the game's
+``state`` vector (``turn_state``; ``envs.turn._state_reference`` is its NumPy reference).
 """
 
 from __future__ import annotations

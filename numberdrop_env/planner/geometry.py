@@ -1,8 +1,5 @@
-"""Where a shape lands and what the sheet's shape is worth, compiled for the turn engine.
-
-The geometry value is ``heuristic.Context.geometry``'s (rows filled or holed, bumps, height);
-floating-point sums follow it operation by operation (NumPy's pairwise sum included), so
-the compiled planner's values are bitwise equal to the reference's.
+"""Where a shape lands and what the sheet's shape is worth (``heuristic.Context.geometry``),
+compiled; sums follow it operation by operation (NumPy's pairwise sum included).
 """
 
 from __future__ import annotations

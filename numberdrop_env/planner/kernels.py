@@ -1,15 +1,9 @@
 """Compiled (numba) kernels of the sheet evaluation in ``numberdrop_env.planner.heuristic``.
 
-The planner values every (placement, writing, combination) it keeps: a dozen flood fills,
-path searches and box credits per written tetromino, ~30 per turn. Those are short loops
-over a 7 x 14 grid with data-dependent branches (a flood fill, a matching), which NumPy
-cannot vectorise; in pure Python they were most of a turn's time.
-
-Conventions: a sheet is flat (cell ``row * cols + column``); ``nbrs`` is the (cells, 4)
-neighbour table of ``numberdrop_env.engine.combos.neighbour_table`` (padded with the
-number of cells), in the order down, up, right, left (the order the flood
-fills and ties follow); box targets are int arrays of box sizes in the order the
-heuristic lists them (open regular boxes ascending, then the bonus box).
+Flood fills, path searches and box credits, a dozen per written tetromino: short loops with
+data-dependent branches that NumPy cannot vectorise. Sheets are flat (``row * cols + column``);
+``nbrs`` is ``engine.combos.neighbour_table`` (padded with the number of cells; down, up, right,
+left: the order the flood fills and ties follow); box targets list the open boxes ascending, then the bonus.
 """
 
 from __future__ import annotations
@@ -120,8 +114,9 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
 
 
 @njit(cache=True)
-def _growable(i, vals, heights, nbrs, cols, reg_rows):
-    """A cell next to an empty cell that a later piece can still fill (on top, in a regular row)."""
+def growable(i, vals, heights, nbrs, cols, reg_rows):
+    """Whether cell i touches an empty cell that a later piece can still fill (on top of its
+    column, in a regular row)."""
     for q in range(4):
         k = nbrs[i, q]
         if k < vals.shape[0] and vals[k] == EMPTY:
@@ -249,7 +244,7 @@ def potential_into(
                     if grow < 0:
                         grow = 0
                         for a in range(start[sid], start[sid + 1]):
-                            if _growable(members[a], vals, heights, nbrs, cols, reg_rows):
+                            if growable(members[a], vals, heights, nbrs, cols, reg_rows):
                                 grow = 1
                                 break
                     credit = progress * _power(m / k, power) * (1.0 if grow == 1 else buried)
@@ -280,8 +275,8 @@ def potential_into(
                         grow = (
                             1
                             if (
-                                (lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows))
-                                or (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))
+                                (lo > 0 and growable(i, vals, heights, nbrs, cols, reg_rows))
+                                or (hi < max_number and growable(end, vals, heights, nbrs, cols, reg_rows))
                             )
                             else 0
                         )

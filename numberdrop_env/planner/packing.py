@@ -1,13 +1,8 @@
 """What the compiled planner reads and writes: flat arrays, laid out once for every module.
 
-A game is one int64 vector (``STATE_FIELDS``, see ``turns.pack``); the rules and the planner's
-settings are one ``RuleArrays``, built once per rules; the candidates of a turn are one
-``TurnArrays``. A turn being planned is read as a ``Position`` (the game) and its
-``Boxes`` (what a combination can still score). numba passes these NamedTuples of arrays
-to compiled functions as they are, so each function takes the few groups it needs.
-
-Conventions as in ``numberdrop_env.planner.kernels``: flat sheets (``row * cols + column``),
-the neighbour table padded with the number of cells.
+A game is one int64 vector (``STATE_FIELDS``, ``turns.pack``), the rules and settings one
+``RuleArrays``, a turn's candidates one ``TurnArrays``, read as a ``Position`` and its ``Boxes``:
+numba passes NamedTuples of arrays as they are, so each function takes the groups it needs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The slides and block drops of a turn, compiled: the small tree before the tetromino.
 
-Every way through the slides is enumerated exactly, depth first in action order (the
-reference's recursion); a dropping block keeps its ``block_width`` best placements by
-geometry and potential. Each leaf (``Leaves``) is a sheet and notches on which the
-tetromino is dropped (phase PLACE), or a tetromino with no legal placement (LOST).
+Slides are enumerated exactly, depth first in action order; a dropping block keeps its
+``block_width`` best placements. Each leaf is a sheet on which the tetromino drops, or LOST.
 """
 
 from __future__ import annotations

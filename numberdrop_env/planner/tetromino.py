@@ -1,11 +1,8 @@
 """The tetromino's part of a turn, compiled: every way to drop and write it, the best kept.
 
-For one sheet (a leaf of the slides and block drops), stage 1 scores every legal
-(placement, arrangement, wild values) cheaply: exact geometry plus the matches of the new
-numbers with their neighbours, at most 3 per placement and the ``width`` best overall kept;
-stage 2 writes each of those and values every combination that can be scored, and the pass
-(``turns`` module docstring). The result is the sheet's ``Tails``, best first, which
-``numberdrop_env.planner.enumeration`` merges across leaves.
+Stage 1 scores every legal (placement, arrangement, wild values) by exact geometry plus local
+matches, keeping at most 3 per placement and the ``width`` best; stage 2 writes each and values
+the pass and every canonical combination. The result is one sheet's ``Tails``, best first.
 """
 
 from __future__ import annotations

@@ -1,37 +1,9 @@
-"""The turn enumerator: what a player can make of the rest of a turn, as ranked candidates.
+"""The turn planner: every distinct way to play the rest of a turn, ranked by the planner value.
 
-A *candidate* is one way to play the rest of the current turn — the slides, the
-placement of any block they drop, the tetromino's placement, arrangement and wild
-values, and the combination scored or the pass — given as the micro-actions of the flat
-encoding (``numberdrop_env.engine.actions``) together with the sheet it leaves (its
-*afterstate*) and the official points it scores. Candidates are deduplicated by their
-afterstate: two ways of playing that leave the same grid, used cells, boxes and notches
-are one candidate (the first in ranking order is kept).
-
-The full set of outcomes is far too large to list (a wild die alone multiplies it by
-ten), so the enumeration is pruned by a documented ranking, the planner value of
-``numberdrop_env.planner.heuristic`` (points now plus a hand-written value of the sheet):
-
-1. Slides are enumerated exactly; a dropping block keeps its ``block_width`` best
-   placements by geometry and potential.
-2. For every sheet reached, every legal (placement, arrangement, wild values) of the
-   tetromino gets a cheap local score (exact geometry plus matches of the new numbers
-   with their neighbours; wild dice only take values suggested by neighbours, else the
-   default); at most 3 per placement and the ``width`` best overall go on.
-3. Each of those is written and every combination that can be scored is tried (one
-   canonical combination per open box, plus the pass), each valued exactly: points of
-   the turn plus the heuristic of the sheet after it. Every one is a candidate.
-
-``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
-first, as ``TurnCandidates``: a structure of arrays (one row per candidate) that
-also reads as a sequence of ``Candidate`` objects, built only when asked for. The
-enumeration runs in compiled code (``numberdrop_env.planner.enumeration``);
-``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_python``,
-and so does every planner while the compiled code is being compiled in the background
-(``numberdrop_env.startup``).
-The greedy agent plays the first one, the search agent re-ranks the first few,
-the turn-level environment offers them all; so the greedy's choice is always among
-the candidates the environment offers.
+A candidate is the turn's micro-actions with the afterstate they leave and its points; the
+ranking that prunes them is described in ``docs/envs/numberdrop-turn.md``. ``TurnPlanner`` runs
+the compiled engine (``.enumeration``), or its specification ``.turns_python`` when asked
+(``reference=True``) and while the engine compiles in the background (``numberdrop_env.startup``).
 """
 
 from __future__ import annotations
@@ -39,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache, partial
+from functools import cache, lru_cache, partial
 from typing import overload
 
 import numpy as np
@@ -50,10 +22,18 @@ from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from . import batch, packing
-from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .candidates import (
+    PLAN_PHASES,
+    TURN_PHASES,
+    Candidate,
+    check_phase,
+    letter_values,
+    remaining_turns,
+    start_candidates,
+)
 from .enumeration import enumerate_packed
 from .features import feature_count
-from .heuristic import DEFAULT_WEIGHTS, Weights
+from .heuristic import DEFAULT_WEIGHTS, Weights, kernel_weights
 from .packing import MAX_ACTIONS, TurnArrays, rule_arrays, state_offsets
 from .turns_python import PythonPlanner
 
@@ -145,29 +125,17 @@ class TurnCandidates(Sequence):
     @classmethod
     def from_candidates(cls, candidates: list[Candidate]) -> TurnCandidates:
         """Arrays of candidates built elsewhere (the starting number, the reference planner)."""
-        k = len(candidates)
-        cells = len(candidates[0].values) if k else 0
-        cols = len(candidates[0].heights) if k else 0
-        letters = len(candidates[0].notches) if k else 0
-        a = TurnArrays(
-            np.full((k, MAX_ACTIONS), -1, np.int64),
-            np.full((k, MAX_ACTIONS), -1, np.int64),
-            np.array([len(c.actions) for c in candidates], np.int64),
-            np.array([c.value for c in candidates], float),
-            np.array([c.points for c in candidates], np.int64),
-            np.array([c.values for c in candidates], np.int64).reshape(k, cells),
-            np.array([c.used for c in candidates], bool).reshape(k, cells),
-            np.array([c.heights for c in candidates], np.int64).reshape(k, cols),
-            np.array([c.notches for c in candidates], np.int64).reshape(k, letters),
-            np.array([-1 if c.combo is None else COMBO_KINDS.index(c.combo[0]) for c in candidates], np.int64),
-            np.array([0 if c.combo is None else c.combo[1] for c in candidates], np.int64),
-            np.array([c.ends_game for c in candidates], bool),
-            np.array([[c.terms.get(t, 0.0) for t in TERMS] for c in candidates], float).reshape(k, len(TERMS)),
-            np.array([bool(c.terms) for c in candidates], bool),
-        )
+        c = candidates[0] if candidates else None
+        sizes = (len(c.values), len(c.heights), len(c.notches)) if c else (0, 0, 0)
+        a = _padding((len(candidates),), *sizes)
         for i, c in enumerate(candidates):
-            a.actions[i, : len(c.actions)] = c.actions
-            a.phases[i, : len(c.phases)] = [PHASE_CODES.index(p) for p in c.phases]
+            n = len(c.actions)
+            a.actions[i, :n], a.phases[i, :n] = c.actions, [PHASE_CODES.index(p) for p in c.phases]
+            a.n_actions[i], a.value[i], a.points[i], a.ends_game[i] = n, c.value, c.points, c.ends_game
+            a.values[i], a.used[i], a.heights[i], a.notches[i] = c.values, c.used, c.heights, c.notches
+            if c.combo is not None:
+                a.combo_kind[i], a.combo_size[i] = COMBO_KINDS.index(c.combo[0]), c.combo[1]
+            a.terms[i], a.has_terms[i] = [c.terms.get(t, 0.0) for t in TERMS], bool(c.terms)
         out = cls(a)
         out._built = dict(enumerate(candidates))
         return out
@@ -183,26 +151,18 @@ class TurnPlanner:
     def __init__(
         self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3, reference: bool = False
     ) -> None:
-        if width < 1 or block_width < 1:
-            raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
-        self.weights = weights
-        self.width = int(width)
-        self.block_width = int(block_width)
+        self._reference = PythonPlanner(weights, width, block_width)  # it checks the widths
+        self.weights, self.width, self.block_width = weights, self._reference.width, self._reference.block_width
         self.reference = bool(reference)
-        self._reference = PythonPlanner(weights, self.width, self.block_width)
         self._fixed: _Static | None = None
         self._starts: dict[tuple, TurnCandidates] = {}
 
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
         """Distinct candidates of the rest of the turn, best planner value first (those of the
         starting number are shared by the games that start alike: their arrays are read-only)."""
-        if game.phase not in TURN_PHASES:
-            raise ValueError(
-                f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                f"expected one of {[p.value for p in TURN_PHASES]}"
-            )
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
-            raise ValueError(f"limit must be None or a positive int, got {limit!r}")
+        check_phase(game)
+        if limit is not None:
+            _check_limit(limit)
         if game.phase is Phase.START:
             return self._start(game, limit)
         interpreted = numba_cache.interpreted()  # compiling in the background: the specification plays
@@ -277,7 +237,7 @@ class TurnPlanner:
         count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
         # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
         order = np.argsort(-batch.turn_costs(states, fixed.arrays.ints), kind="stable")
-        k = min(n_games, 8 * _workers())
+        k = min(n_games, 8 * _cores(os.getpid()))
         bounds = [round(i * n_games / k) for i in range(k + 1)]
         run = partial(
             batch.enumerate_many,
@@ -366,22 +326,24 @@ def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
 def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
     """Candidate arrays of ``n_games`` games with a leading game axis, ``slots`` rows each, all
     padding (what ``TurnPlanner.candidate_arrays`` fills)."""
-    n, cols, letters = rules.rows * rules.cols, rules.cols, len(rules.letters)
-    shape = (n_games, slots)
+    return _padding((n_games, slots), rules.rows * rules.cols, rules.cols, len(rules.letters))
+
+
+def _padding(shape: tuple[int, ...], cells: int, cols: int, letters: int) -> TurnArrays:
     return TurnArrays(
         np.full((*shape, MAX_ACTIONS), -1, np.int64),
         np.full((*shape, MAX_ACTIONS), -1, np.int64),
         np.zeros(shape, np.int64),
         np.zeros(shape),
         np.zeros(shape, np.int64),
-        np.zeros((*shape, n), np.int64),
-        np.zeros((*shape, n), bool),
+        np.zeros((*shape, cells), np.int64),
+        np.zeros((*shape, cells), bool),
         np.zeros((*shape, cols), np.int64),
         np.zeros((*shape, letters), np.int64),
         np.full(shape, -1, np.int64),
         np.zeros(shape, np.int64),
         np.zeros(shape, bool),
-        np.zeros((*shape, 5)),
+        np.zeros((*shape, len(TERMS))),
         np.zeros(shape, bool),
     )
 
@@ -395,33 +357,23 @@ def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None
         for lo, hi in pending:
             run(lo=lo, hi=hi)
 
-    helpers = [_pool().submit(take_shares) for _ in range(min(_workers(), len(shares)) - 1)]
+    pid = os.getpid()
+    helpers = [_pool_of(pid).submit(take_shares) for _ in range(min(_cores(pid), len(shares)) - 1)]
     take_shares()
     for helper in helpers:
         helper.result()
 
 
-def _workers() -> int:
-    """Threads that share a batch of games: the cores this process may use (asked once per
-    process: a forked worker may be given fewer cores than its parent)."""
-    pid = os.getpid()
-    if pid not in _WORKERS:
-        _WORKERS[pid] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return _WORKERS[pid]
+# the threads that share a batch of games, by process id: a forked worker may be given fewer
+# cores than its parent, and has none of its threads
+@cache
+def _cores(pid: int) -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-_WORKERS: dict[int, int] = {}
-
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool() -> ThreadPoolExecutor:
-    """This process's threads (a forked child gets its own: the parent's threads are not in it)."""
-    pid = os.getpid()
-    if pid not in _POOLS:
-        _POOLS[pid] = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
-    return _POOLS[pid]
+@cache
+def _pool_of(pid: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_cores(pid), thread_name_prefix="numberdrop-turns")
 
 
 @lru_cache(maxsize=1024)
@@ -474,20 +426,12 @@ class _Static:
         ints = rule_ints(rules).copy()
         ints[packing.I_WILD_DEFAULT], ints[packing.I_WIDTH] = w.wild_default, width
         ints[packing.I_BLOCK_WIDTH] = block_width
-        kernel_weights = np.array(
-            [
-                w.ready,
-                w.progress,
-                w.power,
-                w.buried,
-                w.column * rules.full_column_points,
-                0.5 * w.column * rules.full_column_points,
-            ]
-        )
         floats = np.array(
             [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
         )
-        self.arrays = rule_arrays(rules, ints, kernel_weights, floats)  # what the compiled planner reads
+        self.arrays = rule_arrays(
+            rules, ints, kernel_weights(w, rules.full_column_points), floats
+        )  # what the compiled planner reads
         self.offsets = state_offsets(self.arrays.ints)  # where each field of a packed game starts
         self.state_width = int(self.offsets[-1])
         # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)

@@ -1,12 +1,9 @@
-"""The turn enumerator in pure NumPy and Python: the compiled engine's specification and a planner of its own.
+"""The turn enumerator in Python: the compiled engine's specification and a planner of its own.
 
-It plays every slide and block drop on cloned games and values each written tetromino
-as the compiled engine does, building Python objects as it goes. The compiled engine
-(``numberdrop_env.planner.enumeration``) must produce exactly its candidates: the same
-actions, points, afterstates and order, values within 1e-9 (the differential tests check
-it). ``TurnPlanner(reference=True)`` plays with it; it is also what a multiplayer seat's
-block phase is planned with (its block ends the seat's turn, which the engine does not model).
-``numberdrop_env.planner.turns`` describes the enumeration, the pruning and the ranking.
+It plays every slide and block drop on cloned games; the compiled engine must produce exactly its
+candidates (the differential tests check it). ``TurnPlanner`` plays with it when asked, while the
+engine compiles, and for a multiplayer seat's block phase (which ends that seat's turn, which
+the engine does not model).
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from ..engine.combos import neighbour_table
 from ..engine.rules import EMPTY, WILD
 from ..engine.shapes import ShapeTable
 from ..engine.solo import SoloGame
-from .candidates import TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .candidates import Candidate, check_phase, letter_values, remaining_turns, start_candidates
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
 
 
@@ -41,11 +38,7 @@ class PythonPlanner:
     # ------------------------------------------------------------------ public
     def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
         """Distinct candidates of the rest of the turn, best planner value first."""
-        if game.phase not in TURN_PHASES:
-            raise ValueError(
-                f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                f"expected one of {[p.value for p in TURN_PHASES]}"
-            )
+        check_phase(game)
         if game.phase is Phase.START:
             return start_candidates(game)[:limit]
         ctx = Context(game, self.weights)
