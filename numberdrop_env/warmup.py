@@ -46,16 +46,10 @@ def warm_up(
     only: Iterable[str] | None = None,
     extra: Sequence[tuple[str, Callable[[], object]]] = (),
 ) -> list[Step]:
-    """Compile (or load from numba's cache) every compiled function the environments and
-    agents use, by playing small deterministic games; returns the steps it ran.
-
-    With a ``stream``, prints one line per step (its seconds) and a total; when the stream
-    is a terminal, a progress line shows the step in progress and the function numba is
-    compiling. ``after`` is called with each step once it has run, so that work needing only
-    the first steps' code can start before the rest. ``only`` names the steps to run (the
-    background compile of ``numberdrop_env.startup``); the other packages' steps
-    (``extra_steps``, then ``extra``'s not among them) follow this package's.
-    """
+    """Compile (or load from numba's cache) every compiled function the environments and agents
+    use, by playing small deterministic games; returns the steps it ran. With a ``stream``, one
+    line per step and a total; ``after`` is called with each step once it has run (work needing
+    only the first steps' code can start before the rest); ``only`` names the steps to run."""
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
     with startup.suspended():  # this process compiles: nothing of it may be interpreted
         return _warm_up(stream, after, _plan(only, extra), only is None)
@@ -71,8 +65,6 @@ def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: 
             t = time.perf_counter()
             detail = run()
             progress.advance()
-            if detail is None:
-                continue
             steps.append(Step(name, time.perf_counter() - t, detail))
             if stream is not None:
                 progress.write(f"{name}: {steps[-1].seconds:.2f} s ({detail})")
@@ -89,10 +81,9 @@ def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: 
     return steps
 
 
-def extra_steps() -> list[tuple[str, Callable[[], str | None]]]:
-    """Other packages' warm-ups, registered as entry points of the group ``numberdrop_env.warmup``
-    (the agents' kernels: this package may not import them). Each is called with no argument
-    and may return a line about what it ran."""
+def extra_steps() -> list[tuple[str, Callable[[], str]]]:
+    """Other packages' warm-ups, entry points of the group ``numberdrop_env.warmup`` (this package
+    may not import the agents): each called with no argument, maybe returning a line."""
     from importlib.metadata import entry_points
 
     out = []
@@ -114,7 +105,7 @@ def _described(run: Callable[[], object]) -> Callable[[], str]:
 
 def _plan(
     only: Iterable[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]
-) -> list[tuple[str, Callable[[], str | None]]]:
+) -> list[tuple[str, Callable[[], str]]]:
     steps = list(_STEPS) + extra_steps()
     steps += [(name, _described(run)) for name, run in extra if name not in {n for n, _ in steps}]
     if only is None:
@@ -167,8 +158,8 @@ def _turn_game() -> str:
 
 
 def _entry_phases() -> str:
-    """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by
-    walking the greedy's turns decision by decision through solo games."""
+    """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by walking
+    the greedy's turns decision by decision."""
     planner, reference = TurnPlanner(), TurnPlanner(reference=True)
     seen: dict[Any, int] = {}
     for seed in range(20):
@@ -201,8 +192,7 @@ def _table_game() -> str:
 
 
 def _batch_entry_point() -> str:
-    """A few steps of the native vector environment: the turn engine's batch entry point and
-    the state rows it writes for many games at once."""
+    """A few steps of the native vector environment: the turn engine's batch entry points."""
     envs = gym.make_vec("NumberDropTurn-v0", num_envs=3, vectorization_mode="vector_entry_point")
     envs.reset(seed=0)
     for _ in range(3):
@@ -211,7 +201,7 @@ def _batch_entry_point() -> str:
     return "the turn engine's batch functions (enumerate_many, finish_turns, ...) in the vector env, 3 games"
 
 
-_STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
+_STEPS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("NumberDrop-v0 game", _decision_game),
     ("NumberDropTurn-v0 game", _turn_game),
     ("TurnPlanner entry phases", _entry_phases),

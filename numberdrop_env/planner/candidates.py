@@ -65,11 +65,8 @@ class Candidate:
         return (tuple(self.values), tuple(self.used), self.notches)
 
     def play(self, game: SoloGame) -> int:
-        """Play the candidate on ``game`` (at the decision it was enumerated from); returns its points.
-
-        A turn is played by jumping to its afterstate (``SoloGame.play_afterstate``), the
-        starting number by its one decision.
-        """
+        """Play the candidate on ``game`` (at the decision it was enumerated from) by jumping to its
+        afterstate, the starting number by its one decision; returns its points."""
         if game.phase is Phase.START:
             return sum(game.step(a) for a in self.actions)
         game.play_afterstate(
@@ -101,12 +98,8 @@ class Candidate:
 
 
 def letter_values(g: SoloGame, w: Weights) -> list[float]:
-    """What circling each letter is worth now: 0 once circled or once its block is gone.
-
-    At a multiplayer table (``g.rivals``, see ``numberdrop_env.engine.table.Seat``) a circle also
-    aims the block at the opponents who have not circled it (``hurt``) and shields from a
-    letter they have circled or are one box from circling (``threat``).
-    """
+    """What circling each letter is worth now: 0 once circled or once its block is gone; at a
+    table (``g.rivals``) plus ``hurt`` and ``threat`` by the opponents' circles."""
     last = g.rules.last_notch
     live = [(int(n) < last) and not c for n, c in zip(g.notches, g.sheet.circled.tolist())]
     rivals = getattr(g, "rivals", None)
@@ -120,28 +113,15 @@ def letter_values(g: SoloGame, w: Weights) -> list[float]:
 
 
 def start_candidates(game: SoloGame) -> list[Candidate]:
-    """Where to write the starting number, before the first roll: one candidate per column,
-    left to right, all of planner value 0 (the rows above are empty, so nothing is known yet)."""
+    """Where to write the starting number: one candidate per column, left to right, all of
+    planner value 0 (nothing is known yet)."""
     L, s = game.layout, game.sheet
+    notches = tuple(game.notches.tolist())
     out = []
     for col in np.flatnonzero(game.legal_mask()[L.start : L.slide]).tolist():
-        values = s.values.ravel().tolist()
+        values, used = s.values.ravel().tolist(), s.used.ravel().tolist()
         values[col] = game.start_number
         heights = s.heights.tolist()
         heights[col] = 1
-        out.append(
-            Candidate(
-                (L.start + col,),
-                (Phase.START,),
-                0.0,
-                0,
-                values,
-                s.used.ravel().tolist(),
-                heights,
-                tuple(game.notches.tolist()),
-                None,
-                False,
-                {},
-            )
-        )
+        out.append(Candidate((L.start + col,), (Phase.START,), 0.0, 0, values, used, heights, notches, None, False))
     return out

@@ -19,7 +19,7 @@ from . import kernels
 
 @dataclass(frozen=True)
 class Weights:
-    """Weights of the heuristic (the module docstring says why each term matters)."""
+    """Weights of the heuristic (``docs/envs/numberdrop-turn.md`` says why each term matters)."""
 
     turn: float = 3.0  # value of one expected remaining turn (a turn scores a box or builds one)
     ready: float = 0.55  # share of a box's value credited for a combination already on the sheet
@@ -49,8 +49,7 @@ def kernel_weights(w: Weights, full_column: int) -> np.ndarray:
 
 
 class Structures(NamedTuple):
-    """Same-valued regions and increasing paths of the unused numbers of a sheet
-    (``numberdrop_env.planner.kernels.structures`` says what each array holds)."""
+    """Same-valued regions and increasing paths of a sheet's unused numbers (``kernels.structures_into``)."""
 
     free: np.ndarray
     region: np.ndarray
@@ -72,7 +71,6 @@ class Context:
     def __init__(self, game, weights: Weights = DEFAULT_WEIGHTS) -> None:
         r = game.rules
         s = game.sheet
-        self.rules = r
         self.rows, self.cols = r.rows, r.cols
         self.reg_rows = r.regular_rows
         self.nbrs = neighbour_table(r.rows, r.cols)
@@ -84,15 +82,12 @@ class Context:
         self.bonus_open = not s.bonus
         self.ident_done = sum(s.identical.tolist())
         self.cons_done = sum(s.consecutive.tolist())
-        self.circled = s.circled.tolist()
-        self.crossed = s.crossed.tolist()
         self.lines = s.lines.tolist()
         self.penalties = s.penalties.tolist()
         self.max_number = r.max_number
         self.full_column = r.full_column_points
         self.line_points = r.line_points
         self.penalty_points = r.penalty_points
-        # open targets for the potential: (kind, size)
         bonus = [self.bonus_size] if self.bonus_open else []
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
@@ -178,20 +173,15 @@ class Context:
         cons_open: list[int] | None = None,
         limit: int | None = None,
     ) -> float:
-        """Promise of the unused numbers for the boxes still open (by default the sheet's; else
-        ``ident_open`` / ``cons_open``); with ``limit``, only the ``limit`` best credits count
-        (one combination is scored per remaining turn)."""
+        """Promise of the unused numbers for the open boxes (the sheet's, or ``ident_open`` /
+        ``cons_open``); with ``limit``, only the ``limit`` best credits count."""
         ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
         cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
         return kernels.potential_into(
             np.asarray(vals, np.int64),
             np.asarray(heights, np.int64),
             st.free,
-            st.start,
-            st.members,
-            st.up,
-            st.down,
-            st.up_next,
+            *st[2:],  # start, members, up, down, up_next
             self.nbrs,
             ident,
             cons,

@@ -27,15 +27,10 @@ def structures(vals, used, nbrs, max_number):
 
 @njit(cache=True)
 def structures_into(vals, used, nbrs, max_number, free, buffer):
-    """Same-valued regions and increasing paths of the unused numbers, written into ``free``
-    (cells) and ``buffer`` (8 x cells + max_number + 3 integers), so a caller that asks
-    again and again allocates nothing.
-
-    Returns ``free`` (unused number), ``region`` (region id or -1), ``start`` and
-    ``members`` (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order; ids in
-    order of their lowest cell), ``n_regions``, ``up`` / ``down`` (longest path of values
-    +1 / -1 from each cell, itself included) and ``up_next`` (next cell of the up path).
-    """
+    """Same-valued regions and increasing paths of the unused numbers, written into ``free`` and
+    ``buffer`` (8 x cells + max_number + 3): ``free``, ``region`` (id or -1), ``start`` and ``members``
+    (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order, ids by lowest cell), ``up`` /
+    ``down`` (longest path of values +1 / -1 from each cell, itself included) and ``up_next``."""
     n = vals.shape[0]
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
@@ -74,8 +69,7 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
                     top += 1
         n_regions += 1
         start[n_regions] = pos
-    # free cells by value (counting sort): a path steps from value v to v + 1, so the paths
-    # up are known value by value from the top, the paths down from the bottom
+    # free cells by value: the paths up are known value by value from the top, down from the bottom
     first[:] = 0
     for i in range(n):
         if free[i]:
@@ -128,15 +122,13 @@ def growable(i, vals, heights, nbrs, cols, reg_rows):
 
 @njit(cache=True)
 def _power(x, power):
-    """``x ** power``; a square is a product (the same double for every ratio of a structure
-    size to a box size, checked by the tests), several times cheaper than ``pow``."""
+    """``x ** power``; a square is a product (the same double here, as the tests check), cheaper than ``pow``."""
     return x * x if power == 2.0 else x**power
 
 
 @njit(cache=True)
 def _box_value(targets, j, bonus_size, one_column, two_columns):
-    """Value of target box j: its size, plus a share of the +10 column bonus when one or two
-    regular boxes of the kind are left."""
+    """Target box j's size, plus a share of the column bonus when one or two regular boxes are left."""
     k = targets[j]
     if k == bonus_size:
         return float(k)
@@ -153,14 +145,9 @@ def _box_value(targets, j, bonus_size, one_column, two_columns):
 
 @njit(cache=True)
 def _assign(values, owners, boxes, count, out, n_out):
-    """Greedy matching, best credit first (ties: higher owner, then higher box): each
-    structure credits one box and each box is credited once. Appends to ``out``.
-
-    At most one credit per box is taken, so the best eligible credit is picked again and
-    again (the order a sort of all of them would give, at a fraction of its cost); a
-    picked credit's owner and box are marked taken by negating the owner and box of every
-    credit that shares them.
-    """
+    """Greedy matching, best credit first (ties: higher owner, then higher box), appended to
+    ``out``: each structure credits one box, each box once. Picking the best eligible credit again
+    and again gives a sort's order at a fraction of its cost; taken owners and boxes become -1."""
     while True:
         best = -1
         for t in range(count):
@@ -215,12 +202,8 @@ def potential_into(
     work_floats,
     work_ints,
 ):
-    """The promise of the unused numbers for the open boxes (see the heuristic's docstring).
-
-    ``weights`` = (ready, progress, power, buried, one column share, two columns share);
-    ``limit`` < 0 counts every credit, else only the ``limit`` largest. ``work_floats`` and
-    ``work_ints`` are scratch space (``potential_work``).
-    """
+    """The promise of the unused numbers for the open boxes (``heuristic.kernel_weights``):
+    ``limit`` < 0 counts every credit, else only the ``limit`` largest; ``work_*``: ``potential_work``."""
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -307,14 +290,10 @@ def potential_into(
 def combinations_into(
     vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
 ):
-    """One canonical combination per open box, written into ``kinds`` (0 identical,
-    1 consecutive), ``sizes`` and ``cells`` (one row per combination, in selection order,
-    padded with -1); returns how many.
-
-    Identical: the smallest region big enough (ties: lowest id), cut to k cells grown
-    breadth-first from its lowest cell. Consecutive: the shortest up path long enough
-    (ties: lowest start cell), its first k cells.
-    """
+    """One canonical combination per open box into ``kinds`` (0 identical, 1 consecutive), ``sizes``
+    and ``cells`` (selection order, padded with -1); returns how many. Identical: the smallest region
+    big enough (ties: lowest id), k cells breadth-first from its lowest. Consecutive: the shortest
+    up path long enough (ties: lowest start), its first k cells."""
     cells[:] = -1
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -438,10 +417,9 @@ def written_sheet_into(
     with_potential,
     work,
 ):
-    """Everything the planner asks of a sheet just written: the potential if the turn passes,
-    and each canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential
-    left after it (``work.after``: its box closed, its cells used). Without
-    ``with_potential`` the potentials are 0. Returns (potential now, combinations)."""
+    """What the planner asks of a sheet just written: the potential if the turn passes, and each
+    canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential after it
+    (``work.after``), 0 without ``with_potential``. Returns (potential now, combinations)."""
     free, region, start, members, up, down, up_next = structures_into(
         vals, used, nbrs, max_number, work.free, work.buffer
     )

@@ -97,9 +97,8 @@ class TurnArrays(NamedTuple):
 
 
 class RuleArrays(NamedTuple):
-    """What the rules and the planner's settings fix: the tetromino placements (placement
-    ``p = orientation * cols + column``), the neighbour table, the weights and the integer
-    parameters. Every array is C-contiguous and writable, so one compiled signature serves all."""
+    """What the rules and the planner's settings fix (placement ``p = orientation * cols + column``).
+    Every array is C-contiguous and writable, so one compiled signature serves all."""
 
     dr: np.ndarray  # (placements, 4) row offset of each cell
     cc: np.ndarray  # (placements, 4) column of each cell
@@ -115,8 +114,7 @@ class RuleArrays(NamedTuple):
 
 
 def rule_arrays(rules: Rules, ints: np.ndarray, kweights: np.ndarray, floats: np.ndarray) -> RuleArrays:
-    """The ``RuleArrays`` of ``rules`` with the planner's parameters ``ints`` (``I_*``, then
-    the box sizes) and weights."""
+    """The ``RuleArrays`` of ``rules`` with the planner's parameters and weights."""
     t = tetromino_table(rules)
     owner = np.repeat(t.orientation_shape, rules.cols)
 
@@ -160,9 +158,8 @@ class Position(NamedTuple):
 
 
 class Boxes(NamedTuple):
-    """What the combinations of a turn can still score: the open targets (ascending box sizes,
-    then the bonus box if open), the distinct identical sizes, how many boxes of each kind are
-    ticked and which are open."""
+    """What the combinations of a turn can still score: the open targets (ascending, then the bonus
+    box), the distinct identical sizes, and each kind's ticked count and open boxes."""
 
     ident_targets: np.ndarray
     cons_targets: np.ndarray

@@ -142,11 +142,8 @@ class TurnCandidates(Sequence):
 
 
 class TurnPlanner:
-    """Enumerates and ranks the candidates of a turn (see the module docstring).
-
-    ``reference=True`` enumerates with the reference implementation instead of the
-    compiled engine: the same candidates, ten to twenty times slower.
-    """
+    """Enumerates and ranks the candidates of a turn; ``reference=True`` with the specification:
+    the same candidates, ten to twenty times slower."""
 
     def __init__(
         self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3, reference: bool = False
@@ -176,20 +173,16 @@ class TurnPlanner:
     def candidates_batch(
         self, games: Sequence[SoloGame], limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """``candidates`` of many solo games at once, enumerated on every core (compiled code
-        without the GIL, one share of the games per thread), and with
-        ``features`` each game's candidate feature rows (``features.candidate_features``,
-        padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
-        decision (phase slide) or later in the turn, and of the same rules."""
+        """``candidates`` of many solo games of one rule set, each inside a turn, enumerated on every
+        core; with ``features`` each game's candidate feature rows (padded to ``limit`` rows)."""
         if not games:
             _check_limit(limit)
             return [], np.zeros((0, limit, 0), np.float32)
         return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
 
     def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
-        """The starting number's candidates, enumerated once for every game with the same sheet
-        (almost every game starts from the empty one). Each game gets its own copy, writable like
-        every other turn's candidates, so that compiled readers see one array type."""
+        """The starting number's candidates, enumerated once per sheet (almost every game starts from
+        the empty one); each game gets a writable copy, so that compiled readers see one array type."""
         s = game.sheet
         key = (game.rules, limit, s.values.tobytes(), s.used.tobytes(), game.notches.tobytes())
         if key not in self._starts:
@@ -198,8 +191,7 @@ class TurnPlanner:
         return TurnCandidates(TurnArrays(*(field.copy() for field in self._starts[key].arrays)))
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
-        """The games as packed rows (``packing.STATE_FIELDS``), checked for
-        ``candidates_packed``: solo games of one rule set, each inside a turn."""
+        """The games as packed rows (``packing.STATE_FIELDS``): solo games of one rule set, each inside a turn."""
         _check_limit(limit)
         if not games:
             raise ValueError("pack_batch needs at least one game")
@@ -216,17 +208,15 @@ class TurnPlanner:
     def candidates_packed(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """``candidates_batch`` of games packed by ``pack_batch`` (whose rows a caller
-        may read too, e.g. for observations)."""
+        """``candidates_batch`` of games packed by ``pack_batch``."""
         count, arrays, rows = self.candidate_arrays(states, rules, limit, features)
         return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
 
     def candidate_arrays(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[np.ndarray, TurnArrays, np.ndarray]:
-        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of
-        all games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the
-        feature rows. For callers that keep their games packed and build no per-game objects."""
+        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of all
+        games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the feature rows."""
         _check_limit(limit)
         startup.compiled()  # not interpreted: wait for the background compile, if any
         fixed = self._static(rules)
@@ -234,7 +224,8 @@ class TurnPlanner:
         if not (isinstance(states, np.ndarray) and states.dtype == np.int64 and states.shape[1:] == (width,)):
             raise ValueError(f"states must be an int64 array of packed games, shape (games, {width}) (pack_batch)")
         n_games = len(states)
-        count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
+        count, a = np.zeros(n_games, np.int64), batch_arrays(n_games, limit, rules)
+        rows = np.zeros((n_games, limit, feature_count(fixed.arrays.ints) if features else 0), np.float32)
         # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
         order = np.argsort(-batch.turn_costs(states, fixed.arrays.ints), kind="stable")
         k = min(n_games, 8 * _cores(os.getpid()))
@@ -253,9 +244,8 @@ class TurnPlanner:
         return count, a, rows
 
     def game_arrays(self, game: SoloGame, limit: int) -> tuple[np.ndarray, np.ndarray, TurnArrays]:
-        """One solo game's ``pack_batch`` row with its ``candidate_arrays`` (count and arrays):
-        the same, but while the compiled code builds in the background (``startup``) from the
-        specification, without waiting for it, for agents that plan one game at a time."""
+        """One solo game's ``pack_batch`` row with its ``candidate_arrays`` (count and arrays), from the
+        specification while the compiled code builds in the background (``startup``): no waiting."""
         states = self.pack_batch([game], limit)
         if not numba_cache.interpreted():
             count, arrays, _ = self.candidate_arrays(states, game.rules, limit)
@@ -266,15 +256,13 @@ class TurnPlanner:
             field[0, : len(offered)] = rows
         return states, np.array([len(offered)], np.int64), arrays
 
-    # A simulator can keep its games packed between turns and leave SoloGame objects aside:
-    # pack once, then candidate_arrays, finish_turns and start_turns each turn (every game's
-    # rolls drawn by engine.solo.roll_faces from its own generator), and unpack to read a game.
+    # A simulator keeps its games packed: candidate_arrays, finish_turns and start_turns each turn
+    # (rolls drawn by engine.solo.roll_faces from each game's generator), unpack to read a game.
     def finish_turns(
         self, states: np.ndarray, rules: Rules, games: np.ndarray, chosen: np.ndarray, arrays: TurnArrays
     ) -> np.ndarray:
-        """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (a row of ``states`` and of
-        ``arrays``, the output of ``candidate_arrays``), in place, up to the next roll:
-        ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
+        """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (rows of ``states`` and of
+        ``candidate_arrays``' ``arrays``) in place, up to the next roll; returns which games ended."""
         startup.compiled()
         over = np.zeros(len(games), bool)
         batch.finish_turns(states, games, chosen, arrays, self._static(rules).arrays.ints, over)
@@ -288,8 +276,8 @@ class TurnPlanner:
             self._static(rules).start_turns(states, games, faces)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
-        """Bring ``game`` (the game packed in ``row``, at the turn it was packed) to the position of
-        the row: a turn's first decision with ``roll``, or the end of the game."""
+        """Bring ``game`` (packed in ``row`` at this turn) to the row's position: a turn's first
+        decision with ``roll``, or the end of the game."""
         self._static(game.rules).unpack(row, game, roll, turn, over)
 
     def state_width(self, rules: Rules) -> int:
@@ -297,8 +285,7 @@ class TurnPlanner:
         return self._static(rules).state_width
 
     def packed_scores(self, states: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-        """The score of each packed game by its parts (``Sheet.score_breakdown``, one row each,
-        columns in ``engine.sheet.SCORE_PARTS`` order) and its count of ticked boxes."""
+        """Each packed game's ``Sheet.score_breakdown`` (columns in ``SCORE_PARTS`` order) and ticked boxes."""
         startup.compiled()
         parts = np.empty((len(states), len(SCORE_PARTS)), np.int64)
         boxes = np.empty(len(states), np.int64)
@@ -316,16 +303,8 @@ def _check_limit(limit: object) -> None:
         raise ValueError(f"limit must be a positive int, got {limit!r}")
 
 
-def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
-    """Zeroed (padded) outputs of ``batch.enumerate_many`` for ``n_games`` games."""
-    n_features = feature_count(fixed.arrays.ints) if features else 0
-    arrays = batch_arrays(n_games, slots, fixed.rules)
-    return np.zeros(n_games, np.int64), arrays, np.zeros((n_games, slots, n_features), np.float32)
-
-
 def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
-    """Candidate arrays of ``n_games`` games with a leading game axis, ``slots`` rows each, all
-    padding (what ``TurnPlanner.candidate_arrays`` fills)."""
+    """Candidate arrays of ``n_games`` games, ``slots`` rows each, all padding."""
     return _padding((n_games, slots), rules.rows * rules.cols, rules.cols, len(rules.letters))
 
 
@@ -349,8 +328,8 @@ def _padding(shape: tuple[int, ...], cells: int, cols: int, letters: int) -> Tur
 
 
 def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None:
-    """``run(lo=, hi=)`` over every share: the calling thread and the pool's other threads each
-    take the next share left until none is (one hand-over per thread, not one per share)."""
+    """``run(lo=, hi=)`` over every share: this thread and the pool's each take the next share
+    left until none is (one hand-over per thread, not one per share)."""
     pending = iter(shares)  # next() on a list iterator is atomic under the GIL
 
     def take_shares() -> None:
@@ -378,7 +357,7 @@ def _pool_of(pid: int) -> ThreadPoolExecutor:
 
 @lru_cache(maxsize=1024)
 def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
-    """The shape index of each letter's tile (read-only: the array is shared, one per game's tiles)."""
+    """The shape index of each letter's tile (read-only: shared)."""
     out = np.array([names.index(t) for t in tiles], np.int64)
     out.flags.writeable = False
     return out
@@ -386,8 +365,8 @@ def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def rule_ints(rules: Rules) -> np.ndarray:
-    """The engine's integer parameters that the rules fix (``packing.I_*``; the planner's
-    settings left 0), then the box sizes. Read-only: the array is shared."""
+    """The ``packing.I_*`` parameters the rules fix (the planner's settings 0), then the box
+    sizes. Read-only: shared."""
     L = layout_for(rules)
     ints = np.zeros(packing.N_INTS, np.int64)
     for i, v in (
@@ -475,14 +454,12 @@ class _Static:
         )
 
     def start_turns(self, states: np.ndarray, games: np.ndarray, faces: np.ndarray) -> None:
-        """Write each roll (a row of ``engine.solo.roll_faces``) into its packed game's row, as
-        the game's first decision of the next turn: ``pack`` after ``play_afterstate``."""
+        """Write each roll (a row of ``roll_faces``) into its packed game: ``pack`` after ``play_afterstate``."""
         dice = self.die_values[np.arange(self.die_values.shape[0]), faces[:, :-1]]
         batch.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.arrays.ints)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
-        """Write a packed game's sheet and notches back into ``game`` and take it up at that turn
-        (``SoloGame.resume``): the inverse of ``pack`` at a turn's first decision or the end."""
+        """The inverse of ``pack`` at a turn's first decision or the end (``SoloGame.resume``)."""
         o, s = self.offsets, game.sheet
         s.values[:] = row[o[0] : o[1]].reshape(s.values.shape)
         s.used[:] = row[o[1] : o[2]].reshape(s.used.shape) != 0

@@ -64,18 +64,8 @@ class PythonPlanner:
                 # the piece was lost and the game is over: only the official points count
                 pts = g.score() - game.score()
                 s = g.sheet
-                tail = _Tail(
-                    float(pts),
-                    (),
-                    (),
-                    pts,
-                    s.values.ravel().tolist(),
-                    s.used.ravel().tolist(),
-                    s.heights.tolist(),
-                    None,
-                    True,
-                    {},
-                )
+                sheet = (s.values.ravel().tolist(), s.used.ravel().tolist(), s.heights.tolist())
+                tail = _Tail(float(pts), (), (), pts, *sheet, None, True, {})
                 leaves.append(_Leaf(0.0, acts, phases, notches, [tail]))
                 continue
             t_rem = remaining_turns(g.notches, last)
@@ -91,19 +81,16 @@ class PythonPlanner:
     ) -> None:
         L = g.layout
         if g.phase in (Phase.SLIDE, Phase.STAR_SLIDE):
-            for t in np.flatnonzero(g.notches < g.rules.last_notch):
-                g2 = g.clone()
-                a = L.slide + int(t)
-                g2.step(a)
-                self._expand(g2, acts + (a,), phases + (g.phase,), leaves, ctx)
+            moves = [L.slide + int(t) for t in np.flatnonzero(g.notches < g.rules.last_notch)]
         elif g.phase is Phase.BLOCK:
-            for p in self._best_blocks(g, ctx):
-                g2 = g.clone()
-                a = L.block + p
-                g2.step(a)
-                self._expand(g2, acts + (a,), phases + (Phase.BLOCK,), leaves, ctx)
+            moves = [L.block + p for p in self._best_blocks(g, ctx)]
         else:
             leaves.append((g, acts, phases))
+            return
+        for a in moves:
+            g2 = g.clone()
+            g2.step(a)
+            self._expand(g2, acts + (a,), phases + (g.phase,), leaves, ctx)
 
     def _best_blocks(self, g: SoloGame, ctx: Context) -> list[int]:
         """The ``block_width`` best block placements by geometry + potential."""
@@ -144,7 +131,7 @@ class PythonPlanner:
         turn_value = ctx.w.turn * t_rem
         limit = math.ceil(t_rem)
         out = []
-        for _, base, over, pts_geo, geo, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+        for base, over, pts_geo, geo, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
             vals = vals0[:]
             for i, v in zip(flat, a):
                 vals[i] = v
@@ -166,12 +153,8 @@ class PythonPlanner:
         return out
 
     def _stage1(self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None):
-        """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches.
-
-        Vectorised over every placement and every way of writing the dice (wild dice take
-        every value 0..9): the local score of writing value v in landed cell i is a table
-        lookup, plus 1 for each pair of adjacent new cells whose values differ by at most 1.
-        """
+        """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches,
+        vectorised over every placement and every way of writing the dice (wild dice take every value)."""
         cols = ctx.cols
         sheet, L = g.sheet, g.layout
         vals0 = sheet.values.ravel().tolist()
@@ -207,7 +190,6 @@ class PythonPlanner:
             p = int(placements[row])
             stage1.append(
                 (
-                    row_base + float(score[row, q]),
                     row_base,
                     ends or pp < 0,
                     lp + pp,
