@@ -70,7 +70,6 @@ class Layout:
         sizes = [size for _, size in self.tables]
         self.size = int(sum(sizes))
         self.starts = dict(zip((name for name, _ in self.tables), np.cumsum([0, *sizes[:-1]]).tolist()))
-        # the compiled code reads one start per (family, table) slot, -1 where a family is off
         self.offsets = np.full((len(FAMILIES), 3), -1, np.int64)
         for name, start in self.starts.items():
             family, k = name.rsplit("/", 1)
@@ -196,8 +195,7 @@ def _high_end_grows(i, vals, heights, free, up, nbrs, cols, reg, mark, layer, nx
 
 @njit(cache=True)
 def _path_codes(vals, heights, free, up, down, nbrs, cols, reg, maxn, mark, layer, nxt, out):
-    """The PATHS largest path codes, descending, 0 padded: one path per cell that starts one
-    (no value one lower beside it), of length ``up`` (2 or more)."""
+    """The PATHS largest path codes, descending, 0 padded: one per cell that starts a path of 2 or more."""
     out[:] = 0
     mark[:] = -1
     for i in range(vals.shape[0]):
@@ -230,10 +228,8 @@ def _top_code(vals, heights, c, cols, maxn):
 def sheet_lookups(
     vals, used, heights, notches, ident, cons, bonus, circled, terms, offsets, stages, ints, nbrs, on_dice, work, out
 ):
-    """The lookups (indices into the weights) of one afterstate, written into ``out``; returns
-    how many. ``ident`` / ``cons`` say which boxes are ticked after the turn, ``circled`` which
-    letters, ``terms`` the planner's terms of the sheet (``TurnArrays.terms``); ``on_dice[v]``
-    whether a number die shows v; ``work`` is scratch space (``lookup_work``)."""
+    """The lookups (indices into the weights) of one afterstate into ``out``; returns how many.
+    ``ident``, ``cons``, ``circled``: ticked after the turn; ``terms``: ``TurnArrays.terms``."""
     cols, reg, last, maxn = ints[I_COLS], ints[I_REG], ints[I_LAST], ints[I_MAXN]
     boxes, letters = len(ident), ints[I_LETTERS]
     left = 0
@@ -350,10 +346,8 @@ def lookup_work(cells, maxn):
 def candidate_values(
     states, rows, count, arrays, weights, offsets, stages, ints, nbrs, on_dice, lo, hi, values, lookups, n_lookups
 ):
-    """The table value of every candidate of the games ``rows[lo:hi]`` (rows of the packed
-    ``states`` and of the candidate ``arrays``, a ``TurnArrays`` with a leading game axis; ``count``
-    candidates each), written into ``values``, and each one's lookups into ``lookups`` /
-    ``n_lookups``. A candidate that ends the game is worth 0 and reads nothing. Holds no GIL."""
+    """The table value of every candidate of the packed games ``rows[lo:hi]`` into ``values``, and
+    its lookups into ``lookups`` / ``n_lookups``; one that ends the game is worth 0. Holds no GIL."""
     o = state_offsets(ints)
     box, bonus_size = ints[N_INTS:], ints[I_BONUS]
     boxes, letters = len(box), ints[I_LETTERS]

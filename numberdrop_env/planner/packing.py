@@ -52,26 +52,9 @@ LOST = 7  # a leaf whose tetromino has no legal placement: the turn and the game
 N_INTS = 21
 """``ints`` holds these, then the box sizes."""
 # fields of a packed game (``pack`` in turns.py), in this order; the sizes come from the rules
-STATE_FIELDS = (
-    "values",
-    "used",
-    "heights",
-    "notches",
-    "tiles",
-    "circled",
-    "identical",
-    "consecutive",
-    "crossed",
-    "lines",
-    "penalties",
-    "bonus",
-    "dice",
-    "face",
-    "star",
-    "phase",
-    "block",
-    "fixed",
-    "limit",
+STATE_FIELDS = tuple(
+    "values used heights notches tiles circled identical consecutive crossed lines penalties bonus dice face star "
+    "phase block fixed limit".split()
 )
 # float weights, by index into ``RuleArrays.floats``
 (F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
