@@ -82,7 +82,6 @@ def compiled_functions() -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------------------- interpreted mode
 _SWAPPED: dict[tuple[str, str], Any] = {}
 """While ``interpreted``: each module global that held a compiled function, and that function."""
 PACKAGES: list[str] = [PACKAGE]
@@ -254,21 +253,17 @@ def warn_if_not_compiled(env_id: str, quick_start: bool = False) -> None:
         missing = not_cached(ENTRY_POINTS.get(env_id, ()))
     except Exception:  # noqa: BLE001 - a hint, never an error
         return
-    if missing and quick_start:
+    if missing:
         _warned = True
-        log.warning(
-            "%s: the engine's compiled code is not in numba's cache yet: the first turns play it as Python "
-            "while a background process compiles it (%s, once; %s=0 compiles here instead); "
-            "`python -m numberdrop_env.warmup` does it ahead of time",
-            env_id,
-            FIRST_USE.get(env_id, "a while"),
-            "NUMBERDROP_QUICK_START",
+        how = (
+            ": the first turns play it as Python while a background process compiles it "
+            "(%s, once; NUMBERDROP_QUICK_START=0 compiles here instead)"
+            if quick_start
+            else ", so the first steps compile it (%s, once)"
         )
-    elif missing:
-        _warned = True
         log.warning(
-            "%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
-            "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
+            f"%s: the engine's compiled code is not in numba's cache yet{how}; "
+            "`python -m numberdrop_env.warmup` does it ahead of time",
             env_id,
             FIRST_USE.get(env_id, "a while"),
         )

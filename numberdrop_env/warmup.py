@@ -39,7 +39,6 @@ class Step:
     detail: str = ""
 
 
-# ---------------------------------------------------------------------------- warming up
 def warm_up(
     stream: TextIO | None = None,
     after: Callable[[Step], None] | None = None,
@@ -215,7 +214,6 @@ def _names(phases: Iterable[Any]) -> str:
     return ",".join(p.value for p in sorted(phases, key=order.index))
 
 
-# ---------------------------------------------------------------------------- CLI
 def cli(
     argv: list[str] | None = None,
     extra: Sequence[tuple[str, Callable[[], object]]] = (),

@@ -102,7 +102,6 @@ class Context:
             *kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs, self.max_number)
         )
 
-    # ------------------------------------------------------------ geometry
     def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
         """(heuristic geometry value, line points this turn, penalty points this turn)."""
         w = self.w
@@ -163,7 +162,6 @@ class Context:
         high = (np.clip(heights - 8, 0, None) ** 2).sum(axis=1)
         return value - (w.bump * bump + w.high * high), line_pts, pen_pts
 
-    # ------------------------------------------------------------ potential
     def potential(
         self,
         vals: list[int] | np.ndarray,

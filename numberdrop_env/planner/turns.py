@@ -28,7 +28,6 @@ from .candidates import (
     Candidate,
     check_phase,
     letter_values,
-    remaining_turns,
     start_candidates,
 )
 from .enumeration import enumerate_packed
@@ -45,21 +44,11 @@ __all__ = [
     "TurnPlanner",
     "batch_arrays",
     "letter_values",
-    "remaining_turns",
     "start_candidates",
 ]
 
-PHASE_CODES = (
-    Phase.SLIDE,
-    Phase.STAR_SLIDE,
-    Phase.BLOCK,
-    Phase.PLACE,
-    Phase.ARRANGE,
-    Phase.WILD,
-    Phase.COMBO,
-    Phase.START,
-)
-"""Phase of each code in ``TurnArrays.phases`` (the engine's codes, then the starting number)."""
+PHASE_CODES = (*PLAN_PHASES, Phase.WILD, Phase.COMBO, Phase.START)
+"""Phase of each code in ``TurnArrays.phases`` (``packing.SLIDE`` to ``COMBO``, then the starting number)."""
 TERMS = ("geometry", "potential", "turns", "letter", "letter_half")
 """Columns of ``TurnArrays.terms``: the planner value's parts besides the points."""
 COMBO_KINDS = ("identical", "consecutive")

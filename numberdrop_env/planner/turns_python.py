@@ -35,7 +35,6 @@ class PythonPlanner:
         self.width = int(width)
         self.block_width = int(block_width)
 
-    # ------------------------------------------------------------------ public
     def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
         """Distinct candidates of the rest of the turn, best planner value first."""
         check_phase(game)
@@ -75,7 +74,6 @@ class PythonPlanner:
             leaves.append(_Leaf(0.0 if t_rem == 0.0 else self._letter_half(g, ctx), acts, phases, notches, cache[key]))
         return leaves
 
-    # ------------------------------------------------------------------ slides and blocks
     def _expand(
         self, g: SoloGame, acts: tuple[int, ...], phases: tuple[Phase, ...], leaves: list, ctx: Context
     ) -> None:
@@ -117,7 +115,6 @@ class PythonPlanner:
                 v += ctx.w.letter_half * (last - int(g.notches[i]))
         return v
 
-    # ------------------------------------------------------------------ tetromino
     def _tetromino(
         self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None
     ) -> list[_Tail]:
@@ -130,14 +127,16 @@ class PythonPlanner:
         letter_live = letter_values(g, ctx.w)
         turn_value = ctx.w.turn * t_rem
         limit = math.ceil(t_rem)
+        ends = t_rem == 0.0
         out = []
-        for base, over, pts_geo, geo, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+        for geo, lp, pp, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+            base, over = (lp + pp if ends else geo + lp + pp), ends or pp < 0  # last turn: exact points only
             vals = vals0[:]
             for i, v in zip(flat, a):
                 vals[i] = v
-            head: tuple[int, ...] = () if p is None else (L.place + p,)
+            head: tuple[int, ...] = () if p < 0 else (L.place + p,)
             head += (L.arrange + k,) + tuple(L.wild + v for v in fill)
-            head_phases = (() if p is None else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
+            head_phases = (() if p < 0 else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
             for value, cells, kind, pts, terms in self._combos(
                 ctx, vals, used0, h, base, over, turn_value, letter_live, limit
             ):
@@ -148,13 +147,14 @@ class PythonPlanner:
                     actions = head + tuple(L.select + i for i in cells) + (L.confirm,)
                     used, combo = apply_used(used0, cells), (kind, len(cells))
                 phases = head_phases + (Phase.COMBO,) * (len(actions) - len(head))
-                out.append(_Tail(value, actions, phases, pts + pts_geo, vals, used, h, combo, over, terms))
+                out.append(_Tail(value, actions, phases, pts + lp + pp, vals, used, h, combo, over, terms))
         out.sort(key=lambda t: -t.value)
         return out
 
     def _stage1(self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None):
         """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches,
-        vectorised over every placement and every way of writing the dice (wild dice take every value)."""
+        vectorised over every placement and every way of writing the dice (wild dice take every value):
+        geometry, line and penalty points, placement (-1: fixed cells), cells, heights, writing."""
         cols = ctx.cols
         sheet, L = g.sheet, g.layout
         vals0 = sheet.values.ravel().tolist()
@@ -181,28 +181,11 @@ class PythonPlanner:
         geos, lps, pps = ctx.geometry_batch(filled.reshape(n_p, ctx.rows, cols), heights)
         base = lps + pps if ends else geos + lps + pps  # last turn: exact points only
         total = base[:, None] + np.take_along_axis(score, best, 1)
-        stage1 = []
         for flat_index in np.argsort(-total.ravel(), kind="stable")[: self.width].tolist():
             row, q = divmod(flat_index, top)
-            q = int(best[row, q])
+            q, p = int(best[row, q]), int(placements[row])
             geo, lp, pp = float(geos[row]), int(lps[row]), int(pps[row])
-            row_base = lp + pp if ends else geo + lp + pp
-            p = int(placements[row])
-            stage1.append(
-                (
-                    row_base,
-                    ends or pp < 0,
-                    lp + pp,
-                    geo,
-                    None if p < 0 else p,
-                    flat[row].tolist(),
-                    heights[row].tolist(),
-                    ks[q],
-                    fills[q],
-                    written[q].tolist(),
-                )
-            )
-        return stage1
+            yield geo, lp, pp, p, flat[row].tolist(), heights[row].tolist(), ks[q], fills[q], written[q].tolist()
 
     def _combos(
         self,
