@@ -85,10 +85,7 @@ def extra_steps() -> list[tuple[str, Callable[[], str]]]:
     may not import the agents): each called with no argument, maybe returning a line."""
     from importlib.metadata import entry_points
 
-    out = []
-    for ep in sorted(entry_points(group=EXTRA_GROUP), key=lambda e: e.name):
-        out.append((ep.name, _described(ep.load())))
-    return out
+    return [(ep.name, _described(ep.load())) for ep in sorted(entry_points(group=EXTRA_GROUP), key=lambda e: e.name)]
 
 
 EXTRA_GROUP = "numberdrop_env.warmup"

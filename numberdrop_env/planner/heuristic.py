@@ -79,7 +79,6 @@ class Context:
         self.bonus_size = r.bonus_size
         self.ident_open = {k: not d for k, d in zip(r.box_sizes, s.identical.tolist())}
         self.cons_open = {k: not d for k, d in zip(r.box_sizes, s.consecutive.tolist())}
-        self.bonus_open = not s.bonus
         self.ident_done = sum(s.identical.tolist())
         self.cons_done = sum(s.consecutive.tolist())
         self.lines = s.lines.tolist()
@@ -88,7 +87,7 @@ class Context:
         self.full_column = r.full_column_points
         self.line_points = r.line_points
         self.penalty_points = r.penalty_points
-        bonus = [self.bonus_size] if self.bonus_open else []
+        bonus = [] if s.bonus else [self.bonus_size]
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
         self._kernel_weights = kernel_weights(weights, self.full_column)

@@ -397,9 +397,8 @@ class _Static:
         floats = np.array(
             [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
         )
-        self.arrays = rule_arrays(
-            rules, ints, kernel_weights(w, rules.full_column_points), floats
-        )  # what the compiled planner reads
+        # what the compiled planner reads
+        self.arrays = rule_arrays(rules, ints, kernel_weights(w, rules.full_column_points), floats)
         self.offsets = state_offsets(self.arrays.ints)  # where each field of a packed game starts
         self.state_width = int(self.offsets[-1])
         # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)
