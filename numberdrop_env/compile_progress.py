@@ -39,15 +39,10 @@ class CompileProgress:
             with self._lock:
                 self._bar.refresh()
 
-    @property
-    def terminal(self) -> bool:
-        isatty = getattr(self.stream, "isatty", None)
-        return self.stream is not None and isatty is not None and bool(isatty())
-
     def __enter__(self) -> CompileProgress:
         from numba.core import event
 
-        if self.terminal:
+        if self.stream is not None and bool(getattr(self.stream, "isatty", lambda: False)()):
             from tqdm import tqdm
 
             unit = "fn" if self.total is None else "step"
