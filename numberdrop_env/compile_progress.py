@@ -1,11 +1,7 @@
 """One line of progress while numba compiles: what it compiles and how far.
 
-numba announces each compile (``numba.core.event``, kind ``numba:compile``). ``CompileProgress``
-listens while it is open: in a terminal a tqdm line (the step, the function being compiled,
-how many of the loaded package's compiled functions are done, the seconds); otherwise a plain
-line when the first compile starts and one at the end, and nothing if nothing compiled. The commands
-(``numberdrop-play``, ``numberdrop-evaluate``, ``numberdrop-train``) and
-``python -m numberdrop_env.warmup`` show it.
+A tqdm line in a terminal, else a plain line when the first compile starts and one at the end
+(nothing if nothing compiled); the commands and ``python -m numberdrop_env.warmup`` show it.
 """
 
 from __future__ import annotations
@@ -23,14 +19,12 @@ START_LINE = "compiling numba code for this machine (once; `python -m numberdrop
 
 
 class CompileProgress:
-    """A context manager: a tqdm line on a terminal ``stream``, a closing line elsewhere.
-
-    ``total`` steps (``step`` advances them) or none (then the bar counts functions).
-    """
+    """A context manager: a tqdm line on a terminal ``stream``, a closing line elsewhere; ``total``
+    steps (``step`` advances them) or none (then the bar counts functions)."""
 
     def __init__(self, stream: TextIO | None = sys.stderr, total: int | None = None, desc: str = "compiling") -> None:
         self.stream, self.total, self.desc = stream, total, desc
-        self.functions, self.current, self.started = 0, "", 0.0
+        self.functions, self.current = 0, ""
         self.seconds, self._depth, self._since = 0.0, 0, 0.0  # time spent compiling, nesting, its start
         self._ours = 0
         self._bar: Any = None
@@ -45,16 +39,10 @@ class CompileProgress:
             with self._lock:
                 self._bar.refresh()
 
-    @property
-    def terminal(self) -> bool:
-        isatty = getattr(self.stream, "isatty", None)
-        return self.stream is not None and isatty is not None and bool(isatty())
-
     def __enter__(self) -> CompileProgress:
         from numba.core import event
 
-        self.started = time.perf_counter()
-        if self.terminal:
+        if self.stream is not None and bool(getattr(self.stream, "isatty", lambda: False)()):
             from tqdm import tqdm
 
             unit = "fn" if self.total is None else "step"
@@ -76,16 +64,7 @@ class CompileProgress:
             self._ticker.join()
             self._bar.close()
         elif self.stream is not None and self.total is None and self.functions:
-            print(self.summary(), file=self.stream, flush=True)
-
-    def summary(self) -> str:
-        return f"compiled {self.functions} numba functions in {self.seconds:.1f} s"
-
-    def _entered(self) -> None:
-        with self._lock:
-            if self._depth == 0:
-                self._since = time.perf_counter()
-            self._depth += 1
+            print(f"compiled {self.functions} numba functions in {self.seconds:.1f} s", file=self.stream, flush=True)
 
     def _left(self) -> None:
         with self._lock:
@@ -115,6 +94,9 @@ class CompileProgress:
 
     def _compiling(self, name: str, ours: bool) -> None:
         with self._lock:
+            if self._depth == 0:
+                self._since = time.perf_counter()
+            self._depth += 1
             self.functions += 1
             self._ours += ours
             if ours:
@@ -140,7 +122,6 @@ def _listener(progress: CompileProgress) -> Any:
             f = getattr(ev.data.get("dispatcher"), "py_func", None)
             module = getattr(f, "__module__", "") or ""
             ours = f is not None and module.split(".")[0] in numba_cache.PACKAGES
-            progress._entered()
             progress._compiling(f"{module.rsplit('.', 1)[-1]}.{f.__name__}" if ours else "", ours)
 
         def on_end(self, ev: Any) -> None:

@@ -1,35 +1,8 @@
 """What of ``numberdrop_env``'s numba code this process has compiled, what numba's on-disk cache
-holds, and the one line the environments log when their first steps would compile
-(``python -m numberdrop_env.warmup`` fills the cache).
-
-**Where the cache lives.** numba writes ``<function>-<line>.py311.nbi`` (index) and
-``.nbc`` (code) files into the ``__pycache__`` folder next to each source file — with an
-editable install, the repository's ``numberdrop_env/*/__pycache__``. If that folder is not
-writable (a read-only install), numba falls back to a per-user folder
-(``~/.cache/numba/...``); if that is not writable either, ``import numberdrop_env`` fails
-with ``RuntimeError: cannot cache function ...: no locator available``. Setting the
-environment variable ``NUMBA_CACHE_DIR`` to a writable folder puts the cache there (it
-takes precedence over both).
-
-**When it is compiled again.** A file's entries are dropped when its contents change (a
-hash of the source file), when numba's version changes, or on another CPU model. numba
-does *not* notice changes to a compiled function that a cached function *calls* from
-another file: after editing ``numberdrop_env.planner.kernels``, the cached turn engine still
-runs the old kernels until its own cache is dropped: ``python -m numberdrop_env.warmup
---clear`` deletes the package's cache files (stale ones too: their names carry the line
-number of the function, so old ones pile up) and compiles again. ``--check`` compiles
-nothing and lists what is not cached.
-
-**How it knows, without compiling.** numba's public API tells what a process has compiled
-or loaded (a dispatcher's ``signatures``), not what its on-disk cache holds. So
-``warm_up``, after its games, records beside the cache (``numberdrop_env-warmup.json`` in
-the package's ``__pycache__``, or in ``NUMBA_CACHE_DIR``) what numba's cache entries depend
-on: numba's version, the CPU, and each function it compiled or loaded with the size and
-modification time of its file. An entry stays while its file does not change, so the record
-of a warm process (which loads callers with their callees' code in them) keeps what the
-first, cold warm-up compiled. ``warn_if_not_compiled`` is what the environments call
-when constructed: it reads that one small file and logs one line pointing to the warm-up when
-the functions their first steps call would be compiled.
+holds (where it lives and when it is dropped: ``docs/speed.md``), and the line the environments log
+when their first steps would compile. numba's API cannot tell what its cache holds without
+compiling, so ``warm_up`` records beside it (``RECORD``) numba's version, the CPU and the size and
+modification time of each compiled function's file; an entry stays while its file is unchanged.
 """
 
 from __future__ import annotations
@@ -41,23 +14,6 @@ import os
 import sys
 from collections.abc import Iterable
 from typing import Any
-
-__all__ = [
-    "ENTRY_POINTS",
-    "cache_dirs",
-    "clear_cache",
-    "compiled_functions",
-    "interpret",
-    "interpreted",
-    "not_cached",
-    "not_compiled",
-    "record_paths",
-    "resolve",
-    "restore",
-    "silence",
-    "warn_if_not_compiled",
-    "write_record",
-]
 
 log = logging.getLogger(__name__)
 _warned = False  # the hint is logged at most once per process
@@ -88,12 +44,9 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
         "engine.combos._write_options",
     ),
 }
-"""Compiled functions each environment's first steps call from Python (``module.function``
-under ``numberdrop_env``); the ones they call are compiled with them. Only functions that
-every game reaches within its first turn belong here: ``warm_up`` fails when one of
-them was not compiled. Names, resolved when used (the environments import this module, so
-it cannot import them): one that does not resolve raises ImportError or AttributeError
-naming it (``resolve``)."""
+"""Compiled functions each environment's first steps call from Python (``module.function`` under
+``numberdrop_env``, resolved when used: the environments import this module). Only functions every
+game reaches in its first turn belong here: ``warm_up`` fails when one was not compiled."""
 
 FIRST_USE = {
     "NumberDropTurn-v0": "about a minute",
@@ -103,8 +56,7 @@ FIRST_USE = {
 """What compiling costs the first steps without a cache (measured on a 2-core CPU)."""
 
 COMPILED_MODULES = ("envs.turn", "envs.decision", "engine.table")
-"""Modules whose imports load every compiled function (``--clear`` and ``--check`` import them by name:
-the environments import this module, so it cannot import them)."""
+"""Modules whose imports load every compiled function (``--clear`` and ``--check`` import them)."""
 
 
 def silence() -> None:
@@ -114,9 +66,8 @@ def silence() -> None:
 
 
 def compiled_functions() -> dict[str, Any]:
-    """Every numba function defined in the loaded ``numberdrop_env`` modules, by
-    ``module.function`` (while ``interpreted``, the compiled functions set aside), less those
-    compiled only inside their callers (``inline="always"``: never compiled or cached alone)."""
+    """Every numba function defined in the loaded ``numberdrop_env`` modules, by ``module.function``,
+    less those compiled only inside their callers (``inline="always"``: never cached alone)."""
     from numba.extending import is_jitted
 
     out = {}
@@ -131,7 +82,6 @@ def compiled_functions() -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------------------- interpreted mode
 _SWAPPED: dict[tuple[str, str], Any] = {}
 """While ``interpreted``: each module global that held a compiled function, and that function."""
 PACKAGES: list[str] = [PACKAGE]
@@ -140,10 +90,9 @@ package may not import them)."""
 
 
 def interpret() -> int:
-    """Run the loaded modules' numba functions as the Python they are written in, compiling
-    nothing: every module global of ``PACKAGES`` that holds a compiled function is bound to its
-    Python function (whose globals are the module's, so its callees are Python too). Called
-    again, it also covers modules imported since. ``restore`` undoes it. Returns how many are set aside."""
+    """Run the loaded modules' numba functions as Python, compiling nothing: each module global of
+    ``PACKAGES`` holding a compiled function is bound to its Python function (whose callees are then
+    Python too); again, it covers modules imported since. ``restore`` undoes it. Returns how many."""
     from numba.extending import is_jitted
 
     prefixes = tuple(p + "." for p in PACKAGES)
@@ -163,8 +112,7 @@ def interpreted() -> bool:
 
 
 def restore() -> None:
-    """Bind every global that ``interpret`` changed to its compiled function again; their next
-    calls load them from numba's cache (or compile them)."""
+    """Bind every global that ``interpret`` changed to its compiled function again."""
     while _SWAPPED:
         (modname, name), compiled = _SWAPPED.popitem()
         module = sys.modules.get(modname)
@@ -173,12 +121,8 @@ def restore() -> None:
 
 
 def resolve(names: Iterable[str]) -> dict[str, Any]:
-    """The compiled function of each name (``module.function`` under ``numberdrop_env``).
-
-    Raises ImportError for a module that does not exist, AttributeError for a function its
-    module does not define, TypeError for one that is not compiled: a list that names a
-    renamed function fails, it is not skipped.
-    """
+    """The compiled function of each name (``module.function`` under ``numberdrop_env``); a name that
+    does not resolve raises (ImportError, AttributeError, TypeError): a renamed function fails."""
     from numba.extending import is_jitted
 
     out = {}
@@ -195,29 +139,22 @@ def resolve(names: Iterable[str]) -> dict[str, Any]:
 
 
 def not_compiled(names: Iterable[str] | None = None) -> list[str]:
-    """The functions (``module.function``, default: all of ``compiled_functions``) this
-    process has neither compiled nor loaded from numba's cache (a function loaded from the
-    cache holds its callees' code: they are not loaded). A name that does not resolve
-    raises (``resolve``)."""
+    """The functions (default: all of ``compiled_functions``) this process has neither compiled nor
+    loaded (a function loaded from the cache holds its callees' code: they are not loaded)."""
     functions = compiled_functions() if names is None else resolve(names)
     return [name for name, f in functions.items() if not f.signatures]
 
 
 def not_cached(names: Iterable[str] | None = None) -> list[str]:
-    """The functions (``module.function``, default: all of ``compiled_functions``) whose
-    first call will compile them: ``warm_up``'s record (see the module docstring) is
-    missing or from another numba or CPU, or no warm-up compiled them since their file last
-    changed (when a function's callers in other files were loaded from the cache, it was
-    not: those callers still run its old code). Compiles nothing; a name that does not
-    resolve raises."""
+    """The functions (default: all of ``compiled_functions``) whose first call will compile them:
+    ``warm_up``'s record is missing, from another numba or CPU, or older than their file."""
     functions = compiled_functions() if names is None else resolve(names)
     files = _cached_files()
     return [name for name, f in functions.items() if files.get(name) != _file_key(f)]
 
 
 def _numba_key() -> list[str]:
-    """What every numba cache entry depends on besides its source: numba's and Python's
-    versions and the CPU (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set)."""
+    """What every numba cache entry depends on besides its source: numba, Python and the CPU."""
     import numba
     from llvmlite import binding
     from numba import config
@@ -229,15 +166,13 @@ def _numba_key() -> list[str]:
 
 
 def _file_key(f: Any) -> list[float]:
-    """The size and modification time of the file defining ``f``: numba drops a file's cache
-    entries when they change."""
+    """The size and modification time of the file defining ``f`` (numba's key of its cache entries)."""
     stat = os.stat(f.py_func.__code__.co_filename)
     return [stat.st_size, stat.st_mtime]
 
 
 def record_paths() -> list[str]:
-    """Where the record lives, in the order numba picks its cache folder: ``NUMBA_CACHE_DIR``,
-    else the package's ``__pycache__``, else the per-user cache."""
+    """Where the record lives, in the order numba picks its cache folder."""
     from numba import config
 
     if config.CACHE_DIR:
@@ -248,8 +183,7 @@ def record_paths() -> list[str]:
 
 
 def _cached_files() -> dict[str, list[float]]:
-    """The record's compiled functions, each with the key of its file when it was compiled
-    (none when the record is missing or from another numba or CPU)."""
+    """The record's compiled functions, each with its file's key when compiled (none when stale)."""
     for path in record_paths():
         try:
             with open(path, encoding="utf-8") as f:
@@ -261,10 +195,9 @@ def _cached_files() -> dict[str, list[float]]:
 
 
 def write_record() -> None:
-    """Add what this process compiled or loaded (after ``warm_up``'s games, which call this) to the record,
-    keeping the entries whose file has not changed since, in the first folder that takes it;
-    none does on a read-only install without ``NUMBA_CACHE_DIR``: the hint then says every
-    time what numba does anyway."""
+    """Add what this process compiled or loaded to the record, keeping the entries whose file has
+    not changed, in the first folder that takes it (none on a read-only install: the hint then
+    says every time what numba does anyway)."""
     functions = {name: f for name, f in compiled_functions().items() if f.stats.cache_path}
     now = {name: _file_key(f) for name, f in functions.items()}
     files = {name: key for name, key in _cached_files().items() if now.get(name) == key}
@@ -282,10 +215,8 @@ def write_record() -> None:
 
 
 def clear_cache() -> int:
-    """Delete the numba cache files (``*.nbi``, ``*.nbc``) of the ``numberdrop_env``
-    modules, stale ones included, and ``warm_up``'s record; returns how many cache files.
-    Needed after editing a compiled function that a cached one in another file calls, which
-    numba does not notice."""
+    """Delete the numba cache files of the ``numberdrop_env`` modules, stale ones included, and the
+    record; returns how many. numba does not notice an edited callee in another file."""
     removed = 0
     for folder in cache_dirs():
         for name in os.listdir(folder):
@@ -310,11 +241,7 @@ def cache_dirs() -> list[str]:
 
 def warn_if_not_compiled(env_id: str, quick_start: bool = False) -> None:
     """Log one line (once per process) when ``env_id``'s first steps will compile numba code
-    (with ``quick_start``: in the background, ``numberdrop_env.startup``, while they play).
-
-    Any failure to tell (a listed name that no longer resolves, which ``warm_up`` reports)
-    says nothing: it only ever informs.
-    """
+    (``quick_start``: in the background, while they play). It only informs: a failure says nothing."""
     global _warned
     if _warned:
         return
@@ -326,21 +253,17 @@ def warn_if_not_compiled(env_id: str, quick_start: bool = False) -> None:
         missing = not_cached(ENTRY_POINTS.get(env_id, ()))
     except Exception:  # noqa: BLE001 - a hint, never an error
         return
-    if missing and quick_start:
+    if missing:
         _warned = True
-        log.warning(
-            "%s: the engine's compiled code is not in numba's cache yet: the first turns play it as Python "
-            "while a background process compiles it (%s, once; %s=0 compiles here instead); "
-            "`python -m numberdrop_env.warmup` does it ahead of time",
-            env_id,
-            FIRST_USE.get(env_id, "a while"),
-            "NUMBERDROP_QUICK_START",
+        how = (
+            ": the first turns play it as Python while a background process compiles it "
+            "(%s, once; NUMBERDROP_QUICK_START=0 compiles here instead)"
+            if quick_start
+            else ", so the first steps compile it (%s, once)"
         )
-    elif missing:
-        _warned = True
         log.warning(
-            "%s: the engine's compiled code is not in numba's cache yet, so the first steps compile it "
-            "(%s, once); `python -m numberdrop_env.warmup` does it ahead of time",
+            f"%s: the engine's compiled code is not in numba's cache yet{how}; "
+            "`python -m numberdrop_env.warmup` does it ahead of time",
             env_id,
             FIRST_USE.get(env_id, "a while"),
         )

@@ -1,28 +1,9 @@
 """Compile the engine's numba code ahead of its first use: ``python -m numberdrop_env.warmup``.
 
-The hot paths of the engine (the turn planner of ``numberdrop_env.planner.enumeration``, the
-kernels it calls, the combination search, the placements and the decision-level
-observation) are compiled by numba the first time they are called, and the compiled code
-is written to numba's on-disk cache (``@njit(cache=True)``), so that later processes load
-it in a fraction of a second. Without this module the first step of ``NumberDropTurn-v0``
-silently spends tens of seconds compiling; ``warm_up`` pays that cost up front by
-playing a few small deterministic games through the real code paths:
-
-- a ``NumberDrop-v0`` game, decision by decision (every kind of decision, combinations
-  confirmed),
-- a ``NumberDropTurn-v0`` game, one turn per step,
-- ``TurnPlanner`` from every phase it accepts (start, slide, star slide, block, place,
-  arrange), the compiled engine and its reference,
-- a 2-player ``Table`` game whose seats are planned by ``TurnPlanner`` (rivals' letters,
-  block turns),
-- a few steps of the native vector environment (the turn engine's batch entry point),
-- then other packages' steps: those registered as entry points of the group
-  ``numberdrop_env.warmup`` (the agents register the n-tuple value's kernels;
-  ``python -m agents.warmup`` runs them without the registration).
-
-In a terminal one progress line shows the step and the function numba is compiling; elsewhere
-one plain line per step. Where numba's cache lives, when it is compiled again and how the environments know without
-compiling: ``numberdrop_env.numba_cache``.
+``warm_up`` plays a few small deterministic games through the real code paths (``_STEPS``), then
+the steps other packages register as entry points of the group ``numberdrop_env.warmup`` (the
+agents' n-tuple kernels), so that numba's on-disk cache holds what the environments' first
+steps would otherwise compile. The cache itself: ``numberdrop_env.numba_cache``.
 """
 
 from __future__ import annotations
@@ -58,23 +39,16 @@ class Step:
     detail: str = ""
 
 
-# ---------------------------------------------------------------------------- warming up
 def warm_up(
     stream: TextIO | None = None,
     after: Callable[[Step], None] | None = None,
     only: Iterable[str] | None = None,
     extra: Sequence[tuple[str, Callable[[], object]]] = (),
 ) -> list[Step]:
-    """Compile (or load from numba's cache) every compiled function the environments and
-    agents use, by playing small deterministic games; returns the steps it ran.
-
-    With a ``stream``, prints one line per step (its seconds) and a total; when the stream
-    is a terminal, a progress line shows the step in progress and the function numba is
-    compiling. ``after`` is called with each step once it has run, so that work needing only
-    the first steps' code can start before the rest. ``only`` names the steps to run (the
-    background compile of ``numberdrop_env.startup``); the other packages' steps
-    (``extra_steps``, then ``extra``'s not among them) follow this package's.
-    """
+    """Compile (or load from numba's cache) every compiled function the environments and agents
+    use, by playing small deterministic games; returns the steps it ran. With a ``stream``, one
+    line per step and a total; ``after`` is called with each step once it has run (work needing
+    only the first steps' code can start before the rest); ``only`` names the steps to run."""
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
     with startup.suspended():  # this process compiles: nothing of it may be interpreted
         return _warm_up(stream, after, _plan(only, extra), only is None)
@@ -90,8 +64,6 @@ def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: 
             t = time.perf_counter()
             detail = run()
             progress.advance()
-            if detail is None:
-                continue
             steps.append(Step(name, time.perf_counter() - t, detail))
             if stream is not None:
                 progress.write(f"{name}: {steps[-1].seconds:.2f} s ({detail})")
@@ -108,16 +80,12 @@ def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: 
     return steps
 
 
-def extra_steps() -> list[tuple[str, Callable[[], str | None]]]:
-    """Other packages' warm-ups, registered as entry points of the group ``numberdrop_env.warmup``
-    (the agents' kernels: this package may not import them). Each is called with no argument
-    and may return a line about what it ran."""
+def extra_steps() -> list[tuple[str, Callable[[], str]]]:
+    """Other packages' warm-ups, entry points of the group ``numberdrop_env.warmup`` (this package
+    may not import the agents): each called with no argument, maybe returning a line."""
     from importlib.metadata import entry_points
 
-    out = []
-    for ep in sorted(entry_points(group=EXTRA_GROUP), key=lambda e: e.name):
-        out.append((ep.name, _described(ep.load())))
-    return out
+    return [(ep.name, _described(ep.load())) for ep in sorted(entry_points(group=EXTRA_GROUP), key=lambda e: e.name)]
 
 
 EXTRA_GROUP = "numberdrop_env.warmup"
@@ -133,7 +101,7 @@ def _described(run: Callable[[], object]) -> Callable[[], str]:
 
 def _plan(
     only: Iterable[str] | None, extra: Sequence[tuple[str, Callable[[], object]]]
-) -> list[tuple[str, Callable[[], str | None]]]:
+) -> list[tuple[str, Callable[[], str]]]:
     steps = list(_STEPS) + extra_steps()
     steps += [(name, _described(run)) for name, run in extra if name not in {n for n, _ in steps}]
     if only is None:
@@ -186,8 +154,8 @@ def _turn_game() -> str:
 
 
 def _entry_phases() -> str:
-    """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by
-    walking the greedy's turns decision by decision through solo games."""
+    """``TurnPlanner`` (compiled and reference) from every phase it accepts, reached by walking
+    the greedy's turns decision by decision."""
     planner, reference = TurnPlanner(), TurnPlanner(reference=True)
     seen: dict[Any, int] = {}
     for seed in range(20):
@@ -220,8 +188,7 @@ def _table_game() -> str:
 
 
 def _batch_entry_point() -> str:
-    """A few steps of the native vector environment: the turn engine's batch entry point and
-    the state rows it writes for many games at once."""
+    """A few steps of the native vector environment: the turn engine's batch entry points."""
     envs = gym.make_vec("NumberDropTurn-v0", num_envs=3, vectorization_mode="vector_entry_point")
     envs.reset(seed=0)
     for _ in range(3):
@@ -230,7 +197,7 @@ def _batch_entry_point() -> str:
     return "the turn engine's batch functions (enumerate_many, finish_turns, ...) in the vector env, 3 games"
 
 
-_STEPS: tuple[tuple[str, Callable[[], str | None]], ...] = (
+_STEPS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("NumberDrop-v0 game", _decision_game),
     ("NumberDropTurn-v0 game", _turn_game),
     ("TurnPlanner entry phases", _entry_phases),
@@ -244,7 +211,6 @@ def _names(phases: Iterable[Any]) -> str:
     return ",".join(p.value for p in sorted(phases, key=order.index))
 
 
-# ---------------------------------------------------------------------------- CLI
 def cli(
     argv: list[str] | None = None,
     extra: Sequence[tuple[str, Callable[[], object]]] = (),

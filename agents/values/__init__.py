@@ -1,4 +1,2 @@
-"""The learned afterstate value of Number Drop, torch-free: what its tables read (``.spec``),
-the compiled lookups (``.lookups``), the weights and their TD update (``.ntuple``) and self-play
-that learns them (``.selfplay``). The look-ahead over the next roll that the ``ntuple_expectimax``
-agent adds is ``agents.numberdrop.lookahead``."""
+"""The learned afterstate value of Number Drop, torch-free: what its tables read (``.spec``), the
+compiled lookups (``.lookups``), the weights and their TD update (``.ntuple``) and self-play (``.selfplay``)."""

@@ -1,9 +1,6 @@
-"""The n-tuple value's lookups, compiled: where each table lies in the flat weights
-(``Layout``) and which entries a sheet reads (``sheet_lookups``, ``candidate_values``).
-
-The families and the facts they read are described in ``agents.values.spec``;
-``tests/oracles/ntuple_reference.py`` computes the same lookups in plain Python, the
-specification the tests hold this code to.
+"""The n-tuple value's lookups, compiled: where each table lies in the flat weights (``Layout``)
+and which entries a sheet reads (``sheet_lookups``, ``candidate_values``); the families are
+``agents.values.spec``'s, and ``tests/oracles/ntuple_reference.py`` is their specification.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from numba import njit
 from numberdrop_env import numba_cache
 from numberdrop_env.engine.combos import neighbour_table
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY, Rules
-from numberdrop_env.planner.kernels import structures_into
+from numberdrop_env.planner.kernels import growable, structures_into
 from numberdrop_env.planner.packing import (
     I_BONUS,
     I_COLS,
@@ -73,7 +70,6 @@ class Layout:
         sizes = [size for _, size in self.tables]
         self.size = int(sum(sizes))
         self.starts = dict(zip((name for name, _ in self.tables), np.cumsum([0, *sizes[:-1]]).tolist()))
-        # the compiled code reads one start per (family, table) slot, -1 where a family is off
         self.offsets = np.full((len(FAMILIES), 3), -1, np.int64)
         for name, start in self.starts.items():
             family, k = name.rsplit("/", 1)
@@ -130,20 +126,6 @@ def _bin(x, low, step, bins):
 
 
 @njit(cache=True)
-def _growable(i, vals, heights, nbrs, cols, reg):
-    """Whether cell i touches an empty cell that a later piece can fill (on top of its column,
-    in a regular row)."""
-    n = vals.shape[0]
-    for q in range(4):
-        k = nbrs[i, q]
-        if k < n and vals[k] == EMPTY:
-            row = k // cols
-            if row >= heights[k % cols] and row < reg:
-                return True
-    return False
-
-
-@njit(cache=True)
 def _keep_largest(codes, code):
     """Insert ``code`` into ``codes`` (descending, fixed length), dropping the smallest."""
     j = len(codes) - 1
@@ -162,7 +144,7 @@ def _region_codes(vals, heights, start, members, nbrs, cols, reg, out):
     for r in range(len(start) - 1):
         grows = 0
         for a in range(start[r], start[r + 1]):
-            if _growable(members[a], vals, heights, nbrs, cols, reg):
+            if growable(members[a], vals, heights, nbrs, cols, reg):
                 grows = 1
                 break
         _keep_largest(out, 2 * min(start[r + 1] - start[r], MAX_SIZE) + grows)
@@ -206,21 +188,20 @@ def _high_end_grows(i, vals, heights, free, up, nbrs, cols, reg, mark, layer, nx
         layer[:count] = nxt[:count]
         size = count
     for a in range(size):
-        if _growable(layer[a], vals, heights, nbrs, cols, reg):
+        if growable(layer[a], vals, heights, nbrs, cols, reg):
             return True
     return False
 
 
 @njit(cache=True)
 def _path_codes(vals, heights, free, up, down, nbrs, cols, reg, maxn, mark, layer, nxt, out):
-    """The PATHS largest path codes, descending, 0 padded: one path per cell that starts one
-    (no value one lower beside it), of length ``up`` (2 or more)."""
+    """The PATHS largest path codes, descending, 0 padded: one per cell that starts a path of 2 or more."""
     out[:] = 0
     mark[:] = -1
     for i in range(vals.shape[0]):
         if not free[i] or down[i] != 1 or up[i] < 2:
             continue
-        low = 1 if vals[i] > 0 and _growable(i, vals, heights, nbrs, cols, reg) else 0
+        low = 1 if vals[i] > 0 and growable(i, vals, heights, nbrs, cols, reg) else 0
         high = 0
         room = vals[i] + up[i] - 1 < maxn
         if room and _high_end_grows(i, vals, heights, free, up, nbrs, cols, reg, mark, layer, nxt):
@@ -247,10 +228,8 @@ def _top_code(vals, heights, c, cols, maxn):
 def sheet_lookups(
     vals, used, heights, notches, ident, cons, bonus, circled, terms, offsets, stages, ints, nbrs, on_dice, work, out
 ):
-    """The lookups (indices into the weights) of one afterstate, written into ``out``; returns
-    how many. ``ident`` / ``cons`` say which boxes are ticked after the turn, ``circled`` which
-    letters, ``terms`` the planner's terms of the sheet (``TurnArrays.terms``); ``on_dice[v]``
-    whether a number die shows v; ``work`` is scratch space (``lookup_work``)."""
+    """The lookups (indices into the weights) of one afterstate into ``out``; returns how many.
+    ``ident``, ``cons``, ``circled``: ticked after the turn; ``terms``: ``TurnArrays.terms``."""
     cols, reg, last, maxn = ints[I_COLS], ints[I_REG], ints[I_LAST], ints[I_MAXN]
     boxes, letters = len(ident), ints[I_LETTERS]
     left = 0
@@ -367,10 +346,8 @@ def lookup_work(cells, maxn):
 def candidate_values(
     states, rows, count, arrays, weights, offsets, stages, ints, nbrs, on_dice, lo, hi, values, lookups, n_lookups
 ):
-    """The table value of every candidate of the games ``rows[lo:hi]`` (rows of the packed
-    ``states`` and of the candidate ``arrays``, a ``TurnArrays`` with a leading game axis; ``count``
-    candidates each), written into ``values``, and each one's lookups into ``lookups`` /
-    ``n_lookups``. A candidate that ends the game is worth 0 and reads nothing. Holds no GIL."""
+    """The table value of every candidate of the packed games ``rows[lo:hi]`` into ``values``, and
+    its lookups into ``lookups`` / ``n_lookups``; one that ends the game is worth 0. Holds no GIL."""
     o = state_offsets(ints)
     box, bonus_size = ints[N_INTS:], ints[I_BONUS]
     boxes, letters = len(box), ints[I_LETTERS]

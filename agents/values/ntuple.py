@@ -1,15 +1,8 @@
-"""An afterstate value of Number Drop as a sum of table lookups (n-tuple style), compiled.
+"""An afterstate value of Number Drop as a sum of table lookups (n-tuple style): its weights
+(``NTupleValue``) and how they learn (``lambda_targets``, ``td_update``).
 
-The value of the sheet a turn leaves is the sum of one weight per *lookup*: each table is
-indexed by a few small facts of the sheet, and a sheet reads one entry of each table (or
-several, for tables shared by positions and by the mirror image of the grid). There are no
-multiplications: valuing a sheet costs its flood fills and a few dozen memory reads, so every
+No multiplications: valuing a sheet costs its flood fills and a few dozen memory reads, so every
 candidate of a turn is valued in one compiled call and the tables learn from very many games.
-
-One job per module: ``agents.values.spec`` names the table families (``FAMILIES``,
-``NTupleSpec``), ``agents.values.lookups`` lays the tables out and reads a sheet's entries,
-and this module holds the weights (``NTupleValue``) and how they learn (``lambda_targets``,
-``td_update``).
 """
 
 from __future__ import annotations
@@ -33,11 +26,9 @@ __all__ = ["FAMILIES", "Layout", "NTupleSpec", "NTupleValue", "lambda_targets", 
 
 @njit(cache=True)
 def lambda_targets(rewards, played, best, drawn, lam):
-    """Each afterstate's lambda-return: the points of the next turn, plus ``1 - lam`` times the
-    value the next afterstate had when played and ``lam`` times its own return. Where the next
-    afterstate was drawn at random (``drawn``), the target is the best the next turn offered
-    (``best``: its highest points plus value), so exploring lowers no target. The last
-    afterstate of the game ends it: its value and return are 0."""
+    """Each afterstate's lambda-return: the next turn's points plus ``1 - lam`` times the next
+    afterstate's value at play and ``lam`` its return. After a random draw (``drawn``) the target is
+    the best the next turn offered, so exploring lowers no target. The last afterstate is worth 0."""
     t_end = len(rewards)
     out = np.zeros(t_end)
     after = 0.0
@@ -53,14 +44,10 @@ def lambda_targets(rewards, played, best, drawn, lam):
 
 @njit(cache=True)
 def td_update(weights, lookups, n_lookups, base, targets, alpha, errors, sizes):
-    """Move each afterstate's value (its ``base`` plus its lookups, as the weights stand when it
-    is its turn) ``alpha`` of the way to its target, the step shared evenly by its lookups; the
-    last afterstate (the game's end, worth 0) learns nothing. Returns the sum of squared errors.
-
-    With ``errors`` and ``sizes`` as long as the weights (temporal coherence), each weight's
-    step is also scaled by the size of the sum of its errors over the sum of their sizes (1
-    before its first): a weight whose errors keep their sign learns at full speed, one whose
-    errors cancel out slows down. Empty arrays: plain TD."""
+    """Move each afterstate's value (``base`` plus its lookups) ``alpha`` of the way to its target,
+    the step shared by its lookups (the last, worth 0, learns nothing); returns the squared errors.
+    With ``errors`` and ``sizes`` as long as the weights (temporal coherence) each step is scaled
+    by |sum of the weight's errors| / sum of their sizes: errors that cancel out slow it down."""
     coherent = len(errors) > 0
     sse = 0.0
     for t in range(len(targets) - 1):
@@ -87,11 +74,8 @@ def td_update(weights, lookups, n_lookups, base, targets, alpha, errors, sizes):
 
 class NTupleValue:
     """The tables' weights with their layout: the value of every candidate of many games at once.
-
-    ``planner_share`` adds that share of the planner's own value of each sheet (its candidate
-    value less the points: geometry, potential, turns, letters) to the tables', so tables
-    started at zero with a share of 1 play as the greedy planner does, and learn a correction.
-    """
+    ``planner_share`` adds that share of the planner's own value of the sheet, so zero tables with
+    a share of 1 play as the greedy does, and learn a correction."""
 
     def __init__(
         self,
@@ -120,10 +104,9 @@ class NTupleValue:
     def candidate_values(
         self, states: np.ndarray, rows: np.ndarray, count: np.ndarray, arrays: TurnArrays
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(value, base, lookups, lookup counts) of every candidate of the games ``rows`` (rows of
-        ``states`` and ``arrays``, as ``TurnPlanner.candidate_arrays`` gives them): the value
-        is the base (the planner's share) plus the tables', 0 for a candidate that ends the game;
-        rows of the other games and padding are 0."""
+        """(value, base, lookups, lookup counts) of every candidate of the games ``rows`` (of
+        ``TurnPlanner.candidate_arrays``): the base (the planner's share) plus the tables', 0 for
+        one that ends the game, other games and padding."""
         lay = self.layout
         games, slots = arrays.value.shape
         values = np.zeros((games, slots))
@@ -175,10 +158,8 @@ class NTupleValue:
 
 
 def warm_up() -> str:
-    """Compile the value's kernels (or load them from numba's cache) on the first turn of a game,
-    valued and learnt with and without temporal coherence: a test run's warm-up calls it, so that
-    its workers load the kernels instead of each compiling them, and so does
-    ``python -m numberdrop_env.warmup`` (an entry point) or ``python -m agents.warmup``."""
+    """Compile the value's kernels (or load them from numba's cache) on a game's first turn, valued
+    and learnt with and without temporal coherence: ``python -m numberdrop_env.warmup`` runs it."""
     planner, game = TurnPlanner(), SoloGame(DEFAULT_RULES, seed=0)
     game.step(game.layout.start)
     states = planner.pack_batch([game], 16)

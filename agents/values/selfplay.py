@@ -1,25 +1,16 @@
 """Solo games played by a table value, packed, and the afterstate TD that learns it.
 
-Many games are played at once as packed rows (``TurnPlanner``'s
-packed games): each turn the planner enumerates every game's candidates on every core, the
-value scores them all in one compiled call, each game plays the candidate of the most points
-now plus value (or, with probability ``epsilon``, one drawn at random), and the next roll is
-the game's own. A game ``seed`` is the game of ``SoloGame(seed=seed)`` with the starting
-number in the first column, as the greedy agent plays it: with no value (``value=None``) the
-loop plays the greedy's games exactly, so scores on the same seeds are paired.
-
-When a game ends and a learner learns, every afterstate it played moves towards its
-lambda-return (``lambda_targets``, ``td_update``). With ``record=True`` the games keep their
-afterstates instead (``Trajectory``, in seed order) for a learner elsewhere: the trainer plays
-rounds of games with fixed weights, on this process or on Ray tasks, and its learner takes
-them in seed order, so where the games were played changes nothing.
+Each turn the planner enumerates every game's candidates, the value scores them in one compiled
+call and each game plays the most points now plus value (or, with probability ``epsilon``, a
+random one). Game ``seed`` is the greedy's game of that seed (starting number in the first
+column): with ``value=None`` the loop plays the greedy's games exactly, so scores are paired.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -90,39 +81,17 @@ class Played:
     parts: np.ndarray  # (games, len(SCORE_PARTS))
     turns: int
     sse: float
-    cpu_seconds: float
-    wall_seconds: float
     games: list[Trajectory] | None = None
-    """With ``record=True``: each game's afterstates, in seed order."""
-
-    def part(self, name: str) -> np.ndarray:
-        return self.parts[:, SCORE_PARTS.index(name)]
+    """With ``record=True``: each game's afterstates, in seed order (a learner elsewhere takes
+    them in that order, so where the games were played changes nothing)."""
 
 
-class _Trajectories:
-    """Each slot's afterstates so far in its game: lookups, base, points and values at play."""
-
-    def __init__(self, slots: int, width: int) -> None:
-        self.lookups = np.zeros((slots, MAX_TURNS, width), np.int64)
-        self.n = np.zeros((slots, MAX_TURNS), np.int64)
-        self.base = np.zeros((slots, MAX_TURNS))
-        self.reward = np.zeros((slots, MAX_TURNS))
-        self.played = np.zeros((slots, MAX_TURNS))
-        self.best = np.zeros((slots, MAX_TURNS))
-        self.drawn = np.zeros((slots, MAX_TURNS), bool)
-
-    def game(self, slot: int, length: int) -> Trajectory:
-        """The afterstates of the game that slot ``slot`` just finished, ``length`` turns long (copies)."""
-        t = slice(0, length)
-        return Trajectory(
-            self.reward[slot, t].copy(),
-            self.played[slot, t].copy(),
-            self.best[slot, t].copy(),
-            self.drawn[slot, t].copy(),
-            self.lookups[slot, t].copy(),
-            self.n[slot, t].copy(),
-            self.base[slot, t].copy(),
-        )
+def _trajectories(slots: int, width: int) -> Trajectory:
+    """Each slot's afterstates so far in its game (a ``Trajectory`` with a leading slot axis)."""
+    z = partial(np.zeros, (slots, MAX_TURNS))
+    return Trajectory(
+        z(), z(), z(), z(dtype=bool), np.zeros((slots, MAX_TURNS, width), np.int64), z(dtype=np.int64), z()
+    )
 
 
 def play(
@@ -134,7 +103,6 @@ def play(
     rng_seed: int | Sequence[int] = 0,
     rules: Rules = DEFAULT_RULES,
     planner: TurnPlanner | None = None,
-    on_game: Callable[[int, int], None] | None = None,
     record: bool = False,
     epsilon: float | None = None,
 ) -> Played:
@@ -143,7 +111,7 @@ def play(
     when ``value`` is None); with a ``learner`` of that value, the value learns after each
     game. ``record`` keeps each game's afterstates (``Played.games``); ``epsilon`` (default: the
     learner's, else 0) is the share of turns played by a drawn candidate, drawn from
-    ``rng_seed``. ``on_game(seed, score)`` is called as each game ends."""
+    ``rng_seed``."""
     if learner is not None and (value is None or learner.value is not value):
         raise ValueError("a learner must learn the value that plays")
     if (record or epsilon) and value is None:
@@ -157,29 +125,26 @@ def play(
     games: list[Trajectory | None] = [None] * len(seeds)
     slots = max(1, min(parallel, len(seeds)))
     width = value.layout.max_lookups if value is not None else 1
-    traj = _Trajectories(slots, width)
+    traj = _trajectories(slots, width)
     states = np.zeros((slots, planner.state_width(rules)), np.int64)
     faces = np.zeros((slots, MAX_TURNS, len(rules.number_dice) + 1), np.int64)
     turn = np.zeros(slots, np.int64)
-    seed_of = np.full(slots, -1, np.int64)
     pending = iter(range(len(seeds)))
     scores = np.zeros(len(seeds), np.int64)
     parts = np.zeros((len(seeds), len(SCORE_PARTS)), np.int64)
     index_of = np.full(slots, -1, np.int64)
     turns, sse = 0, 0.0
-    cpu, wall = time.process_time(), time.perf_counter()
 
-    def start(slot: int) -> bool:
+    def start(slot: int) -> None:
         i = next(pending, None)
         if i is None:
             index_of[slot] = -1
-            return False
+            return
         game = SoloGame(rules, seed=seeds[i])
         game.step(game.layout.start)  # the starting number in the first column, as the greedy writes it
         states[slot] = planner.pack_batch([game], limit)[0]
         faces[slot] = roll_faces(game.rng, rules, MAX_TURNS)
-        index_of[slot], seed_of[slot], turn[slot] = i, seeds[i], 0
-        return True
+        index_of[slot], turn[slot] = i, 0
 
     for slot in range(slots):
         start(slot)
@@ -202,14 +167,9 @@ def play(
                 chosen = np.where(drawn, (rng.random(n) * count).astype(np.int64), chosen)
                 drawn &= chosen != score.argmax(axis=1)
             if keeps:
-                t = turn[live]
-                traj.lookups[live, t] = lookups[rows, chosen]
-                traj.n[live, t] = n_lookups[rows, chosen]
-                traj.base[live, t] = base[rows, chosen]
-                traj.reward[live, t] = arrays.points[rows, chosen]
-                traj.played[live, t] = v[rows, chosen]
-                traj.best[live, t] = best
-                traj.drawn[live, t] = drawn
+                picked = [a[rows, chosen] for a in (arrays.points, v, lookups, n_lookups, base)]
+                for field, got in zip(traj, (*picked[:2], best, drawn, *picked[2:])):
+                    field[live, turn[live]] = got
         over = planner.finish_turns(sub, rules, rows, chosen, arrays)
         turn[live] += 1
         turns += n
@@ -223,13 +183,10 @@ def play(
                 i = index_of[slot]
                 scores[i], parts[i] = row[-1], row
                 if keeps:
-                    finished = traj.game(slot, int(turn[slot]))
+                    finished = Trajectory(*(f[slot, : turn[slot]].copy() for f in traj))
                     if learner is not None:
                         sse += learner.learn(finished)
                     if record:
                         games[i] = finished
-                if on_game is not None:
-                    on_game(int(seed_of[slot]), int(row[-1]))
                 start(slot)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return Played(np.array(seeds), scores, parts, turns, sse, cpu, wall, games if record else None)  # type: ignore[arg-type]
+    return Played(np.array(seeds), scores, parts, turns, sse, games if record else None)  # type: ignore[arg-type]

@@ -1,40 +1,9 @@
 """What the n-tuple value reads: its table families and the small facts that index them.
 
-Plain Python (no numba, no planner), so a config can be checked without compiling anything;
-``agents.values.lookups`` reads the facts off a sheet, ``agents.values.ntuple`` holds the weights.
-
-The value of a sheet (``agents.values.ntuple``) is a sum of weights, one per table entry the
-sheet reads. The tables come in *families* (``FAMILIES``), each switched on or off by ``NTupleSpec``:
-
-- ``track``: which identical and consecutive boxes and the bonus box are ticked, with the
-  notches left (the clock: every turn slides one or two notches, the game ends at none);
-- ``letters``: each letter's notch and whether it is circled (a circled letter's block never
-  drops; a tile one notch from its last drops its block soon);
-- ``identical``: the same-valued regions of the unused numbers, the four largest, each as its
-  size (up to 8) and whether it can still grow (an empty cell next to it that a later piece can
-  fill); three tables join them with the open identical boxes and the stage;
-- ``consecutive``: the increasing paths of the unused numbers (from every cell that no value
-  one lower touches), the three longest, each as its length (up to 8) and whether each end can
-  still grow (an open empty neighbour and room in 0..9); three tables join them with the open
-  consecutive boxes and the stage;
-- ``rows``: each regular row as the pattern of its cells (filled, empty and open, or a covered
-  hole), one table per row, read for the grid and its mirror image;
-- ``heights``: the heights of each three neighbouring columns (up to 11), one table per place,
-  read for the grid and its mirror image;
-- ``planner``: the planner's own measurements of the sheet, its potential (the box credits of
-  its regions and paths) and its geometry term (holes, rows, heights), each in bins, by
-  stage, and the two jointly in coarser bins: a learned calibration of the hand-written value;
-- ``regions``: the same-valued regions again, the three largest, each as its size, how many
-  open empty cells touch it (up to 3: where the next pieces can extend it) and whether its
-  value is on a number die's face (else only a star can extend it); tables join the largest
-  with the open identical boxes and the stage, the two largest with the stage, and the
-  second with the open boxes;
-- ``surface``: each two neighbouring columns' top cells (blocked, a number 0..9 not used yet,
-  or the floor) and their height difference (-2..2), one table per place, read for the grid
-  and its mirror image: which values lie where the next pieces land.
-
-The *stage* is the notches left on the board in ``stages`` equal bands. A sheet that ends the
-game is worth 0 (no table is read): the final score is then known.
+Plain Python (no numba, no planner), so a config can be checked without compiling anything. A
+sheet's value is one weight per table entry it reads (each family: ``docs/research/ntuple.md``);
+the *stage* is the notches left in ``stages`` equal bands; a sheet that ends the game reads
+nothing (worth 0: its score is known).
 """
 
 from __future__ import annotations

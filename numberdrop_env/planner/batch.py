@@ -1,9 +1,6 @@
-"""Many packed games at once, compiled: the batch entry points of the turn planner.
-
-A simulator keeps its games packed (``turns.pack``) between turns: it enumerates every
-game's candidates (``enumerate_many``, on every core), plays the chosen ones
-(``finish_turns``), rolls (``start_turns``) and reads the scores (``score_rows``),
-with no Python object per game.
+"""Many packed games at once, compiled: enumerate every game's candidates (``enumerate_many``, on
+every core), play the chosen ones (``finish_turns``), roll (``start_turns``) and read the scores
+(``score_rows``), with no Python object per game.
 """
 
 from __future__ import annotations
@@ -33,9 +30,8 @@ from .packing import (
 
 @njit(cache=True)
 def turn_costs(states, ints):
-    """A rough relative cost of enumerating each packed game's turn, to hand the dearest out
-    first (fitted on random play): a star on the shape die multiplies it by about 2.3, each
-    letter one notch from its block by about 1.8 (a block may drop), each wild die by 1.15."""
+    """A rough relative cost of each packed game's turn, to hand the dearest out first (fitted on
+    random play: x2.3 a star on the shape die, x1.8 a letter one notch from its block, x1.15 a wild die)."""
     o = state_offsets(ints)
     out = np.empty(states.shape[0])
     for g in range(states.shape[0]):
@@ -51,8 +47,7 @@ def turn_costs(states, ints):
 
 @njit(cache=True)
 def _own(rules):
-    """A copy of every array of ``rules``: a thread's own (threads that share an array contend for
-    its reference count)."""
+    """A thread's own copy of ``rules`` (threads sharing an array contend for its reference count)."""
     return RuleArrays(
         rules.dr.copy(),
         rules.cc.copy(),
@@ -70,13 +65,9 @@ def _own(rules):
 
 @njit(cache=True, nogil=True)
 def enumerate_many(states, order, lo, hi, rules, with_features, count, out, features):
-    """``enumerate_packed`` (and, ``with_features``, ``candidate_features``)
-    of the packed games ``order[lo:hi]``, written into their rows of ``out`` (a
-    ``TurnArrays`` with a leading game axis, padded to the slots of ``features``;
-    ``count[g]`` says how many rows of game g are candidates).
-
-    It holds no GIL, so a few Python threads each given a share of the games run on every
-    core; each call reads its own copies of the rule arrays."""
+    """``enumerate_packed`` (and, ``with_features``, ``candidate_features``) of the packed games
+    ``order[lo:hi]`` into their rows of ``out`` (``count[g]`` of them). It holds no GIL: a few
+    threads, each with a share of the games, run on every core."""
     rules = _own(rules)
     ints, box = rules.ints, rules.box
     o = state_offsets(ints)
@@ -127,12 +118,9 @@ def enumerate_many(states, order, lo, hi, rules, with_features, count, out, feat
 
 @njit(cache=True)
 def finish_turns(states, games, chosen, arrays, ints, over):
-    """``SoloGame.play_afterstate`` on packed games, up to the next roll: game ``g = games[j]``
-    (row g of ``states``) jumps to the afterstate of its candidate ``chosen[j]`` (row g of the
-    candidate ``arrays``, a ``TurnArrays`` with a leading game axis), ticks the
-    box its combination scores (circling a letter both boxes complete), ticks completed lines
-    and occupied penalty rows, and ``over[j]`` says whether the game ended (a penalty row
-    reached, the tetromino lost, every letter at its last notch)."""
+    """``SoloGame.play_afterstate`` on packed games, up to the next roll: game ``games[j]`` jumps to
+    its candidate ``chosen[j]``, ticks its box, lines and penalty rows, and ``over[j]`` says
+    whether the game ended."""
     values, used, heights, notches = arrays.values, arrays.used, arrays.heights, arrays.notches
     combo_kind, combo_size, has_terms = arrays.combo_kind, arrays.combo_size, arrays.has_terms
     o = state_offsets(ints)
@@ -162,9 +150,8 @@ def finish_turns(states, games, chosen, arrays, ints, over):
 
 @njit(cache=True)
 def start_turns(states, games, dice, shape, ints):
-    """Start the next turn of packed games: game ``games[j]`` rolled number dice ``dice[j]`` (in
-    die order) and shape face ``shape[j]`` (a shape index, -1 for the star); its row becomes
-    the turn's first decision (phase slide, its star slide owed when a die shows a star)."""
+    """Start the next turn of packed games: game ``games[j]`` rolled ``dice[j]`` (die order) and
+    shape ``shape[j]`` (-1 for the star), at the turn's first decision."""
     o = state_offsets(ints)
     for j in range(len(games)):
         s = states[games[j]]
@@ -179,8 +166,7 @@ def start_turns(states, games, dice, shape, ints):
 
 @njit(cache=True)
 def score_rows(states, ints, parts, boxes):
-    """``Sheet.score_breakdown`` of packed games, one row of ``parts`` each (identical,
-    consecutive, bonus, column bonuses, lines, penalties, total), and their ticked boxes."""
+    """``Sheet.score_breakdown`` of packed games, one row of ``parts`` each, and their ticked boxes."""
     o = state_offsets(ints)
     box = ints[N_INTS:]
     for g in range(states.shape[0]):

@@ -1,8 +1,5 @@
-"""What a turn candidate is: one way to play the rest of a turn and the sheet it leaves.
-
-Shared by the compiled turn engine (``numberdrop_env.planner.turns``) and its reference
-(``numberdrop_env.planner.turns_python``); ``numberdrop_env.planner.turns`` says how candidates
-are enumerated, pruned and ranked.
+"""What a turn candidate is: one way to play the rest of a turn and the sheet it leaves,
+shared by ``TurnPlanner`` (``.turns``) and its specification (``.turns_python``).
 """
 
 from __future__ import annotations
@@ -20,6 +17,14 @@ PLAN_PHASES = (Phase.SLIDE, Phase.STAR_SLIDE, Phase.BLOCK, Phase.PLACE, Phase.AR
 """Phases from which the rest of a rolled turn can be enumerated."""
 TURN_PHASES = (Phase.START, *PLAN_PHASES)
 """Phases ``TurnPlanner.candidates`` accepts: the starting number's column is a turn of its own."""
+
+
+def check_phase(game: SoloGame) -> None:
+    """Refuse a game whose pending decision does not start the rest of a turn."""
+    if game.phase not in TURN_PHASES:
+        raise ValueError(
+            f"cannot enumerate a turn from phase {game.phase.value!r}; expected one of {[p.value for p in TURN_PHASES]}"
+        )
 
 
 def remaining_turns(notches: np.ndarray | tuple[int, ...], last: int) -> float:
@@ -60,11 +65,8 @@ class Candidate:
         return (tuple(self.values), tuple(self.used), self.notches)
 
     def play(self, game: SoloGame) -> int:
-        """Play the candidate on ``game`` (at the decision it was enumerated from); returns its points.
-
-        A turn is played by jumping to its afterstate (``SoloGame.play_afterstate``), the
-        starting number by its one decision.
-        """
+        """Play the candidate on ``game`` (at the decision it was enumerated from) by jumping to its
+        afterstate, the starting number by its one decision; returns its points."""
         if game.phase is Phase.START:
             return sum(game.step(a) for a in self.actions)
         game.play_afterstate(
@@ -96,12 +98,8 @@ class Candidate:
 
 
 def letter_values(g: SoloGame, w: Weights) -> list[float]:
-    """What circling each letter is worth now: 0 once circled or once its block is gone.
-
-    At a multiplayer table (``g.rivals``, see ``numberdrop_env.engine.table.Seat``) a circle also
-    aims the block at the opponents who have not circled it (``hurt``) and shields from a
-    letter they have circled or are one box from circling (``threat``).
-    """
+    """What circling each letter is worth now: 0 once circled or once its block is gone; at a
+    table (``g.rivals``) plus ``hurt`` and ``threat`` by the opponents' circles."""
     last = g.rules.last_notch
     live = [(int(n) < last) and not c for n, c in zip(g.notches, g.sheet.circled.tolist())]
     rivals = getattr(g, "rivals", None)
@@ -115,28 +113,15 @@ def letter_values(g: SoloGame, w: Weights) -> list[float]:
 
 
 def start_candidates(game: SoloGame) -> list[Candidate]:
-    """Where to write the starting number, before the first roll: one candidate per column,
-    left to right, all of planner value 0 (the rows above are empty, so nothing is known yet)."""
+    """Where to write the starting number: one candidate per column, left to right, all of
+    planner value 0 (nothing is known yet)."""
     L, s = game.layout, game.sheet
+    notches = tuple(game.notches.tolist())
     out = []
     for col in np.flatnonzero(game.legal_mask()[L.start : L.slide]).tolist():
-        values = s.values.ravel().tolist()
+        values, used = s.values.ravel().tolist(), s.used.ravel().tolist()
         values[col] = game.start_number
         heights = s.heights.tolist()
         heights[col] = 1
-        out.append(
-            Candidate(
-                (L.start + col,),
-                (Phase.START,),
-                0.0,
-                0,
-                values,
-                s.used.ravel().tolist(),
-                heights,
-                tuple(game.notches.tolist()),
-                None,
-                False,
-                {},
-            )
-        )
+        out.append(Candidate((L.start + col,), (Phase.START,), 0.0, 0, values, used, heights, notches, None, False))
     return out

@@ -1,16 +1,9 @@
-"""The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out.
+"""The compiled turn engine: a sheet and a roll in, the ranked distinct candidates out (``TurnArrays``).
 
-It computes exactly what ``numberdrop_env.planner.turns_python`` computes (the module
-docstring of ``numberdrop_env.planner.turns`` says what a candidate is and how they are
-pruned and ranked), over flat arrays, so that a turn costs no Python objects: the slides and
-block drops are a small explicit tree (``.slides``), the tetromino search of each distinct
-sheet is memoised (``.tetromino``), the tails of every leaf are merged by value (ties:
-leaf order, then tail order, as ``heapq.merge`` does) and deduplicated by their afterstate.
-The result is a structure of arrays (``TurnArrays``).
-
-Floating-point sums follow the reference operation by operation (NumPy's pairwise sum
-included), so values are bitwise equal and the order of candidates is the same; the
-differential tests check it over thousands of turns.
+It computes exactly what ``.turns_python`` computes, over flat arrays: the slides and block drops
+(``.slides``), one memoised tetromino search per distinct sheet (``.tetromino``), the leaves'
+tails merged by value (ties as ``heapq.merge``) and deduplicated by afterstate. Floating-point
+sums follow the specification operation by operation, so values are bitwise equal.
 """
 
 from __future__ import annotations
@@ -73,8 +66,7 @@ def _targets(done, box, bonus, bonus_size):
 
 @njit(cache=True)
 def enumerate_packed(state, rivals, rules):
-    """``enumerate_turn`` of a packed game (one int64 vector, see ``STATE_FIELDS``) under
-    ``rules`` (``RuleArrays``). ``rivals`` is (2, letters), or (0, 0) at a solo game."""
+    """``enumerate_turn`` of a packed game; ``rivals`` is (2, letters), or (0, 0) at a solo game."""
     o = state_offsets(rules.ints)
     identical, consecutive = state[o[6] : o[7]] != 0, state[o[7] : o[8]] != 0
     position = Position(
@@ -163,12 +155,8 @@ def _mix(h, x):
 
 @njit(cache=True, inline="always")
 def enumerate_turn(position, rivals, boxes, limit, rules):
-    """The distinct candidates of the rest of a turn, best first (see the module docstring),
-    up to ``limit`` (all when negative).
-
-    ``position.phase`` is SLIDE, STAR_SLIDE, BLOCK or PLACE (with ``fixed[0] < 0``), or ARRANGE
-    with the pending cells in ``fixed``; ``position.face`` is the shape die (-1 for a star).
-    """
+    """The distinct candidates of the rest of a turn, best first, up to ``limit`` (all when
+    negative); at ARRANGE the pending cells are ``position.fixed``."""
     vals0, heights0, notches0, phase0 = position.values, position.heights, position.notches, position.phase
     circled, identical, consecutive = position.circled, position.identical, position.consecutive
     ints, floats = rules.ints, rules.floats
@@ -230,8 +218,8 @@ def enumerate_turn(position, rivals, boxes, limit, rules):
 
 @njit(cache=True, inline="always")
 def _merge(leaves, search_of, offset, searches, position, limit, rules):
-    """Merge the leaves' sorted tails by value (ties: leaf order, then tail order) and keep the
-    first candidate of each afterstate, up to ``limit`` (all when negative)."""
+    """Merge the leaves' sorted tails by value (ties: leaf order, then tail order), keeping the
+    first candidate of each afterstate, up to ``limit``."""
     used0, lines0, penalties0 = position.used, position.lines, position.penalties
     ints, floats = rules.ints, rules.floats
     l_notch, l_vals, l_h, l_lost = leaves.notches, leaves.values, leaves.heights, leaves.lost
@@ -350,8 +338,8 @@ def _same_last(notches, i, j, last):
 
 @njit(cache=True, inline="always")
 def _fill_leaf(out, i, value, leaves, li):
-    """Write candidate ``i``'s value, notches and the slides and blocks of its leaf ``li`` (over a
-    duplicate that may have been written there before); returns how many actions they are."""
+    """Write candidate ``i``'s value, notches and its leaf's actions (over a duplicate written there
+    before); returns how many actions."""
     out.actions[i] = -1
     out.phases[i] = -1
     na = leaves.n_actions[li]
@@ -378,8 +366,7 @@ def _fill_lost(out, i, leaves, li, points, used0):
 
 @njit(cache=True, inline="always")
 def _fill_tail(out, i, na, tails, ti, letter_half, used0):
-    """The rest of candidate ``i``: tail ``ti`` (in value order) of its leaf's ``tails``, after the
-    leaf's ``na`` actions."""
+    """The rest of candidate ``i``: tail ``ti`` (in value order), after the leaf's ``na`` actions."""
     ti = tails.rank[ti]
     k = tails.n_actions[ti]
     out.actions[i, na : na + k] = tails.actions[ti, :k]

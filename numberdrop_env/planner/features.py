@@ -1,9 +1,6 @@
-"""The rows ``NumberDropTurn-v0`` observes, compiled: each candidate's features and the state.
-
-``candidate_features`` describes the candidates of ``numberdrop_env.planner.enumeration``
-(``envs.turn.CANDIDATE_FEATURES`` names the columns); ``turn_state`` is the game's ``state``
-vector (``envs.turn._state_reference`` is its NumPy reference), and ``turn_states_packed``
-the same of many packed games at once.
+"""The rows ``NumberDropTurn-v0`` observes, compiled: each candidate's features
+(``candidate_features``, columns named by ``envs.turn.CANDIDATE_FEATURES``) and the game's
+``state`` vector (``turn_state``; ``envs.turn._state_reference`` is its NumPy reference).
 """
 
 from __future__ import annotations
@@ -18,8 +15,7 @@ from .packing import I_BONUS, I_COLS, I_LAST, I_LETTERS, I_MAXN, I_REG, I_ROWS, 
 
 @njit(cache=True)
 def feature_count(ints):
-    """Columns of a candidate's feature row: 21 numbers, the heights, the boxes, the letters
-    circled and the notches (``turn_env.CANDIDATE_FEATURES`` names them)."""
+    """Columns of a candidate's feature row (``turn_env.CANDIDATE_FEATURES`` names them)."""
     n_box = len(ints) - N_INTS
     return 21 + ints[I_COLS] + 2 * n_box + 1 + n_box + ints[I_LETTERS]
 
@@ -46,8 +42,7 @@ def candidate_features(
     slots,
     n_features,
 ):
-    """``NumberDropTurn-v0``'s ``candidates`` rows (see ``turn_env.CANDIDATE_FEATURES``), each
-    computed in float64 as the NumPy reference does, then stored as float32."""
+    """``NumberDropTurn-v0``'s ``candidates`` rows, in float64 as the NumPy reference, stored as float32."""
     rows, cols, reg, last = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LAST]
     maxn, bonus_size = ints[I_MAXN], ints[I_BONUS]
     nb = len(box)
@@ -146,9 +141,7 @@ def turn_state(
     last,
     rows,
 ):
-    """``NumberDropTurn-v0``'s ``state`` vector (see ``turn_env._state_reference``): the sorted
-    number dice one-hot (a star in the last column), the shape die one-hot (``shape_die``
-    its face, -1 for none), the boxes, the board, the heights and ``extra``."""
+    """``NumberDropTurn-v0``'s ``state`` vector (``turn_env._state_reference``); ``shape_die`` -1: none."""
     size = (
         n_dice * n_faces
         + n_shape_die
@@ -187,9 +180,8 @@ def turn_state(
 
 @njit(cache=True)
 def turn_states_packed(states, extra, die_of_face, ints, n_dice, n_faces, n_shape_die, n_shapes, out):
-    """``turn_state`` of packed games inside a turn (rows of ``states``, see ``turns.pack``)
-    with their ``extra`` rows, written into ``out``; ``die_of_face[f]`` is the shape die's face
-    showing shape f, its last entry the star's."""
+    """``turn_state`` of packed games with their ``extra`` rows into ``out``; ``die_of_face[f]``: the
+    shape die's face showing shape f, the last the star's."""
     o = state_offsets(ints)
     for g in range(states.shape[0]):
         s = states[g]

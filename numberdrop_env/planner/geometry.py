@@ -1,8 +1,5 @@
-"""Where a shape lands and what the sheet's shape is worth, compiled for the turn engine.
-
-The geometry value is ``heuristic.Context.geometry``'s (rows filled or holed, bumps, height);
-floating-point sums follow it operation by operation (NumPy's pairwise sum included), so
-the compiled planner's values are bitwise equal to the reference's.
+"""Where a shape lands and what the sheet's shape is worth (``heuristic.Context.geometry``),
+compiled; sums follow it operation by operation (NumPy's pairwise sum included).
 """
 
 from __future__ import annotations
@@ -15,14 +12,12 @@ from ..engine.rules import EMPTY
 from .packing import F_BUMP, F_HIGH, F_HOLE, F_HOLE_ROW, F_ROW_FILL, I_COLS, I_LINE_PTS, I_PEN_PTS, I_REG, I_ROWS
 
 PAIRWISE, SEQUENTIAL = np.bool_(True), np.bool_(False)
-"""``geometry``'s ways to sum the rows: numpy booleans, not literals, so that one compiled
-signature serves both (see ``slides.BLOCK_DROP``)."""
+"""``geometry``'s ways to sum the rows, numpy booleans: one compiled signature (``slides.BLOCK_DROP``)."""
 
 
 @njit(cache=True)
 def legal_placements(heights, allowed, rules, out):
-    """Fill ``out`` with the legal placements of the allowed shapes; returns how many, and
-    each one's landing row in ``out[:, 1]``."""
+    """Fill ``out`` with the legal (placement, landing row) of the allowed shapes; returns how many."""
     rows = rules.ints[I_ROWS]
     dr, cc, bottom, top, fits, owner = rules.dr, rules.cc, rules.bottom, rules.top, rules.fits, rules.owner
     n = 0
@@ -99,10 +94,8 @@ def row_counts(vals, heights, ints):
 
 @njit(cache=True)
 def row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairwise, row_value):
-    """(geometry value, line points, penalty points) from each row's filled cells and holes
-    (``heuristic.Context.geometry``); ``pairwise`` sums the rows as NumPy's
-    ``geometry_batch`` does (stage 1), else one after the other (block drops). ``row_value``
-    is scratch space for the rows' values."""
+    """(geometry value, line points, penalty points) from each row's filled cells and holes;
+    ``pairwise`` sums the rows as ``geometry_batch`` does (stage 1), else in order (block drops)."""
     rows, cols, reg = ints[I_ROWS], ints[I_COLS], ints[I_REG]
     seq = 0.0
     line_pts = 0
@@ -138,9 +131,8 @@ def row_geometry(filled, holes, heights, lines0, penalties0, ints, floats, pairw
 
 @njit(cache=True, inline="always")
 def placement_geometry(vals0, heights0, flat, lines0, penalties0, ints, floats):
-    """Stage 1's geometry of every placement (``heuristic.Context.geometry_batch``): the
-    sheet's rows counted once, then each placement's four cells (``flat``, one row each) and
-    the holes under them. Returns each placement's heights, geometry, line and penalty points."""
+    """Stage 1's geometry of every placement (``Context.geometry_batch``): each placement's heights,
+    geometry, line and penalty points, the sheet's rows counted once."""
     rows, cols = ints[I_ROWS], ints[I_COLS]
     n_p = flat.shape[0]
     heights = np.empty((n_p, cols), np.int64)

@@ -1,55 +1,8 @@
-"""Hand-written evaluation of a solo Number Drop sheet, shared by the greedy and search agents.
+"""The hand-written value of a solo Number Drop sheet, by which the turn planner ranks its candidates.
 
-The value of a position after a turn is
-
-    points scored this turn (exact: combination box, column bonuses, +2 lines, -5 rows)
-    + [not the last turn] * geometry(sheet)   (holes, unfinished rows, height, bumpiness;
-                                               kept when the Game Over line is crossed early)
-    + [game goes on] * (potential(sheet) + turn * expected remaining turns + letter terms)
-
-where the potential counts only the ceil(expected remaining turns) largest box credits.
-
-It ranks the candidates of ``numberdrop_env.planner.turns``; the greedy agent plays the best.
-Sheets are flat (cell ``r * cols + c``); the flood fills, paths and box credits run in the
-compiled loops of ``numberdrop_env.planner.kernels``, the row and column terms in NumPy.
-
-Heuristic terms (``Weights``; weights in brackets)
---------------------------------------------------
-Official points of the turn (box size, +10 column bonuses, +2 lines, -5 rows) count at
-face value. Then:
-
-- ``turn`` (3.0) x expected remaining turns, estimated from the notches left
-  (each turn moves 1 + 1/6 + 0.07 x active-tiles notches on average). It is 0 when the
-  game ends this turn (last notch or Game Over line crossed): crossing the line costs
-  all future turns, not only the -5. It also rewards finishing tiles (star slides on a
-  tile at notch 4 are wasted, so the game lasts longer) and sliding circled tiles.
-- On the game's last turn (no notch left after it) only the official points count:
-  no geometry term, since the sheet will never be played again.
-- potential of the unused numbers, counted only while the game goes on. For every open
-  box (identical 3..7, consecutive 3..7, bonus 8) the best structure on the sheet is
-  credited ``box size x credit``, and only the ceil(expected remaining turns) largest
-  credits count (one combination is scored per turn, so hoarding is worth little
-  near the end):
-  - ``ready`` (0.55): a region / monotone path already big enough: it can be scored on
-    a later turn, but only one combination is scored per turn and the sheet may bury it;
-  - ``progress`` (0.45) x (size/box)^2: a smaller region / path; convex, because the last
-    cells are the hard ones and big boxes need several turns;
-  - ``buried`` (x0.25): the structure has no open empty neighbour (no fillable cell next
-    to it), so it can only be used as it is. Paths whose values cannot reach the box size
-    inside 0..9 get nothing.
-- ``letter`` (3.0): scoring a combination that circles a letter whose tile has not
-  reached notch 4 yet: that block will never drop (4 X cells of capacity saved).
-- ``letter_half`` (0.35) x notches ahead: an uncircled tile whose letter has one of
-  its two boxes scored is worth keeping high, giving time to circle it.
-- multiplayer only, added to ``letter``: ``hurt`` (2.0) x the share of opponents who have
-  not circled the letter (its block will drop on them), and ``threat`` (3.0) x the share
-  who have circled it or scored one of its two boxes (its block may drop on us).
-- ``hole_row`` (1.6) + ``hole`` (0.3) per covered hole: a regular row with a hole can
-  never score its +2, and a hole is lost capacity (the game ends when the grid is full).
-- ``row_fill`` (1.4) x (filled/7)^2 for regular rows that can still be completed.
-- ``bump`` (0.08) x sum of |height differences|: jagged tops leave fewer placements
-  and make holes.
-- ``high`` (0.35) x (height - 8)^2 per column above row 8: the Game Over line is near.
+Points of the turn plus geometry (holes, rows, heights), the potential of the unused numbers
+for the open boxes, expected remaining turns and letter terms: the terms, their weights and why
+in ``docs/envs/numberdrop-turn.md``. Flood fills, paths and box credits run in ``.kernels``.
 """
 
 from __future__ import annotations
@@ -66,7 +19,7 @@ from . import kernels
 
 @dataclass(frozen=True)
 class Weights:
-    """Weights of the heuristic (the module docstring says why each term matters)."""
+    """Weights of the heuristic (``docs/envs/numberdrop-turn.md`` says why each term matters)."""
 
     turn: float = 3.0  # value of one expected remaining turn (a turn scores a box or builds one)
     ready: float = 0.55  # share of a box's value credited for a combination already on the sheet
@@ -89,9 +42,14 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
+def kernel_weights(w: Weights, full_column: int) -> np.ndarray:
+    """What ``kernels.potential_into`` reads: ready, progress, power, buried, and the share of the
+    column bonus a kind's last open box, and each of its last two, adds."""
+    return np.array([w.ready, w.progress, w.power, w.buried, w.column * full_column, 0.5 * w.column * full_column])
+
+
 class Structures(NamedTuple):
-    """Same-valued regions and increasing paths of the unused numbers of a sheet
-    (``numberdrop_env.planner.kernels.structures`` says what each array holds)."""
+    """Same-valued regions and increasing paths of a sheet's unused numbers (``kernels.structures_into``)."""
 
     free: np.ndarray
     region: np.ndarray
@@ -113,7 +71,6 @@ class Context:
     def __init__(self, game, weights: Weights = DEFAULT_WEIGHTS) -> None:
         r = game.rules
         s = game.sheet
-        self.rules = r
         self.rows, self.cols = r.rows, r.cols
         self.reg_rows = r.regular_rows
         self.nbrs = neighbour_table(r.rows, r.cols)
@@ -122,31 +79,18 @@ class Context:
         self.bonus_size = r.bonus_size
         self.ident_open = {k: not d for k, d in zip(r.box_sizes, s.identical.tolist())}
         self.cons_open = {k: not d for k, d in zip(r.box_sizes, s.consecutive.tolist())}
-        self.bonus_open = not s.bonus
         self.ident_done = sum(s.identical.tolist())
         self.cons_done = sum(s.consecutive.tolist())
-        self.circled = s.circled.tolist()
-        self.crossed = s.crossed.tolist()
         self.lines = s.lines.tolist()
         self.penalties = s.penalties.tolist()
         self.max_number = r.max_number
         self.full_column = r.full_column_points
         self.line_points = r.line_points
         self.penalty_points = r.penalty_points
-        # open targets for the potential: (kind, size)
-        bonus = [self.bonus_size] if self.bonus_open else []
+        bonus = [] if s.bonus else [self.bonus_size]
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
-        self._kernel_weights = np.array(
-            [
-                weights.ready,
-                weights.progress,
-                weights.power,
-                weights.buried,
-                weights.column * self.full_column,
-                0.5 * weights.column * self.full_column,
-            ]
-        )
+        self._kernel_weights = kernel_weights(weights, self.full_column)
         self._ident = np.array(self.ident_targets, np.int64)
         self._cons = np.array(self.cons_targets, np.int64)
         self._ident_sizes = np.array(sorted(set(self.ident_targets)), np.int64)
@@ -157,7 +101,6 @@ class Context:
             *kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs, self.max_number)
         )
 
-    # ------------------------------------------------------------ geometry
     def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
         """(heuristic geometry value, line points this turn, penalty points this turn)."""
         w = self.w
@@ -218,7 +161,6 @@ class Context:
         high = (np.clip(heights - 8, 0, None) ** 2).sum(axis=1)
         return value - (w.bump * bump + w.high * high), line_pts, pen_pts
 
-    # ------------------------------------------------------------ potential
     def potential(
         self,
         vals: list[int] | np.ndarray,
@@ -228,20 +170,15 @@ class Context:
         cons_open: list[int] | None = None,
         limit: int | None = None,
     ) -> float:
-        """Promise of the unused numbers for the boxes still open (by default the sheet's; else
-        ``ident_open`` / ``cons_open``); with ``limit``, only the ``limit`` best credits count
-        (one combination is scored per remaining turn)."""
+        """Promise of the unused numbers for the open boxes (the sheet's, or ``ident_open`` /
+        ``cons_open``); with ``limit``, only the ``limit`` best credits count."""
         ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
         cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
         return kernels.potential_into(
             np.asarray(vals, np.int64),
             np.asarray(heights, np.int64),
             st.free,
-            st.start,
-            st.members,
-            st.up,
-            st.down,
-            st.up_next,
+            *st[2:],  # start, members, up, down, up_next
             self.nbrs,
             ident,
             cons,
@@ -253,30 +190,6 @@ class Context:
             -1 if limit is None else int(limit),
             *kernels.potential_work(len(st.free), max(len(ident), len(cons))),
         )
-
-    # ------------------------------------------------------------ combos
-    def combo_candidates(self, vals: list[int] | np.ndarray, st: Structures) -> list[tuple[str, int, list[int]]]:
-        """One canonical combination per open box: (kind, size, cells in selection order)."""
-        work = self._sheet_work()
-        count = kernels.combinations_into(
-            np.asarray(vals, np.int64),
-            st.free,
-            st.region,
-            st.start,
-            st.members,
-            st.up,
-            st.up_next,
-            self.nbrs,
-            self._ident_sizes,
-            self._cons,
-            work.kinds,
-            work.sizes,
-            work.cells,
-        )
-        return [
-            ("identical" if kind == 0 else "consecutive", k, row[:k])
-            for kind, k, row in zip(work.kinds[:count].tolist(), work.sizes[:count].tolist(), work.cells.tolist())
-        ]
 
     def written_sheet(
         self, vals: list[int], used: list[bool], heights: list[int], limit: int, with_potential: bool = True

@@ -1,15 +1,9 @@
 """Compiled (numba) kernels of the sheet evaluation in ``numberdrop_env.planner.heuristic``.
 
-The planner values every (placement, writing, combination) it keeps: a dozen flood fills,
-path searches and box credits per written tetromino, ~30 per turn. Those are short loops
-over a 7 x 14 grid with data-dependent branches (a flood fill, a matching), which NumPy
-cannot vectorise; in pure Python they were most of a turn's time.
-
-Conventions: a sheet is flat (cell ``row * cols + column``); ``nbrs`` is the (cells, 4)
-neighbour table of ``numberdrop_env.engine.combos.neighbour_table`` (padded with the
-number of cells), in the order down, up, right, left (the order the flood
-fills and ties follow); box targets are int arrays of box sizes in the order the
-heuristic lists them (open regular boxes ascending, then the bonus box).
+Flood fills, path searches and box credits, a dozen per written tetromino: short loops with
+data-dependent branches that NumPy cannot vectorise. Sheets are flat (``row * cols + column``);
+``nbrs`` is ``engine.combos.neighbour_table`` (padded with the number of cells; down, up, right,
+left: the order the flood fills and ties follow); box targets list the open boxes ascending, then the bonus.
 """
 
 from __future__ import annotations
@@ -33,15 +27,10 @@ def structures(vals, used, nbrs, max_number):
 
 @njit(cache=True)
 def structures_into(vals, used, nbrs, max_number, free, buffer):
-    """Same-valued regions and increasing paths of the unused numbers, written into ``free``
-    (cells) and ``buffer`` (8 x cells + max_number + 3 integers), so a caller that asks
-    again and again allocates nothing.
-
-    Returns ``free`` (unused number), ``region`` (region id or -1), ``start`` and
-    ``members`` (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order; ids in
-    order of their lowest cell), ``n_regions``, ``up`` / ``down`` (longest path of values
-    +1 / -1 from each cell, itself included) and ``up_next`` (next cell of the up path).
-    """
+    """Same-valued regions and increasing paths of the unused numbers, written into ``free`` and
+    ``buffer`` (8 x cells + max_number + 3): ``free``, ``region`` (id or -1), ``start`` and ``members``
+    (region r is ``members[start[r]:start[r + 1]]`` in flood-fill order, ids by lowest cell), ``up`` /
+    ``down`` (longest path of values +1 / -1 from each cell, itself included) and ``up_next``."""
     n = vals.shape[0]
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
@@ -80,8 +69,7 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
                     top += 1
         n_regions += 1
         start[n_regions] = pos
-    # free cells by value (counting sort): a path steps from value v to v + 1, so the paths
-    # up are known value by value from the top, the paths down from the bottom
+    # free cells by value: the paths up are known value by value from the top, down from the bottom
     first[:] = 0
     for i in range(n):
         if free[i]:
@@ -120,8 +108,9 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
 
 
 @njit(cache=True)
-def _growable(i, vals, heights, nbrs, cols, reg_rows):
-    """A cell next to an empty cell that a later piece can still fill (on top, in a regular row)."""
+def growable(i, vals, heights, nbrs, cols, reg_rows):
+    """Whether cell i touches an empty cell that a later piece can still fill (on top of its
+    column, in a regular row)."""
     for q in range(4):
         k = nbrs[i, q]
         if k < vals.shape[0] and vals[k] == EMPTY:
@@ -133,15 +122,13 @@ def _growable(i, vals, heights, nbrs, cols, reg_rows):
 
 @njit(cache=True)
 def _power(x, power):
-    """``x ** power``; a square is a product (the same double for every ratio of a structure
-    size to a box size, checked by the tests), several times cheaper than ``pow``."""
+    """``x ** power``; a square is a product (the same double here, as the tests check), cheaper than ``pow``."""
     return x * x if power == 2.0 else x**power
 
 
 @njit(cache=True)
 def _box_value(targets, j, bonus_size, one_column, two_columns):
-    """Value of target box j: its size, plus a share of the +10 column bonus when one or two
-    regular boxes of the kind are left."""
+    """Target box j's size, plus a share of the column bonus when one or two regular boxes are left."""
     k = targets[j]
     if k == bonus_size:
         return float(k)
@@ -158,14 +145,9 @@ def _box_value(targets, j, bonus_size, one_column, two_columns):
 
 @njit(cache=True)
 def _assign(values, owners, boxes, count, out, n_out):
-    """Greedy matching, best credit first (ties: higher owner, then higher box): each
-    structure credits one box and each box is credited once. Appends to ``out``.
-
-    At most one credit per box is taken, so the best eligible credit is picked again and
-    again (the order a sort of all of them would give, at a fraction of its cost); a
-    picked credit's owner and box are marked taken by negating the owner and box of every
-    credit that shares them.
-    """
+    """Greedy matching, best credit first (ties: higher owner, then higher box), appended to
+    ``out``: each structure credits one box, each box once. Picking the best eligible credit again
+    and again gives a sort's order at a fraction of its cost; taken owners and boxes become -1."""
     while True:
         best = -1
         for t in range(count):
@@ -220,12 +202,8 @@ def potential_into(
     work_floats,
     work_ints,
 ):
-    """The promise of the unused numbers for the open boxes (see the heuristic's docstring).
-
-    ``weights`` = (ready, progress, power, buried, one column share, two columns share);
-    ``limit`` < 0 counts every credit, else only the ``limit`` largest. ``work_floats`` and
-    ``work_ints`` are scratch space (``potential_work``).
-    """
+    """The promise of the unused numbers for the open boxes (``heuristic.kernel_weights``):
+    ``limit`` < 0 counts every credit, else only the ``limit`` largest; ``work_*``: ``potential_work``."""
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -249,7 +227,7 @@ def potential_into(
                     if grow < 0:
                         grow = 0
                         for a in range(start[sid], start[sid + 1]):
-                            if _growable(members[a], vals, heights, nbrs, cols, reg_rows):
+                            if growable(members[a], vals, heights, nbrs, cols, reg_rows):
                                 grow = 1
                                 break
                     credit = progress * _power(m / k, power) * (1.0 if grow == 1 else buried)
@@ -280,8 +258,8 @@ def potential_into(
                         grow = (
                             1
                             if (
-                                (lo > 0 and _growable(i, vals, heights, nbrs, cols, reg_rows))
-                                or (hi < max_number and _growable(end, vals, heights, nbrs, cols, reg_rows))
+                                (lo > 0 and growable(i, vals, heights, nbrs, cols, reg_rows))
+                                or (hi < max_number and growable(end, vals, heights, nbrs, cols, reg_rows))
                             )
                             else 0
                         )
@@ -312,14 +290,10 @@ def potential_into(
 def combinations_into(
     vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
 ):
-    """One canonical combination per open box, written into ``kinds`` (0 identical,
-    1 consecutive), ``sizes`` and ``cells`` (one row per combination, in selection order,
-    padded with -1); returns how many.
-
-    Identical: the smallest region big enough (ties: lowest id), cut to k cells grown
-    breadth-first from its lowest cell. Consecutive: the shortest up path long enough
-    (ties: lowest start cell), its first k cells.
-    """
+    """One canonical combination per open box into ``kinds`` (0 identical, 1 consecutive), ``sizes``
+    and ``cells`` (selection order, padded with -1); returns how many. Identical: the smallest region
+    big enough (ties: lowest id), k cells breadth-first from its lowest. Consecutive: the shortest
+    up path long enough (ties: lowest start), its first k cells."""
     cells[:] = -1
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -443,10 +417,9 @@ def written_sheet_into(
     with_potential,
     work,
 ):
-    """Everything the planner asks of a sheet just written: the potential if the turn passes,
-    and each canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential
-    left after it (``work.after``: its box closed, its cells used). Without
-    ``with_potential`` the potentials are 0. Returns (potential now, combinations)."""
+    """What the planner asks of a sheet just written: the potential if the turn passes, and each
+    canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential after it
+    (``work.after``), 0 without ``with_potential``. Returns (potential now, combinations)."""
     free, region, start, members, up, down, up_next = structures_into(
         vals, used, nbrs, max_number, work.free, work.buffer
     )

@@ -1,13 +1,8 @@
 """What the compiled planner reads and writes: flat arrays, laid out once for every module.
 
-A game is one int64 vector (``STATE_FIELDS``, see ``turns.pack``); the rules and the planner's
-settings are one ``RuleArrays``, built once per rules; the candidates of a turn are one
-``TurnArrays``. A turn being planned is read as a ``Position`` (the game) and its
-``Boxes`` (what a combination can still score). numba passes these NamedTuples of arrays
-to compiled functions as they are, so each function takes the few groups it needs.
-
-Conventions as in ``numberdrop_env.planner.kernels``: flat sheets (``row * cols + column``),
-the neighbour table padded with the number of cells.
+A game is one int64 vector (``STATE_FIELDS``, ``turns.pack``), the rules and settings one
+``RuleArrays``, a turn's candidates one ``TurnArrays``, read as a ``Position`` and its ``Boxes``:
+numba passes NamedTuples of arrays as they are, so each function takes the groups it needs.
 """
 
 from __future__ import annotations
@@ -57,26 +52,9 @@ LOST = 7  # a leaf whose tetromino has no legal placement: the turn and the game
 N_INTS = 21
 """``ints`` holds these, then the box sizes."""
 # fields of a packed game (``pack`` in turns.py), in this order; the sizes come from the rules
-STATE_FIELDS = (
-    "values",
-    "used",
-    "heights",
-    "notches",
-    "tiles",
-    "circled",
-    "identical",
-    "consecutive",
-    "crossed",
-    "lines",
-    "penalties",
-    "bonus",
-    "dice",
-    "face",
-    "star",
-    "phase",
-    "block",
-    "fixed",
-    "limit",
+STATE_FIELDS = tuple(
+    "values used heights notches tiles circled identical consecutive crossed lines penalties bonus dice face star "
+    "phase block fixed limit".split()
 )
 # float weights, by index into ``RuleArrays.floats``
 (F_TURN, F_LETTER, F_LETTER_HALF, F_HURT, F_THREAT, F_HOLE_ROW, F_HOLE, F_ROW_FILL, F_BUMP, F_HIGH) = range(10)
@@ -102,9 +80,8 @@ class TurnArrays(NamedTuple):
 
 
 class RuleArrays(NamedTuple):
-    """What the rules and the planner's settings fix: the tetromino placements (placement
-    ``p = orientation * cols + column``), the neighbour table, the weights and the integer
-    parameters. Every array is C-contiguous and writable, so one compiled signature serves all."""
+    """What the rules and the planner's settings fix (placement ``p = orientation * cols + column``).
+    Every array is C-contiguous and writable, so one compiled signature serves all."""
 
     dr: np.ndarray  # (placements, 4) row offset of each cell
     cc: np.ndarray  # (placements, 4) column of each cell
@@ -120,8 +97,7 @@ class RuleArrays(NamedTuple):
 
 
 def rule_arrays(rules: Rules, ints: np.ndarray, kweights: np.ndarray, floats: np.ndarray) -> RuleArrays:
-    """The ``RuleArrays`` of ``rules`` with the planner's parameters ``ints`` (``I_*``, then
-    the box sizes) and weights."""
+    """The ``RuleArrays`` of ``rules`` with the planner's parameters and weights."""
     t = tetromino_table(rules)
     owner = np.repeat(t.orientation_shape, rules.cols)
 
@@ -165,9 +141,8 @@ class Position(NamedTuple):
 
 
 class Boxes(NamedTuple):
-    """What the combinations of a turn can still score: the open targets (ascending box sizes,
-    then the bonus box if open), the distinct identical sizes, how many boxes of each kind are
-    ticked and which are open."""
+    """What the combinations of a turn can still score: the open targets (ascending, then the bonus
+    box), the distinct identical sizes, and each kind's ticked count and open boxes."""
 
     ident_targets: np.ndarray
     cons_targets: np.ndarray

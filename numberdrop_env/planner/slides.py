@@ -1,9 +1,7 @@
 """The slides and block drops of a turn, compiled: the small tree before the tetromino.
 
-Every way through the slides is enumerated exactly, depth first in action order (the
-reference's recursion); a dropping block keeps its ``block_width`` best placements by
-geometry and potential. Each leaf (``Leaves``) is a sheet and notches on which the
-tetromino is dropped (phase PLACE), or a tetromino with no legal placement (LOST).
+Slides are enumerated exactly, depth first in action order; a dropping block keeps its
+``block_width`` best placements. Each leaf is a sheet on which the tetromino drops, or LOST.
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ from .packing import (
 
 BLOCK_DROP = np.int64(-1)
 """``_advance``'s tile for a block drop. Constants passed to compiled callees are numpy scalars:
-numba compiles a callee once more for each literal Python int it meets, and during type
-inference even a counter's starting 0 is one."""
+numba compiles a callee again for each literal Python int it meets (even a counter's starting 0)."""
 EVERY_CREDIT = np.int64(-1)
 """``potential_into``'s limit that counts every credit."""
 
@@ -55,9 +52,8 @@ class Leaves(NamedTuple):
 
 @njit(cache=True)
 def _advance(notches, vals, heights, state, slid, position, rules, allowed):
-    """Resolve what follows a slide of tile ``slid`` (or, with ``BLOCK_DROP``, a block drop), as
-    ``SoloGame._slide`` / ``_after_slides`` do; ``state`` = [phase, star owed, block tile].
-    ``allowed`` is scratch space (one flag per shape)."""
+    """Resolve what follows a slide of tile ``slid`` (or ``BLOCK_DROP``), as ``SoloGame._slide`` /
+    ``_after_slides`` do; ``state`` = [phase, star owed, block tile]; ``allowed`` is scratch."""
     tiles, circled, face = position.tiles, position.circled, position.face
     last = rules.ints[I_LAST]
     t = slid
@@ -96,8 +92,7 @@ def _advance(notches, vals, heights, state, slid, position, rules, allowed):
 
 @njit(cache=True)
 def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
-    """The ``block_width`` best placements (placement, landing row) of the block of shape
-    ``tile_shape`` on the sheet ``vals`` by geometry + potential."""
+    """The ``block_width`` best (placement, landing row) of the block ``tile_shape`` by geometry + potential."""
     used, lines0, penalties0 = position.used, position.lines, position.penalties
     ident_targets, cons_targets = boxes.ident_targets, boxes.cons_targets
     dr, cc, nbrs, kweights, ints, floats = rules.dr, rules.cc, rules.nbrs, rules.kweights, rules.ints, rules.floats
@@ -149,8 +144,7 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
 
 @njit(cache=True, inline="always")
 def leaves(position, boxes, rules):
-    """Every way through the slides and block drops of ``position``, depth first in action
-    order (the reference's recursion): each leaf's notches, sheet, actions and phase."""
+    """Every way through the slides and block drops of ``position``, depth first in action order."""
     vals0, heights0, notches0, tiles = position.values, position.heights, position.notches, position.tiles
     dr, cc, ints = rules.dr, rules.cc, rules.ints
     n, cols, last = vals0.shape[0], ints[I_COLS], ints[I_LAST]

@@ -1,11 +1,8 @@
 """The tetromino's part of a turn, compiled: every way to drop and write it, the best kept.
 
-For one sheet (a leaf of the slides and block drops), stage 1 scores every legal
-(placement, arrangement, wild values) cheaply: exact geometry plus the matches of the new
-numbers with their neighbours, at most 3 per placement and the ``width`` best overall kept;
-stage 2 writes each of those and values every combination that can be scored, and the pass
-(``turns`` module docstring). The result is the sheet's ``Tails``, best first, which
-``numberdrop_env.planner.enumeration`` merges across leaves.
+Stage 1 scores every legal (placement, arrangement, wild values) by exact geometry plus local
+matches, keeping at most 3 per placement and the ``width`` best; stage 2 writes each and values
+the pass and every canonical combination. The result is one sheet's ``Tails``, best first.
 """
 
 from __future__ import annotations
@@ -153,11 +150,9 @@ def _value_table(vals, free, start, region, up, down, max_number):
 
 @njit(cache=True, inline="always")
 def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes, writings, rules, work):
-    """Tails of dropping the tetromino (``placed`` = (P, 2) placements and landing rows) on the
-    sheet ``vals0`` (the position's, after its slides and blocks) or of arranging the pending
-    cells ``position.fixed``, best first: value, actions, points, afterstate, combination and
-    terms of each. ``t_rem`` is the turns left after this one, ``letter_live`` the worth of
-    circling each letter now; ``work`` is scratch space (``kernels.sheet_work``)."""
+    """Tails of dropping the tetromino (``placed``: placements and landing rows) on the sheet
+    ``vals0``, or of arranging the pending cells ``position.fixed``, best first. ``t_rem``: turns
+    left after this one; ``letter_live``: circling each letter's worth; ``work``: ``kernels.sheet_work``."""
     used0, fixed, lines0, penalties0 = position.used, position.fixed, position.lines, position.penalties
     ks, fills, n_wild, written, tie, distinct, per = writings
     ident_targets, cons_targets, ident_sizes, ident_done, cons_done, ident_open, cons_open = boxes
@@ -196,8 +191,7 @@ def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes
     for p in range(n_p):
         base[p] = float(lps[p] + pps[p]) if ends else geos[p] + lps[p] + pps[p]
         reach[p] = base[p] + _contributions(table, free, flat, p, nbrs, contrib, adjacent)
-    # the most promising placements first: once ``width`` totals are known, placements and
-    # arrangements that cannot pass the last of them are skipped (they could not be kept)
+    # the most promising placements first: once ``width`` totals are known, what cannot pass the last is skipped
     width = ints[I_WIDTH]
     kept = np.full(width + 1, -np.inf)  # the best totals so far, descending
     found = 0
@@ -355,9 +349,8 @@ def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes
 
 @njit(cache=True)
 def _contributions(table, free, flat, p, nbrs, contrib, adjacent):
-    """Each landed cell of placement ``p`` its local score per value written (its free
-    number neighbours outside the piece) and which landed cells touch; returns an upper
-    bound of the placement's local score."""
+    """Each landed cell's local score per value written and which landed cells touch; returns an
+    upper bound of placement ``p``'s local score."""
     n_v = table.shape[1]
     n = free.shape[0]
     bound = 0.0
@@ -390,18 +383,11 @@ def _contributions(table, free, flat, p, nbrs, contrib, adjacent):
 
 @njit(cache=True)
 def _best_writings(contrib, adjacent, p, writings, base, threshold, best, score, scratch):
-    """The ``len(best)`` best writings of the dice into a placement's landed cells by local
-    score (``turns_python.local_scores`` for one placement, fused with the choice of the best):
-    their indices into the writings and their scores, best first.
-
-    A local score is a sum of halves, exact in any order, so each arrangement's fixed cells
-    are summed once and only the wild cells' terms per wild value. An arrangement whose
-    best case cannot pass the third best so far, or whose ``base`` + score stays below
-    ``threshold`` (where stage 1 no longer looks), is skipped: ``tie`` only lowers scores.
-    Writings skipped that way keep index -1 and score -inf. ``scratch`` is ``wild``, ``gain``
-    and ``digits``: the wild cells, a wild cell's score with the fixed cells per value, and
-    the wild values of one writing.
-    """
+    """The ``len(best)`` best writings of the dice into placement ``p`` by local score
+    (``turns_python.local_scores``, fused with the choice): indices and scores, best first (-1, -inf
+    where skipped). A local score is a sum of halves, exact in any order, so each arrangement's
+    fixed cells are summed once; one whose best case cannot pass the third best, or ``threshold``
+    (where stage 1 no longer looks), is skipped: ``tie`` only lowers scores."""
     distinct, per, tie = writings.distinct, writings.per, writings.tie
     wild, gain, digits = scratch
     n_v = contrib.shape[2]

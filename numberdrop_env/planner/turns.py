@@ -1,37 +1,9 @@
-"""The turn enumerator: what a player can make of the rest of a turn, as ranked candidates.
+"""The turn planner: every distinct way to play the rest of a turn, ranked by the planner value.
 
-A *candidate* is one way to play the rest of the current turn — the slides, the
-placement of any block they drop, the tetromino's placement, arrangement and wild
-values, and the combination scored or the pass — given as the micro-actions of the flat
-encoding (``numberdrop_env.engine.actions``) together with the sheet it leaves (its
-*afterstate*) and the official points it scores. Candidates are deduplicated by their
-afterstate: two ways of playing that leave the same grid, used cells, boxes and notches
-are one candidate (the first in ranking order is kept).
-
-The full set of outcomes is far too large to list (a wild die alone multiplies it by
-ten), so the enumeration is pruned by a documented ranking, the planner value of
-``numberdrop_env.planner.heuristic`` (points now plus a hand-written value of the sheet):
-
-1. Slides are enumerated exactly; a dropping block keeps its ``block_width`` best
-   placements by geometry and potential.
-2. For every sheet reached, every legal (placement, arrangement, wild values) of the
-   tetromino gets a cheap local score (exact geometry plus matches of the new numbers
-   with their neighbours; wild dice only take values suggested by neighbours, else the
-   default); at most 3 per placement and the ``width`` best overall go on.
-3. Each of those is written and every combination that can be scored is tried (one
-   canonical combination per open box, plus the pass), each valued exactly: points of
-   the turn plus the heuristic of the sheet after it. Every one is a candidate.
-
-``TurnPlanner.candidates(game, limit=K)`` returns the K best distinct candidates, best
-first, as ``TurnCandidates``: a structure of arrays (one row per candidate) that
-also reads as a sequence of ``Candidate`` objects, built only when asked for. The
-enumeration runs in compiled code (``numberdrop_env.planner.enumeration``);
-``TurnPlanner(reference=True)`` runs its specification, ``numberdrop_env.planner.turns_python``,
-and so does every planner while the compiled code is being compiled in the background
-(``numberdrop_env.startup``).
-The greedy agent plays the first one, the search agent re-ranks the first few,
-the turn-level environment offers them all; so the greedy's choice is always among
-the candidates the environment offers.
+A candidate is the turn's micro-actions with the afterstate they leave and its points; the
+ranking that prunes them is described in ``docs/envs/numberdrop-turn.md``. ``TurnPlanner`` runs
+the compiled engine (``.enumeration``), or its specification ``.turns_python`` when asked
+(``reference=True``) and while the engine compiles in the background (``numberdrop_env.startup``).
 """
 
 from __future__ import annotations
@@ -39,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache, partial
+from functools import cache, lru_cache, partial
 from typing import overload
 
 import numpy as np
@@ -50,10 +22,17 @@ from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
 from . import batch, packing
-from .candidates import PLAN_PHASES, TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .candidates import (
+    PLAN_PHASES,
+    TURN_PHASES,
+    Candidate,
+    check_phase,
+    letter_values,
+    start_candidates,
+)
 from .enumeration import enumerate_packed
 from .features import feature_count
-from .heuristic import DEFAULT_WEIGHTS, Weights
+from .heuristic import DEFAULT_WEIGHTS, Weights, kernel_weights
 from .packing import MAX_ACTIONS, TurnArrays, rule_arrays, state_offsets
 from .turns_python import PythonPlanner
 
@@ -65,21 +44,11 @@ __all__ = [
     "TurnPlanner",
     "batch_arrays",
     "letter_values",
-    "remaining_turns",
     "start_candidates",
 ]
 
-PHASE_CODES = (
-    Phase.SLIDE,
-    Phase.STAR_SLIDE,
-    Phase.BLOCK,
-    Phase.PLACE,
-    Phase.ARRANGE,
-    Phase.WILD,
-    Phase.COMBO,
-    Phase.START,
-)
-"""Phase of each code in ``TurnArrays.phases`` (the engine's codes, then the starting number)."""
+PHASE_CODES = (*PLAN_PHASES, Phase.WILD, Phase.COMBO, Phase.START)
+"""Phase of each code in ``TurnArrays.phases`` (``packing.SLIDE`` to ``COMBO``, then the starting number)."""
 TERMS = ("geometry", "potential", "turns", "letter", "letter_half")
 """Columns of ``TurnArrays.terms``: the planner value's parts besides the points."""
 COMBO_KINDS = ("identical", "consecutive")
@@ -145,64 +114,41 @@ class TurnCandidates(Sequence):
     @classmethod
     def from_candidates(cls, candidates: list[Candidate]) -> TurnCandidates:
         """Arrays of candidates built elsewhere (the starting number, the reference planner)."""
-        k = len(candidates)
-        cells = len(candidates[0].values) if k else 0
-        cols = len(candidates[0].heights) if k else 0
-        letters = len(candidates[0].notches) if k else 0
-        a = TurnArrays(
-            np.full((k, MAX_ACTIONS), -1, np.int64),
-            np.full((k, MAX_ACTIONS), -1, np.int64),
-            np.array([len(c.actions) for c in candidates], np.int64),
-            np.array([c.value for c in candidates], float),
-            np.array([c.points for c in candidates], np.int64),
-            np.array([c.values for c in candidates], np.int64).reshape(k, cells),
-            np.array([c.used for c in candidates], bool).reshape(k, cells),
-            np.array([c.heights for c in candidates], np.int64).reshape(k, cols),
-            np.array([c.notches for c in candidates], np.int64).reshape(k, letters),
-            np.array([-1 if c.combo is None else COMBO_KINDS.index(c.combo[0]) for c in candidates], np.int64),
-            np.array([0 if c.combo is None else c.combo[1] for c in candidates], np.int64),
-            np.array([c.ends_game for c in candidates], bool),
-            np.array([[c.terms.get(t, 0.0) for t in TERMS] for c in candidates], float).reshape(k, len(TERMS)),
-            np.array([bool(c.terms) for c in candidates], bool),
-        )
+        c = candidates[0] if candidates else None
+        sizes = (len(c.values), len(c.heights), len(c.notches)) if c else (0, 0, 0)
+        a = _padding((len(candidates),), *sizes)
         for i, c in enumerate(candidates):
-            a.actions[i, : len(c.actions)] = c.actions
-            a.phases[i, : len(c.phases)] = [PHASE_CODES.index(p) for p in c.phases]
+            n = len(c.actions)
+            a.actions[i, :n], a.phases[i, :n] = c.actions, [PHASE_CODES.index(p) for p in c.phases]
+            a.n_actions[i], a.value[i], a.points[i], a.ends_game[i] = n, c.value, c.points, c.ends_game
+            a.values[i], a.used[i], a.heights[i], a.notches[i] = c.values, c.used, c.heights, c.notches
+            if c.combo is not None:
+                a.combo_kind[i], a.combo_size[i] = COMBO_KINDS.index(c.combo[0]), c.combo[1]
+            a.terms[i], a.has_terms[i] = [c.terms.get(t, 0.0) for t in TERMS], bool(c.terms)
         out = cls(a)
         out._built = dict(enumerate(candidates))
         return out
 
 
 class TurnPlanner:
-    """Enumerates and ranks the candidates of a turn (see the module docstring).
-
-    ``reference=True`` enumerates with the reference implementation instead of the
-    compiled engine: the same candidates, ten to twenty times slower.
-    """
+    """Enumerates and ranks the candidates of a turn; ``reference=True`` with the specification:
+    the same candidates, ten to twenty times slower."""
 
     def __init__(
         self, weights: Weights = DEFAULT_WEIGHTS, width: int = 12, block_width: int = 3, reference: bool = False
     ) -> None:
-        if width < 1 or block_width < 1:
-            raise ValueError(f"width and block_width must be >= 1, got {width}, {block_width}")
-        self.weights = weights
-        self.width = int(width)
-        self.block_width = int(block_width)
+        self._reference = PythonPlanner(weights, width, block_width)  # it checks the widths
+        self.weights, self.width, self.block_width = weights, self._reference.width, self._reference.block_width
         self.reference = bool(reference)
-        self._reference = PythonPlanner(weights, self.width, self.block_width)
         self._fixed: _Static | None = None
         self._starts: dict[tuple, TurnCandidates] = {}
 
     def candidates(self, game: SoloGame, limit: int | None = None) -> TurnCandidates:
         """Distinct candidates of the rest of the turn, best planner value first (those of the
         starting number are shared by the games that start alike: their arrays are read-only)."""
-        if game.phase not in TURN_PHASES:
-            raise ValueError(
-                f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                f"expected one of {[p.value for p in TURN_PHASES]}"
-            )
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
-            raise ValueError(f"limit must be None or a positive int, got {limit!r}")
+        check_phase(game)
+        if limit is not None:
+            _check_limit(limit)
         if game.phase is Phase.START:
             return self._start(game, limit)
         interpreted = numba_cache.interpreted()  # compiling in the background: the specification plays
@@ -216,20 +162,16 @@ class TurnPlanner:
     def candidates_batch(
         self, games: Sequence[SoloGame], limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """``candidates`` of many solo games at once, enumerated on every core (compiled code
-        without the GIL, one share of the games per thread), and with
-        ``features`` each game's candidate feature rows (``features.candidate_features``,
-        padded to ``limit`` rows; else an empty array). Every game must be at a turn's first
-        decision (phase slide) or later in the turn, and of the same rules."""
+        """``candidates`` of many solo games of one rule set, each inside a turn, enumerated on every
+        core; with ``features`` each game's candidate feature rows (padded to ``limit`` rows)."""
         if not games:
             _check_limit(limit)
             return [], np.zeros((0, limit, 0), np.float32)
         return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
 
     def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
-        """The starting number's candidates, enumerated once for every game with the same sheet
-        (almost every game starts from the empty one). Each game gets its own copy, writable like
-        every other turn's candidates, so that compiled readers see one array type."""
+        """The starting number's candidates, enumerated once per sheet (almost every game starts from
+        the empty one); each game gets a writable copy, so that compiled readers see one array type."""
         s = game.sheet
         key = (game.rules, limit, s.values.tobytes(), s.used.tobytes(), game.notches.tobytes())
         if key not in self._starts:
@@ -238,8 +180,7 @@ class TurnPlanner:
         return TurnCandidates(TurnArrays(*(field.copy() for field in self._starts[key].arrays)))
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
-        """The games as packed rows (``packing.STATE_FIELDS``), checked for
-        ``candidates_packed``: solo games of one rule set, each inside a turn."""
+        """The games as packed rows (``packing.STATE_FIELDS``): solo games of one rule set, each inside a turn."""
         _check_limit(limit)
         if not games:
             raise ValueError("pack_batch needs at least one game")
@@ -256,17 +197,15 @@ class TurnPlanner:
     def candidates_packed(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """``candidates_batch`` of games packed by ``pack_batch`` (whose rows a caller
-        may read too, e.g. for observations)."""
+        """``candidates_batch`` of games packed by ``pack_batch``."""
         count, arrays, rows = self.candidate_arrays(states, rules, limit, features)
         return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
 
     def candidate_arrays(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[np.ndarray, TurnArrays, np.ndarray]:
-        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of
-        all games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the
-        feature rows. For callers that keep their games packed and build no per-game objects."""
+        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of all
+        games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the feature rows."""
         _check_limit(limit)
         startup.compiled()  # not interpreted: wait for the background compile, if any
         fixed = self._static(rules)
@@ -274,10 +213,11 @@ class TurnPlanner:
         if not (isinstance(states, np.ndarray) and states.dtype == np.int64 and states.shape[1:] == (width,)):
             raise ValueError(f"states must be an int64 array of packed games, shape (games, {width}) (pack_batch)")
         n_games = len(states)
-        count, a, rows = _batch_outputs(n_games, limit, fixed, bool(features))
+        count, a = np.zeros(n_games, np.int64), batch_arrays(n_games, limit, rules)
+        rows = np.zeros((n_games, limit, feature_count(fixed.arrays.ints) if features else 0), np.float32)
         # turns differ a lot in cost: the threads take the dearest first, in small shares, to end together
         order = np.argsort(-batch.turn_costs(states, fixed.arrays.ints), kind="stable")
-        k = min(n_games, 8 * _workers())
+        k = min(n_games, 8 * _cores(os.getpid()))
         bounds = [round(i * n_games / k) for i in range(k + 1)]
         run = partial(
             batch.enumerate_many,
@@ -293,9 +233,8 @@ class TurnPlanner:
         return count, a, rows
 
     def game_arrays(self, game: SoloGame, limit: int) -> tuple[np.ndarray, np.ndarray, TurnArrays]:
-        """One solo game's ``pack_batch`` row with its ``candidate_arrays`` (count and arrays):
-        the same, but while the compiled code builds in the background (``startup``) from the
-        specification, without waiting for it, for agents that plan one game at a time."""
+        """One solo game's ``pack_batch`` row with its ``candidate_arrays`` (count and arrays), from the
+        specification while the compiled code builds in the background (``startup``): no waiting."""
         states = self.pack_batch([game], limit)
         if not numba_cache.interpreted():
             count, arrays, _ = self.candidate_arrays(states, game.rules, limit)
@@ -306,15 +245,13 @@ class TurnPlanner:
             field[0, : len(offered)] = rows
         return states, np.array([len(offered)], np.int64), arrays
 
-    # A simulator can keep its games packed between turns and leave SoloGame objects aside:
-    # pack once, then candidate_arrays, finish_turns and start_turns each turn (every game's
-    # rolls drawn by engine.solo.roll_faces from its own generator), and unpack to read a game.
+    # A simulator keeps its games packed: candidate_arrays, finish_turns and start_turns each turn
+    # (rolls drawn by engine.solo.roll_faces from each game's generator), unpack to read a game.
     def finish_turns(
         self, states: np.ndarray, rules: Rules, games: np.ndarray, chosen: np.ndarray, arrays: TurnArrays
     ) -> np.ndarray:
-        """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (a row of ``states`` and of
-        ``arrays``, the output of ``candidate_arrays``), in place, up to the next roll:
-        ``SoloGame.play_afterstate`` without its roll. Returns which games ended."""
+        """Play candidate ``chosen[j]`` of each packed game ``games[j]`` (rows of ``states`` and of
+        ``candidate_arrays``' ``arrays``) in place, up to the next roll; returns which games ended."""
         startup.compiled()
         over = np.zeros(len(games), bool)
         batch.finish_turns(states, games, chosen, arrays, self._static(rules).arrays.ints, over)
@@ -328,8 +265,8 @@ class TurnPlanner:
             self._static(rules).start_turns(states, games, faces)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
-        """Bring ``game`` (the game packed in ``row``, at the turn it was packed) to the position of
-        the row: a turn's first decision with ``roll``, or the end of the game."""
+        """Bring ``game`` (packed in ``row`` at this turn) to the row's position: a turn's first
+        decision with ``roll``, or the end of the game."""
         self._static(game.rules).unpack(row, game, roll, turn, over)
 
     def state_width(self, rules: Rules) -> int:
@@ -337,8 +274,7 @@ class TurnPlanner:
         return self._static(rules).state_width
 
     def packed_scores(self, states: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-        """The score of each packed game by its parts (``Sheet.score_breakdown``, one row each,
-        columns in ``engine.sheet.SCORE_PARTS`` order) and its count of ticked boxes."""
+        """Each packed game's ``Sheet.score_breakdown`` (columns in ``SCORE_PARTS`` order) and ticked boxes."""
         startup.compiled()
         parts = np.empty((len(states), len(SCORE_PARTS)), np.int64)
         boxes = np.empty(len(states), np.int64)
@@ -356,77 +292,61 @@ def _check_limit(limit: object) -> None:
         raise ValueError(f"limit must be a positive int, got {limit!r}")
 
 
-def _batch_outputs(n_games: int, slots: int, fixed: _Static, features: bool):
-    """Zeroed (padded) outputs of ``batch.enumerate_many`` for ``n_games`` games."""
-    n_features = feature_count(fixed.arrays.ints) if features else 0
-    arrays = batch_arrays(n_games, slots, fixed.rules)
-    return np.zeros(n_games, np.int64), arrays, np.zeros((n_games, slots, n_features), np.float32)
-
-
 def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:
-    """Candidate arrays of ``n_games`` games with a leading game axis, ``slots`` rows each, all
-    padding (what ``TurnPlanner.candidate_arrays`` fills)."""
-    n, cols, letters = rules.rows * rules.cols, rules.cols, len(rules.letters)
-    shape = (n_games, slots)
+    """Candidate arrays of ``n_games`` games, ``slots`` rows each, all padding."""
+    return _padding((n_games, slots), rules.rows * rules.cols, rules.cols, len(rules.letters))
+
+
+def _padding(shape: tuple[int, ...], cells: int, cols: int, letters: int) -> TurnArrays:
     return TurnArrays(
         np.full((*shape, MAX_ACTIONS), -1, np.int64),
         np.full((*shape, MAX_ACTIONS), -1, np.int64),
         np.zeros(shape, np.int64),
         np.zeros(shape),
         np.zeros(shape, np.int64),
-        np.zeros((*shape, n), np.int64),
-        np.zeros((*shape, n), bool),
+        np.zeros((*shape, cells), np.int64),
+        np.zeros((*shape, cells), bool),
         np.zeros((*shape, cols), np.int64),
         np.zeros((*shape, letters), np.int64),
         np.full(shape, -1, np.int64),
         np.zeros(shape, np.int64),
         np.zeros(shape, bool),
-        np.zeros((*shape, 5)),
+        np.zeros((*shape, len(TERMS))),
         np.zeros(shape, bool),
     )
 
 
 def _run_shares(run: Callable[..., None], shares: list[tuple[int, int]]) -> None:
-    """``run(lo=, hi=)`` over every share: the calling thread and the pool's other threads each
-    take the next share left until none is (one hand-over per thread, not one per share)."""
+    """``run(lo=, hi=)`` over every share: this thread and the pool's each take the next share
+    left until none is (one hand-over per thread, not one per share)."""
     pending = iter(shares)  # next() on a list iterator is atomic under the GIL
 
     def take_shares() -> None:
         for lo, hi in pending:
             run(lo=lo, hi=hi)
 
-    helpers = [_pool().submit(take_shares) for _ in range(min(_workers(), len(shares)) - 1)]
+    pid = os.getpid()
+    helpers = [_pool_of(pid).submit(take_shares) for _ in range(min(_cores(pid), len(shares)) - 1)]
     take_shares()
     for helper in helpers:
         helper.result()
 
 
-def _workers() -> int:
-    """Threads that share a batch of games: the cores this process may use (asked once per
-    process: a forked worker may be given fewer cores than its parent)."""
-    pid = os.getpid()
-    if pid not in _WORKERS:
-        _WORKERS[pid] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return _WORKERS[pid]
+# the threads that share a batch of games, by process id: a forked worker may be given fewer
+# cores than its parent, and has none of its threads
+@cache
+def _cores(pid: int) -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-_WORKERS: dict[int, int] = {}
-
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool() -> ThreadPoolExecutor:
-    """This process's threads (a forked child gets its own: the parent's threads are not in it)."""
-    pid = os.getpid()
-    if pid not in _POOLS:
-        _POOLS[pid] = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="numberdrop-turns")
-    return _POOLS[pid]
+@cache
+def _pool_of(pid: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_cores(pid), thread_name_prefix="numberdrop-turns")
 
 
 @lru_cache(maxsize=1024)
 def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
-    """The shape index of each letter's tile (read-only: the array is shared, one per game's tiles)."""
+    """The shape index of each letter's tile (read-only: shared)."""
     out = np.array([names.index(t) for t in tiles], np.int64)
     out.flags.writeable = False
     return out
@@ -434,8 +354,8 @@ def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def rule_ints(rules: Rules) -> np.ndarray:
-    """The engine's integer parameters that the rules fix (``packing.I_*``; the planner's
-    settings left 0), then the box sizes. Read-only: the array is shared."""
+    """The ``packing.I_*`` parameters the rules fix (the planner's settings 0), then the box
+    sizes. Read-only: shared."""
     L = layout_for(rules)
     ints = np.zeros(packing.N_INTS, np.int64)
     for i, v in (
@@ -474,20 +394,11 @@ class _Static:
         ints = rule_ints(rules).copy()
         ints[packing.I_WILD_DEFAULT], ints[packing.I_WIDTH] = w.wild_default, width
         ints[packing.I_BLOCK_WIDTH] = block_width
-        kernel_weights = np.array(
-            [
-                w.ready,
-                w.progress,
-                w.power,
-                w.buried,
-                w.column * rules.full_column_points,
-                0.5 * w.column * rules.full_column_points,
-            ]
-        )
         floats = np.array(
             [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
         )
-        self.arrays = rule_arrays(rules, ints, kernel_weights, floats)  # what the compiled planner reads
+        # what the compiled planner reads
+        self.arrays = rule_arrays(rules, ints, kernel_weights(w, rules.full_column_points), floats)
         self.offsets = state_offsets(self.arrays.ints)  # where each field of a packed game starts
         self.state_width = int(self.offsets[-1])
         # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)
@@ -531,14 +442,12 @@ class _Static:
         )
 
     def start_turns(self, states: np.ndarray, games: np.ndarray, faces: np.ndarray) -> None:
-        """Write each roll (a row of ``engine.solo.roll_faces``) into its packed game's row, as
-        the game's first decision of the next turn: ``pack`` after ``play_afterstate``."""
+        """Write each roll (a row of ``roll_faces``) into its packed game: ``pack`` after ``play_afterstate``."""
         dice = self.die_values[np.arange(self.die_values.shape[0]), faces[:, :-1]]
         batch.start_turns(states, games, dice, self.face_shapes[faces[:, -1]], self.arrays.ints)
 
     def unpack(self, row: np.ndarray, game: SoloGame, roll: tuple[tuple[int, ...], str], turn: int, over: bool) -> None:
-        """Write a packed game's sheet and notches back into ``game`` and take it up at that turn
-        (``SoloGame.resume``): the inverse of ``pack`` at a turn's first decision or the end."""
+        """The inverse of ``pack`` at a turn's first decision or the end (``SoloGame.resume``)."""
         o, s = self.offsets, game.sheet
         s.values[:] = row[o[0] : o[1]].reshape(s.values.shape)
         s.used[:] = row[o[1] : o[2]].reshape(s.used.shape) != 0

@@ -1,12 +1,9 @@
-"""The turn enumerator in pure NumPy and Python: the compiled engine's specification and a planner of its own.
+"""The turn enumerator in Python: the compiled engine's specification and a planner of its own.
 
-It plays every slide and block drop on cloned games and values each written tetromino
-as the compiled engine does, building Python objects as it goes. The compiled engine
-(``numberdrop_env.planner.enumeration``) must produce exactly its candidates: the same
-actions, points, afterstates and order, values within 1e-9 (the differential tests check
-it). ``TurnPlanner(reference=True)`` plays with it; it is also what a multiplayer seat's
-block phase is planned with (its block ends the seat's turn, which the engine does not model).
-``numberdrop_env.planner.turns`` describes the enumeration, the pruning and the ranking.
+It plays every slide and block drop on cloned games; the compiled engine must produce exactly its
+candidates (the differential tests check it). ``TurnPlanner`` plays with it when asked, while the
+engine compiles, and for a multiplayer seat's block phase (which ends that seat's turn, which
+the engine does not model).
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from ..engine.combos import neighbour_table
 from ..engine.rules import EMPTY, WILD
 from ..engine.shapes import ShapeTable
 from ..engine.solo import SoloGame
-from .candidates import TURN_PHASES, Candidate, letter_values, remaining_turns, start_candidates
+from .candidates import Candidate, check_phase, letter_values, remaining_turns, start_candidates
 from .heuristic import DEFAULT_WEIGHTS, Context, Structures, Weights, apply_used
 
 
@@ -38,14 +35,9 @@ class PythonPlanner:
         self.width = int(width)
         self.block_width = int(block_width)
 
-    # ------------------------------------------------------------------ public
     def candidates(self, game: SoloGame, limit: int | None = None) -> list[Candidate]:
         """Distinct candidates of the rest of the turn, best planner value first."""
-        if game.phase not in TURN_PHASES:
-            raise ValueError(
-                f"cannot enumerate a turn from phase {game.phase.value!r}; "
-                f"expected one of {[p.value for p in TURN_PHASES]}"
-            )
+        check_phase(game)
         if game.phase is Phase.START:
             return start_candidates(game)[:limit]
         ctx = Context(game, self.weights)
@@ -71,18 +63,8 @@ class PythonPlanner:
                 # the piece was lost and the game is over: only the official points count
                 pts = g.score() - game.score()
                 s = g.sheet
-                tail = _Tail(
-                    float(pts),
-                    (),
-                    (),
-                    pts,
-                    s.values.ravel().tolist(),
-                    s.used.ravel().tolist(),
-                    s.heights.tolist(),
-                    None,
-                    True,
-                    {},
-                )
+                sheet = (s.values.ravel().tolist(), s.used.ravel().tolist(), s.heights.tolist())
+                tail = _Tail(float(pts), (), (), pts, *sheet, None, True, {})
                 leaves.append(_Leaf(0.0, acts, phases, notches, [tail]))
                 continue
             t_rem = remaining_turns(g.notches, last)
@@ -92,25 +74,21 @@ class PythonPlanner:
             leaves.append(_Leaf(0.0 if t_rem == 0.0 else self._letter_half(g, ctx), acts, phases, notches, cache[key]))
         return leaves
 
-    # ------------------------------------------------------------------ slides and blocks
     def _expand(
         self, g: SoloGame, acts: tuple[int, ...], phases: tuple[Phase, ...], leaves: list, ctx: Context
     ) -> None:
         L = g.layout
         if g.phase in (Phase.SLIDE, Phase.STAR_SLIDE):
-            for t in np.flatnonzero(g.notches < g.rules.last_notch):
-                g2 = g.clone()
-                a = L.slide + int(t)
-                g2.step(a)
-                self._expand(g2, acts + (a,), phases + (g.phase,), leaves, ctx)
+            moves = [L.slide + int(t) for t in np.flatnonzero(g.notches < g.rules.last_notch)]
         elif g.phase is Phase.BLOCK:
-            for p in self._best_blocks(g, ctx):
-                g2 = g.clone()
-                a = L.block + p
-                g2.step(a)
-                self._expand(g2, acts + (a,), phases + (Phase.BLOCK,), leaves, ctx)
+            moves = [L.block + p for p in self._best_blocks(g, ctx)]
         else:
             leaves.append((g, acts, phases))
+            return
+        for a in moves:
+            g2 = g.clone()
+            g2.step(a)
+            self._expand(g2, acts + (a,), phases + (g.phase,), leaves, ctx)
 
     def _best_blocks(self, g: SoloGame, ctx: Context) -> list[int]:
         """The ``block_width`` best block placements by geometry + potential."""
@@ -137,7 +115,6 @@ class PythonPlanner:
                 v += ctx.w.letter_half * (last - int(g.notches[i]))
         return v
 
-    # ------------------------------------------------------------------ tetromino
     def _tetromino(
         self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None
     ) -> list[_Tail]:
@@ -150,14 +127,16 @@ class PythonPlanner:
         letter_live = letter_values(g, ctx.w)
         turn_value = ctx.w.turn * t_rem
         limit = math.ceil(t_rem)
+        ends = t_rem == 0.0
         out = []
-        for _, base, over, pts_geo, geo, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+        for geo, lp, pp, p, flat, h, k, fill, a in self._stage1(g, ctx, t_rem, fixed_cells):
+            base, over = (lp + pp if ends else geo + lp + pp), ends or pp < 0  # last turn: exact points only
             vals = vals0[:]
             for i, v in zip(flat, a):
                 vals[i] = v
-            head: tuple[int, ...] = () if p is None else (L.place + p,)
+            head: tuple[int, ...] = () if p < 0 else (L.place + p,)
             head += (L.arrange + k,) + tuple(L.wild + v for v in fill)
-            head_phases = (() if p is None else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
+            head_phases = (() if p < 0 else (Phase.PLACE,)) + (Phase.ARRANGE,) + (Phase.WILD,) * len(fill)
             for value, cells, kind, pts, terms in self._combos(
                 ctx, vals, used0, h, base, over, turn_value, letter_live, limit
             ):
@@ -168,17 +147,14 @@ class PythonPlanner:
                     actions = head + tuple(L.select + i for i in cells) + (L.confirm,)
                     used, combo = apply_used(used0, cells), (kind, len(cells))
                 phases = head_phases + (Phase.COMBO,) * (len(actions) - len(head))
-                out.append(_Tail(value, actions, phases, pts + pts_geo, vals, used, h, combo, over, terms))
+                out.append(_Tail(value, actions, phases, pts + lp + pp, vals, used, h, combo, over, terms))
         out.sort(key=lambda t: -t.value)
         return out
 
     def _stage1(self, g: SoloGame, ctx: Context, t_rem: float, fixed_cells: list[tuple[int, int]] | None):
-        """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches.
-
-        Vectorised over every placement and every way of writing the dice (wild dice take
-        every value 0..9): the local score of writing value v in landed cell i is a table
-        lookup, plus 1 for each pair of adjacent new cells whose values differ by at most 1.
-        """
+        """The ``width`` best (placement, arrangement, wild values) by exact geometry + local matches,
+        vectorised over every placement and every way of writing the dice (wild dice take every value):
+        geometry, line and penalty points, placement (-1: fixed cells), cells, heights, writing."""
         cols = ctx.cols
         sheet, L = g.sheet, g.layout
         vals0 = sheet.values.ravel().tolist()
@@ -205,29 +181,11 @@ class PythonPlanner:
         geos, lps, pps = ctx.geometry_batch(filled.reshape(n_p, ctx.rows, cols), heights)
         base = lps + pps if ends else geos + lps + pps  # last turn: exact points only
         total = base[:, None] + np.take_along_axis(score, best, 1)
-        stage1 = []
         for flat_index in np.argsort(-total.ravel(), kind="stable")[: self.width].tolist():
             row, q = divmod(flat_index, top)
-            q = int(best[row, q])
+            q, p = int(best[row, q]), int(placements[row])
             geo, lp, pp = float(geos[row]), int(lps[row]), int(pps[row])
-            row_base = lp + pp if ends else geo + lp + pp
-            p = int(placements[row])
-            stage1.append(
-                (
-                    row_base + float(score[row, q]),
-                    row_base,
-                    ends or pp < 0,
-                    lp + pp,
-                    geo,
-                    None if p < 0 else p,
-                    flat[row].tolist(),
-                    heights[row].tolist(),
-                    ks[q],
-                    fills[q],
-                    written[q].tolist(),
-                )
-            )
-        return stage1
+            yield geo, lp, pp, p, flat[row].tolist(), heights[row].tolist(), ks[q], fills[q], written[q].tolist()
 
     def _combos(
         self,

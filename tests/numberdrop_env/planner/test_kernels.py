@@ -73,8 +73,8 @@ def test_combinations_equal_the_reference():
     found = 0
     for game in sheets(range(12)):
         ctx = Context(game)
-        vals, used, _ = _arrays(game)
-        got = ctx.combo_candidates(vals, ctx.structures(vals, used))
+        vals, used, heights = _arrays(game)
+        got = [c[:3] for c in ctx.written_sheet(vals, used, heights, 4, with_potential=False)[1]]
         assert got == ref.combinations(ctx, vals, ref.structures(vals, used, ref.ctx_neighbours(ctx)))
         found += len(got)
     assert found > 20  # the sheets do offer combinations
@@ -87,7 +87,9 @@ def test_written_sheet_values_each_combination_with_its_box_closed():
         now, combos = ctx.written_sheet(vals, used, heights, limit=4)
         st = ctx.structures(vals, used)
         assert now == ctx.potential(vals, st, heights, limit=4)
-        assert [c[:3] for c in combos] == ctx.combo_candidates(vals, st)
+        assert [c[:3] for c in combos] == ref.combinations(
+            ctx, vals, ref.structures(vals, used, ref.ctx_neighbours(ctx))
+        )
         for kind, k, cells, after in combos:
             used2 = [u or i in cells for i, u in enumerate(used)]
             ident = [x for x in ctx.ident_targets if x != k or (kind != "identical" and k != ctx.bonus_size)]
