@@ -91,7 +91,7 @@ class Layout:
             "planner": [
                 s * POTENTIAL_BINS,
                 s * GEOMETRY_BINS,
-                s * _coarse.py_func(POTENTIAL_BINS) * _coarse.py_func(GEOMETRY_BINS),
+                s * -(-POTENTIAL_BINS // COARSE) * -(-GEOMETRY_BINS // COARSE),  # _coarse's, without compiling it
             ],
         }
         return [(f"{f}/{k}", n) for f in self.spec.families for k, n in enumerate(sizes[f])]

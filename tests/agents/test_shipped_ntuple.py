@@ -44,7 +44,7 @@ def test_ntuple_plays_the_same_games_as_python_while_the_planner_compiles(monkey
     try:
         numba_cache.interpret()
         assert [play_game(policy, seed).score for seed in range(4)] == want
-        assert numba_cache.interpreted()
+        assert numba_cache.interpreted() and make_policy("ntuple_expectimax").value  # built while interpreted
         game, moves = SoloGame(seed=0), 0
         policy.reset(0)
         while not game.is_over:
