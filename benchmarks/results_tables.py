@@ -33,11 +33,10 @@ class Row:
 class Table:
     rows: tuple[Row, ...]
     columns: tuple[str, ...]
-    baseline: Row
-    """The agent the paired difference is taken against, on the same seeds."""
 
 
 GREEDY = Row("`greedy` (the hand-written planner)", (("baselines_1000.json", "greedy"),))
+"""The agent the paired differences are taken against, on the same seeds."""
 BEST = Row(
     "`best`: the Q network, look-ahead 32x8r3",
     (("q_turn_lookahead32_0_299.json", "ppo"), ("q_turn_lookahead32_300_999.json", "ppo")),
@@ -53,7 +52,6 @@ TABLES: dict[str, Table] = {
     "landing": Table(
         rows=(BEST, NTUPLE_EXPECTIMAX, NTUPLE, Q, GREEDY),
         columns=("mean", "vs", ">46", ">55", ">61", ">75"),
-        baseline=GREEDY,
     ),
     "benchmark": Table(
         rows=(
@@ -67,7 +65,6 @@ TABLES: dict[str, Table] = {
             Row("`random`", (("baselines_1000.json", "random"),)),
         ),
         columns=("mean", "vs", "median", "lines", "boxes", "GO%", ">13", ">34", ">46", ">55", ">61", ">75", ">92"),
-        baseline=GREEDY,
     ),
 }
 
@@ -132,17 +129,16 @@ def cell(column: str, games: Games, base: Games, is_base: bool) -> str:
 def render(name: str) -> str:
     """The Markdown of table ``name`` with the line saying where its games come from."""
     table = TABLES[name]
-    base = read_games(table.baseline)
+    base = read_games(GREEDY)
     heads = ["agent", *(HEADINGS.get(c, f"> {c[1:]}" if c[0] == ">" else c) for c in table.columns)]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for row in table.rows:
         games = read_games(row)
-        cells = [cell(c, games, base, row == table.baseline) for c in table.columns]
+        cells = [cell(c, games, base, row == GREEDY) for c in table.columns]
         lines.append("| " + " | ".join([row.label, *cells]) + " |")
     files = sorted({f"`results/{name}`" for row in table.rows for name, _ in row.sources})
     seeds = f"seeds {base.first_seed}..{base.first_seed + len(base.scores) - 1}"
-    lines.append("")
-    lines.append(f"*{len(base.scores):,} games, {seeds}, the same for every agent; from {', '.join(files)}.*")
+    lines.append(f"\n*{len(base.scores):,} games, {seeds}, the same for every agent; from {', '.join(files)}.*")
     return "\n".join(lines) + "\n"
 
 

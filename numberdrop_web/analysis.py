@@ -134,11 +134,9 @@ class AgentLine:
             stop = job.cancelled.is_set if job is not None and not on_line else None
             hint = self._play_turn(self.policy(on_line, key), game, stop)
             hint["on_line"] = on_line
-            self.seen[key] = hint.pop("_seen")
+            self.seen[key], after = hint.pop("_seen"), hint.pop("_after")
             if on_line:
-                self.expected = hint.pop("_after")
-            else:
-                hint.pop("_after")
+                self.expected = after
             self.hints[key] = hint
             while len(self.hints) > 512:
                 self.seen.pop(self.hints.popitem(last=False)[0], None)
@@ -227,12 +225,8 @@ AGENT_VALUE = {
 }
 
 
-def headings(columns: list[str], agent_value: tuple[str, str] | None = None) -> dict[str, dict[str, str]]:
-    out = {}
-    for key in columns:
-        head, explain = agent_value if key == "agent_value" and agent_value else HEADINGS[key]
-        out[key] = {"head": head, "explain": explain}
-    return out
+def headings(columns: list[str]) -> dict[str, dict[str, str]]:
+    return {key: dict(zip(("head", "explain"), HEADINGS[key])) for key in columns}
 
 
 def _hex(key: tuple[bytes, ...]) -> str:

@@ -7,8 +7,9 @@ import asyncio
 import math
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,17 +81,19 @@ def only(body: dict[str, Any], allowed: set[str]) -> None:
 def integer(value: Any, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise GameError(f"{name} must be an integer, got {type(value).__name__}", 400)
-    if not low <= value <= high:
-        raise GameError(f"{name} must be in {low}..{high}, got {value}", 400)
-    return value
+    return within(value, name, low, high)
 
 
 def number(value: Any, name: str, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise GameError(f"{name} must be a number, got {value!r}", 400)
+    return float(within(value, name, low, high))
+
+
+def within(value: Any, name: str, low: float, high: float) -> Any:
     if not low <= value <= high:
         raise GameError(f"{name} must be in {low}..{high}, got {value}", 400)
-    return float(value)
+    return value
 
 
 def flag(value: Any, name: str) -> bool:
@@ -160,15 +163,9 @@ class Api:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
 
     async def meta(self, request: Request) -> Response:
-        agents = offered_agents()
+        limits = {"body_limit": BODY_LIMIT, "idle_seconds": self.store.idle_seconds}
         return JSONResponse(
-            {
-                **geometry(DEFAULT_RULES),
-                "agents": agents,
-                "default_agent": self.default_agent,
-                "body_limit": BODY_LIMIT,
-                "idle_seconds": self.store.idle_seconds,
-            }
+            {**geometry(DEFAULT_RULES), "agents": offered_agents(), "default_agent": self.default_agent, **limits}
         )
 
     async def create(self, request: Request) -> Response:
@@ -227,31 +224,22 @@ class Api:
         actions = [body["action"]] if "action" in body else action_list(body["actions"], "actions")
         auto = flag(body.get("auto", False), "auto")
         ahead = flag(body.get("ahead", False), "ahead")
-
-        def play() -> dict[str, Any]:
-            with session.lock:
-                expect(body, session)
-                points = session.play(actions, auto)
-                out = {**session_json(session), "points": points}
-                if ahead:
-                    out["ahead"] = ahead_json(session, auto)
-                return out
-
-        return JSONResponse(play())
+        with session.lock:
+            expect(body, session)
+            points = session.play(actions, auto)
+            out = {**session_json(session), "points": points}
+            if ahead:
+                out["ahead"] = ahead_json(session, auto)
+            return JSONResponse(out)
 
     async def undo(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
         body = await read_json(request)
         only(body, {"count", "expect"})
-        count = body.get("count", 1)
-
-        def take_back() -> dict[str, Any]:
-            with session.lock:
-                expect(body, session)
-                session.undo(count)
-                return session_json(session)
-
-        return JSONResponse(take_back())
+        with session.lock:
+            expect(body, session)
+            session.undo(body.get("count", 1))
+            return JSONResponse(session_json(session))
 
     async def record(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
@@ -260,13 +248,7 @@ class Api:
         name = f"numberdrop-seed{session.seed}.json" if session.seed is not None else "numberdrop-game.json"
         return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{name}"'})
 
-    async def hint(self, request: Request) -> Response:
-        return await self._job(request, "hint")
-
-    async def analysis(self, request: Request) -> Response:
-        return await self._job(request, "analysis")
-
-    async def _job(self, request: Request, kind: str) -> Response:
+    async def start_job(self, request: Request, kind: str) -> Response:
         session = self.store.get(request.path_params["game"])
         body = await read_json(request)
         only(body, {"agent", "wait", "top", "lookahead"} if kind == "analysis" else {"agent", "wait"})
@@ -343,15 +325,6 @@ def _favicon(request: Request) -> Response:
     return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
-def _lifespan(jobs: Jobs) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        jobs.shutdown()
-
-    return lifespan
-
-
 def create_app(
     idle_seconds: float = 3600.0,
     max_games: int = 1000,
@@ -370,6 +343,12 @@ def create_app(
     store = store or GameStore(idle_seconds, max_games)
     jobs = Jobs(workers)
     api = Api(store, jobs, default_agent)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        jobs.shutdown()
+
     routes = [
         Route("/", _page),
         Route("/index.html", _page),
@@ -381,8 +360,8 @@ def create_app(
         Route("/api/games/{game}/actions", api.act, methods=["POST"]),
         Route("/api/games/{game}/undo", api.undo, methods=["POST"]),
         Route("/api/games/{game}/record", api.record),
-        Route("/api/games/{game}/hint", api.hint, methods=["POST"]),
-        Route("/api/games/{game}/analysis", api.analysis, methods=["POST"]),
+        Route("/api/games/{game}/hint", partial(api.start_job, kind="hint"), methods=["POST"]),
+        Route("/api/games/{game}/analysis", partial(api.start_job, kind="analysis"), methods=["POST"]),
         Route("/api/jobs/{job}", api.job, methods=["GET", "DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -394,7 +373,7 @@ def create_app(
             ClientDisconnect: _gone,
             Exception: _server_error,
         },
-        lifespan=_lifespan(jobs),
+        lifespan=lifespan,
     )
     app.add_middleware(BodyLimit, seconds=body_seconds)
     app.add_middleware(HostGuard, hosts=hosts)

@@ -17,16 +17,7 @@ from torch import nn
 
 from numberdrop_env.envs.turn import PLANNER_TERMS, VALUE_SCALE
 
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-
-
-def mlp(sizes: Sequence[int], activation: type[nn.Module], last_activation: bool = True) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        layers.append(nn.Linear(a, b))
-        if last_activation or i < len(sizes) - 2:
-            layers.append(activation())
-    return nn.Sequential(*layers)
+from .grid import activation_of, convolutions, mlp
 
 
 class CandidateEncoder(BaseFeaturesExtractor):
@@ -43,9 +34,7 @@ class CandidateEncoder(BaseFeaturesExtractor):
         spaces = getattr(observation_space, "spaces", {})
         if "state" not in spaces or "candidates" not in spaces:
             raise ValueError("CandidateEncoder needs the NumberDropTurn-v0 observation ('state', 'candidates')")
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
-        act = _ACTIVATIONS[activation]
+        act = activation_of(activation)
         super().__init__(observation_space, features_dim=candidate_hidden[-1] + state_hidden[-1])
         self.candidate_dim, self.state_dim = candidate_hidden[-1], state_hidden[-1]
         self.grid_net = None
@@ -72,13 +61,9 @@ GRID_EMBEDDING = 32
 
 
 def grid_net(shape: Sequence[int], activation: type[nn.Module], channels: Sequence[int] = (16, 16)) -> nn.Sequential:
-    """(N, planes, rows, cols) grids to (N, GRID_EMBEDDING): 3x3 convolutions of ``channels``
-    (no pooling: the sheet is small and every cell counts) and a linear layer."""
-    planes, rows, cols = shape
-    layers: list[nn.Module] = []
-    for out in channels:
-        layers += [nn.Conv2d(planes, out, 3, padding=1), activation()]
-        planes = out
+    """(N, planes, rows, cols) grids to (N, GRID_EMBEDDING): ``convolutions`` and a linear layer."""
+    layers, planes = convolutions(shape[0], channels, activation)
+    rows, cols = shape[1:]
     return nn.Sequential(*layers, nn.Flatten(), nn.Linear(planes * rows * cols, GRID_EMBEDDING), activation())
 
 
@@ -91,7 +76,7 @@ def build_heads(
 ) -> tuple[nn.Sequential, nn.Parameter, nn.Sequential]:
     """(residual scorer, planner-term weights, value head), initialised so that the logits are
     ``planner_scale`` times the planner value. Shared by the SB3 policy and the RLlib module."""
-    act = _ACTIVATIONS[activation]
+    act = activation_of(activation)
     scorer = mlp([encoder.candidate_dim + encoder.state_dim, *scorer_hidden, 1], act, last_activation=False)
     nn.init.zeros_(scorer[-1].weight)
     nn.init.zeros_(scorer[-1].bias)

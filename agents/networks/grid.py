@@ -15,6 +15,31 @@ VECTOR_KEYS = ("dice", "shape_die", "track", "solo_board", "phase", "pending")
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 
+def activation_of(name: str) -> type[nn.Module]:
+    if name not in _ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {name!r}")
+    return _ACTIVATIONS[name]
+
+
+def mlp(sizes: Sequence[int], activation: type[nn.Module], last_activation: bool = True) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(nn.Linear(a, b))
+        if last_activation or i < len(sizes) - 2:
+            layers.append(activation())
+    return nn.Sequential(*layers)
+
+
+def convolutions(planes: int, channels: Sequence[int], activation: type[nn.Module]) -> tuple[list[nn.Module], int]:
+    """3x3 convolutions of ``channels`` without pooling (the sheet is small and every cell counts),
+    and the planes they leave."""
+    layers: list[nn.Module] = []
+    for out in channels:
+        layers += [nn.Conv2d(planes, out, 3, padding=1), activation()]
+        planes = out
+    return layers, planes
+
+
 class GridVectorExtractor(BaseFeaturesExtractor):
     """CNN over ``observation["grid"]`` concatenated with an MLP over the vector keys."""
 
@@ -28,9 +53,7 @@ class GridVectorExtractor(BaseFeaturesExtractor):
     ) -> None:
         if not isinstance(observation_space, spaces.Dict) or GRID_KEY not in observation_space.spaces:
             raise ValueError(f"GridVectorExtractor needs a Dict observation space with a {GRID_KEY!r} key")
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
-        act = _ACTIVATIONS[activation]
+        act = activation_of(activation)
         grid_shape = observation_space[GRID_KEY].shape
         # the documented vector keys first, then any other flat key (sorted), so a richer
         # observation still works; the order is fixed by the space, not by the data
@@ -41,22 +64,10 @@ class GridVectorExtractor(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim=cnn_hidden + vector_out)
         self.vector_keys = vector_keys
 
-        layers: list[nn.Module] = []
-        channels = grid_shape[0]
-        for out in cnn_channels:
-            layers += [nn.Conv2d(channels, out, kernel_size=3, padding=1), act()]
-            channels = out
-        layers.append(nn.Flatten())
-        self.cnn = nn.Sequential(*layers)
-        flat = channels * grid_shape[1] * grid_shape[2]
-        self.grid_head = nn.Sequential(nn.Linear(flat, cnn_hidden), act())
-
-        mlp: list[nn.Module] = []
-        width = vector_dim
-        for h in vector_hidden:
-            mlp += [nn.Linear(width, h), act()]
-            width = h
-        self.vector_mlp = nn.Sequential(*mlp)
+        layers, channels = convolutions(grid_shape[0], cnn_channels, act)
+        self.cnn = nn.Sequential(*layers, nn.Flatten())
+        self.grid_head = nn.Sequential(nn.Linear(channels * grid_shape[1] * grid_shape[2], cnn_hidden), act())
+        self.vector_mlp = mlp([vector_dim, *vector_hidden], act)
 
     def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
         grid = self.grid_head(self.cnn(observations[GRID_KEY]))

@@ -16,7 +16,7 @@ from torch import nn
 
 from . import MASK_KEY, OBS_KEY
 from .candidate import CandidateEncoder, build_heads, score_candidates
-from .grid import GridVectorExtractor
+from .grid import GridVectorExtractor, activation_of
 
 MASKED_LOGIT = -1e8
 
@@ -26,7 +26,7 @@ class GridVectorNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        act = {"relu": nn.ReLU, "tanh": nn.Tanh}[config["activation"]]
+        act = activation_of(config["activation"])
         self.features = GridVectorExtractor(
             observation_space,
             cnn_channels=config["cnn_channels"],
@@ -38,12 +38,7 @@ class GridVectorNet(nn.Module):
         self.action_net = nn.Linear(self.mlp.latent_dim_pi, n_actions)
         self.value_net = nn.Linear(self.mlp.latent_dim_vf, 1)
         init = ActorCriticPolicy.init_weights  # SB3's gains: features and MLPs sqrt(2), policy 0.01, value 1
-        for module, gain in (
-            (self.features, 2**0.5),
-            (self.mlp, 2**0.5),
-            (self.action_net, 0.01),
-            (self.value_net, 1.0),
-        ):
+        for module, gain in ((self.features, 2**0.5), (self.mlp, 2**0.5), (self.action_net, 0.01), (self.value_net, 1)):
             module.apply(partial(init, gain=gain))
 
     def forward(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -206,7 +206,7 @@ def expectimax(
 ) -> np.ndarray:
     """The look-ahead score of the ``top`` best candidates (by points plus value) of each packed game
     at a turn's first decision; ``-inf`` for the candidates not searched and padding."""
-    _check(top=top)
+    check_positive(top=top)
     score = turn_scores(count, arrays, values)
     chosen = top_k(score, top)
     chosen[np.arange(chosen.shape[1])[None, :] >= np.asarray(count)[:, None]] = -1
@@ -230,7 +230,7 @@ def expected(
     """(games, k): candidate ``chosen[g, j]``'s points plus the ``rolls``-weighted mean of the next
     turn's best points plus value among its ``limit`` best (``-inf`` where ``chosen`` is -1); the
     (candidate, roll) children enumerated and valued ``chunk`` at a time."""
-    _check(limit=limit, chunk=chunk)
+    check_positive(limit=limit, chunk=chunk)
     if not isinstance(rolls, Rolls) or len(rolls.probabilities) == 0 or len(rolls.faces) != len(rolls.probabilities):
         raise TypeError("rolls must be a non-empty engine.dice.Rolls (roll_distribution or sample_rolls)")
     out = np.full(chosen.shape, -np.inf)
@@ -262,7 +262,7 @@ def expected(
     return out
 
 
-def _check(**ints: int) -> None:
+def check_positive(**ints: int) -> None:
     for name, x in ints.items():
         if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
             raise ValueError(f"{name} must be a positive int, got {x!r}")

@@ -1,18 +1,6 @@
-"""NTuplePolicy: plays the turn candidate of the most points plus a table value of its sheet.
-
-The value is an ``agents.values.ntuple.NTupleValue`` saved as ``.npz`` (``path``; learned by
-self-play, ``agents.values.selfplay``). At the first decision of a turn the game is packed,
-the planner lists its ``limit`` best candidates, the value prices each one's sheet in one
-compiled call, and the agent plays the candidate of the most points plus value, action by
-action (``PlanFollower``), exactly the choice self-play makes: on the same seeds
-``numberdrop-evaluate`` scores equal ``selfplay.play(value, seeds, limit=limit)``.
-
-``rolls`` (0: off) turns on the look-ahead (``agents.numberdrop.lookahead.expectimax``): the
-``top`` best candidates are re-scored by their points plus the next turn's expected best points
-plus value (among its ``inner_limit`` best candidates), over ``rolls`` rolls sampled from the
-exact distribution each turn (the same for every candidate; ``-1``: every roll, weighted
-exactly); ``refine`` values that many best again on ``rolls`` new rolls. Deterministic for a game
-seed and ``seed``. Solo games only (a seat at a table is refused).
+"""NTuplePolicy: plays the turn candidate of the most points plus an n-tuple value of its sheet
+(``agents.values.ntuple``), self-play's choice game for game; ``rolls`` turns on the expectimax
+over the next roll (``lookahead.expectimax``). ``docs/agents.md`` describes both.
 """
 
 from __future__ import annotations
@@ -30,7 +18,7 @@ from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanne
 from ..base import MODELS
 from ..values.ntuple import NTupleValue
 from .greedy import GreedyPolicy, PlanFollower
-from .lookahead import ALL_ROLLS, check_refine, draw_rolls, expected, refined, top_k, turn_scores
+from .lookahead import ALL_ROLLS, check_positive, check_refine, draw_rolls, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
 QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game", "n-tuple value")
@@ -62,9 +50,7 @@ class NTuplePolicy:
         seed: int = 0,
         refine: int = 0,
     ) -> None:
-        for name, x in (("limit", limit), ("top", top), ("inner_limit", inner_limit)):
-            if isinstance(x, bool) or not isinstance(x, int) or x < 1:
-                raise ValueError(f"{name} must be a positive int, got {x!r}")
+        check_positive(limit=limit, top=top, inner_limit=inner_limit)
         if isinstance(rolls, bool) or not isinstance(rolls, int) or rolls < ALL_ROLLS:
             raise ValueError(f"rolls must be 0 (no search), N > 0 sampled or -1 (every roll), got {rolls!r}")
         if check_refine(refine) and rolls == ALL_ROLLS:

@@ -1,9 +1,6 @@
-"""Solo games played by a table value, packed, and the afterstate TD that learns it.
-
-Each turn the planner enumerates every game's candidates, the value scores them in one compiled
-call and each game plays the most points now plus value (or, with probability ``epsilon``, a
-random one). Game ``seed`` is the greedy's game of that seed (starting number in the first
-column): with ``value=None`` the loop plays the greedy's games exactly, so scores are paired.
+"""Solo games played by a table value, packed, and the afterstate TD that learns it: each turn
+every game plays the candidate of the most points plus value (with ``value=None`` the greedy's
+games exactly, so scores are paired), or with probability ``epsilon`` a random one.
 """
 
 from __future__ import annotations
