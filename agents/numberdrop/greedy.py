@@ -8,10 +8,16 @@ from typing import Any
 
 import numpy as np
 
+from numberdrop_env import numba_cache, startup
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS, Weights
 from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnPlanner
+
+QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game")
+"""What a background compile runs while a first game over an empty numba cache plays the planner's
+specification (``numberdrop_env.startup``): the rules' masks and the turn engine."""
+COMPILED = (*numba_cache.ENTRY_POINTS["NumberDrop-v0"], *numba_cache.ENTRY_POINTS["NumberDropTurn-v0"])
 
 
 class PlanFollower:
@@ -62,6 +68,7 @@ class GreedyPolicy:
 
     def reset(self, seed: int) -> None:  # noqa: ARG002 - deterministic, no rng needed
         self._follow = PlanFollower()
+        startup.begin(self.name, QUICK_START_STEPS, COMPILED)  # compiled code not cached: start at once
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
         planned = self._follow.next(game, mask)
@@ -71,6 +78,7 @@ class GreedyPolicy:
             col = self.start_column if mask[game.layout.start + self.start_column] else int(np.flatnonzero(mask)[0])
             return game.layout.start + col
         if game.phase in PLAN_PHASES:
+            startup.poll()
             best = self.planner.candidates(game, limit=1)
             if best:
                 return self._follow.begin(best[0], game)
@@ -80,6 +88,7 @@ class GreedyPolicy:
         """The best candidate's afterstate in one move (``agents.base.TurnPlayer``)."""
         if game.phase not in PLAN_PHASES:
             return 0
+        startup.poll()
         best = self.planner.candidates(game, limit=1)
         if not best:
             return 0

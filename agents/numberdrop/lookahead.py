@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from numberdrop_env import startup
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
 from numberdrop_env.engine.rules import Rules
@@ -114,6 +115,7 @@ class GameLookAhead:
     def choose(self, game: SoloGame) -> Candidate | None:
         """The best of the greedy's ``width`` best plans, one per distinct drop (its slide and
         combination variants would fill the budget), by ``rank``."""
+        startup.compiled()  # many sampled games a turn: wait for a background compile, not interpret
         ranked = self.greedy.planner.candidates(game)
         if len(ranked) <= 1 or self.samples <= 0 or self.width <= 1:
             return ranked[0] if ranked else None
@@ -129,6 +131,7 @@ class GameLookAhead:
 
     def rank(self, game: SoloGame, plans: list[Candidate]) -> np.ndarray:
         """Each plan's look-ahead value (``refined``: with ``refine`` only the refined stay finite)."""
+        startup.compiled()
 
         def values_of(i: np.ndarray) -> list[float]:
             return self.lookahead(game, [plans[j] for j in i], self.sample_rolls())

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from numberdrop_env import startup
 from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
@@ -50,6 +51,7 @@ def offer_turns(
     """Each game's candidates, and their ``NumberDropTurn-v0`` observations and slot masks
     stacked one row per game, ready for one batched forward pass."""
     slots = setup.slots
+    startup.compiled()  # features are compiled code: wait for a background compile, not interpret
     offered = [setup.planner.candidates(g, limit=slots) for g in games]
     obs = [observe_turn(g, o, slots, afterstates=setup.afterstates) for g, o in zip(games, offered)]
     batch = {k: np.stack([o[k] for o in obs]) for k in obs[0]}
