@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
 from ..engine.sheet import Sheet
-from .text import PHASE_WORDS
+from .text import PHASE_WORDS, render_table, render_text
 
 if TYPE_CHECKING:
     from ..engine.solo import SoloGame
@@ -433,9 +433,15 @@ def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
     return img
 
 
-def game_array(game: SoloGame) -> np.ndarray:
-    """``draw_game`` as an (H, W, 3) uint8 array: what ``render_mode="rgb_array"`` returns."""
-    return np.array(draw_game(game), dtype=np.uint8)
+def picture(shown: SoloGame | Table, mode: str | None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns: the text picture (``"ansi"``), the drawing as an
+    (H, W, 3) uint8 array (``"rgb_array"``) or None; a table shows every sheet."""
+    table = hasattr(shown, "seats")
+    if mode == "ansi":
+        return render_table(shown) if table else render_text(shown)
+    if mode == "rgb_array":
+        return np.array(draw_table(shown) if table else draw_game(shown), dtype=np.uint8)
+    return None
 
 
 def _caption(draw: ImageDraw.ImageDraw, text: str, top: int, width: int) -> None:
