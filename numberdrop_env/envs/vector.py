@@ -290,15 +290,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         return out
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "action_mask": self._mask.copy(),
-            "score": self._score.copy(),
-            "score_breakdown": self._breakdown.copy(),
-            "turn": self._turn.copy(),
-            "candidate_count": self._count.copy(),
-            "boxes": self._boxes.copy(),
-            "illegal_action": np.zeros(self.num_envs, bool),
-        }
-        for key in INFO_KEYS:
-            info["_" + key] = which.copy()
-        return info
+        values = (self._mask, self._score, self._breakdown, self._turn, self._count, self._boxes)
+        info: dict[str, Any] = {key: value.copy() for key, value in zip(INFO_KEYS, values)}
+        info["illegal_action"] = np.zeros(self.num_envs, bool)
+        return info | {"_" + key: which.copy() for key in INFO_KEYS}

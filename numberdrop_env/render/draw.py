@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -61,35 +60,15 @@ def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
         return ImageFont.load_default()
 
 
-@dataclass(frozen=True)
 class SheetLayout:
     """Where everything sits in a sheet picture (pixels, origin top-left)."""
 
-    rules: Rules
-
-    @property
-    def grid_x(self) -> int:
-        return MARGIN + LABEL_W
-
-    @property
-    def grid_y(self) -> int:
-        return MARGIN + TITLE_H
-
-    @property
-    def grid_w(self) -> int:
-        return self.rules.cols * CELL
-
-    @property
-    def grid_h(self) -> int:
-        return self.rules.rows * CELL
-
-    @property
-    def track_x(self) -> int:
-        return self.grid_x + self.grid_w + SIDE_W
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self.track_x + TRACK_W + MARGIN, self.grid_y + self.grid_h + 16 + MARGIN
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.grid_x, self.grid_y = MARGIN + LABEL_W, MARGIN + TITLE_H
+        self.grid_w, self.grid_h = rules.cols * CELL, rules.rows * CELL
+        self.track_x = self.grid_x + self.grid_w + SIDE_W
+        self.size = self.track_x + TRACK_W + MARGIN, self.grid_y + self.grid_h + 16 + MARGIN
 
     def cell_box(self, row: int, col: int) -> tuple[int, int, int, int]:
         """(left, top, right, bottom) of a grid cell; row 0 is the bottom row."""
