@@ -37,6 +37,13 @@ def as_action(action: Any, size: int) -> int:
     return int(action)
 
 
+def positive_int(value: Any, name: str) -> int:
+    """An int (not a bool) of at least 1: a count or size argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
 def expect_keys(data: Any, keys: set[str], where: str) -> None:
     """``data`` is a dict with exactly ``keys``."""
     if not isinstance(data, dict):

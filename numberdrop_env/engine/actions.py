@@ -5,9 +5,9 @@ which block of integers is meaningful, at offsets fixed by the rules.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -48,53 +48,41 @@ def phase_code(phase: Phase) -> np.int64:
 
 @dataclass(frozen=True)
 class ActionLayout:
-    """Offsets of each block of actions in the flat ``Discrete`` space (cached: read in hot loops)."""
+    """Offsets of each block of actions in the flat ``Discrete`` space, from the size of each block
+    (plain attributes: read in hot loops)."""
 
     rows: int
     cols: int
     tiles: int
     placements: int
     wild_values: int
+    start: int = field(init=False, repr=False)
+    slide: int = field(init=False, repr=False)
+    block: int = field(init=False, repr=False)
+    place: int = field(init=False, repr=False)
+    arrange: int = field(init=False, repr=False)
+    wild: int = field(init=False, repr=False)
+    select: int = field(init=False, repr=False)
+    confirm: int = field(init=False, repr=False)
+    pass_: int = field(init=False, repr=False)
+    size: int = field(init=False, repr=False)
 
-    @cached_property
-    def start(self) -> int:
-        return 0
-
-    @cached_property
-    def slide(self) -> int:
-        return self.start + self.cols
-
-    @cached_property
-    def block(self) -> int:
-        return self.slide + self.tiles
-
-    @cached_property
-    def place(self) -> int:
-        return self.block + self.placements
-
-    @cached_property
-    def arrange(self) -> int:
-        return self.place + self.placements
-
-    @cached_property
-    def wild(self) -> int:
-        return self.arrange + len(PERMUTATIONS)
-
-    @cached_property
-    def select(self) -> int:
-        return self.wild + self.wild_values
-
-    @cached_property
-    def confirm(self) -> int:
-        return self.select + self.rows * self.cols
-
-    @cached_property
-    def pass_(self) -> int:
-        return self.confirm + 1
-
-    @cached_property
-    def size(self) -> int:
-        return self.pass_ + 1
+    def __post_init__(self) -> None:
+        offset = 0
+        for name, count in (
+            ("start", self.cols),
+            ("slide", self.tiles),
+            ("block", self.placements),
+            ("place", self.placements),
+            ("arrange", len(PERMUTATIONS)),
+            ("wild", self.wild_values),
+            ("select", self.rows * self.cols),
+            ("confirm", 1),
+            ("pass_", 1),
+            ("size", 0),
+        ):
+            object.__setattr__(self, name, offset)
+            offset += count
 
     def phase_range(self, phase: Phase) -> range:
         """Actions that can be legal in a phase."""

@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from gamekit.checks import positive_int
+
 from .rules import DEFAULT_RULES, WILD, Rules
 
 
@@ -49,8 +51,7 @@ def _distribution(rules: Rules) -> Rolls:
 def sample_rolls(rng: np.random.Generator, n: int, rules: Rules = DEFAULT_RULES) -> Rolls:
     """``n`` rolls drawn from ``roll_distribution``: the distinct ones, in the table's order,
     each weighted by its share of the draws."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
+    n = positive_int(n, "n")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     table = roll_distribution(rules)

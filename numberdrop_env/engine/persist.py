@@ -153,11 +153,10 @@ def _landings(game: Any) -> list[list[tuple[int, int]]]:
 
 
 def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
-    if (data["dice"] is None) != (game.phase is Phase.START) or (data["shape_face"] is None) != (data["dice"] is None):
-        raise ValueError("state.dice: dice are rolled in every phase but 'start'")
-    if data["dice"] is None:
+    roll = _roll(data, rules, game.phase is not Phase.START, "dice are rolled in every phase but 'start'")
+    if roll is None:
         return
-    game.dice, game.shape_face = _roll(data, rules)
+    game.dice, game.shape_face = roll
     star = WILD in game.dice or game.shape_face == "*"
     if game.star_pending and not star:
         raise ValueError("state.star_pending: no die shows a star")
@@ -165,8 +164,12 @@ def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
         raise ValueError("state.star_pending: must be owed in phase 'slide' exactly when a die shows a star")
 
 
-def _roll(data: dict[str, Any], rules: Rules) -> tuple[tuple[int, ...], str]:
-    """The saved number dice and shape die, each a face of its die."""
+def _roll(data: dict[str, Any], rules: Rules, rolled: bool, when: str) -> tuple[tuple[int, ...], str] | None:
+    """The saved number dice and shape die, each a face of its die, or None before the first roll."""
+    if (data["dice"] is None) == rolled or (data["shape_face"] is None) != (data["dice"] is None):
+        raise ValueError(f"state.dice: {when}")
+    if data["dice"] is None:
+        return None
     dice = as_list(data["dice"], "state.dice")
     if len(dice) != len(rules.number_dice):
         raise ValueError(f"state.dice: expected {len(rules.number_dice)} number dice")
@@ -227,7 +230,7 @@ def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     table.blocks = tuple(as_names(data["blocks"], [name for name, _ in rules.multi_blocks], "state.blocks"))
     table.turn = as_int(data["turn"], 0, rules.rows * rules.cols, "state.turn")
     table.over = as_bool(data["over"], "state.over")
-    _table_dice(table, data, rules)
+    table.dice, table.shape_face = _roll(data, rules, table.turn > 0, "dice are rolled from turn 1 on") or (None, None)
     for p, seat_data in enumerate(seats):
         _restore_seat(table.seats[p], seat_data, table, rules, f"state.seats[{p}]")
     _table_is_consistent(table, rules)
@@ -237,14 +240,6 @@ def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     table._share_rivals()
     restore_rng(table.rng, data["rng"], "state.rng")
     return table
-
-
-def _table_dice(table: Any, data: dict[str, Any], rules: Rules) -> None:
-    if (data["dice"] is None) != (table.turn == 0) or (data["shape_face"] is None) != (data["dice"] is None):
-        raise ValueError("state.dice: dice are rolled from turn 1 on")
-    if data["dice"] is None:
-        return
-    table.dice, table.shape_face = _roll(data, rules)
 
 
 def _restore_seat(seat: Any, data: Any, table: Any, rules: Rules, where: str) -> None:

@@ -235,11 +235,9 @@ class Table:
 
 
 def _seat_dict(s: Seat) -> dict[str, Any]:
-    return {
-        "sheet": s.sheet.to_dict(),
-        "phase": s.phase.value,
-        "pending_cells": [list(c) for c in s.pending_cells],
-        "pending_values": list(s.pending_values),
-        "selection": [list(c) for c in s.selection],
-        "piece_lost": s.piece_lost,
-    }
+    """A seat's part of ``SoloGame.to_dict`` (the table holds the rest) and whether its piece was lost."""
+    solo = s.to_dict(include_rng=False)
+    return {**{key: solo[key] for key in _SEAT_FIELDS}, "piece_lost": s.piece_lost}
+
+
+_SEAT_FIELDS = ("sheet", "phase", "pending_cells", "pending_values", "selection")

@@ -15,8 +15,7 @@ from gamekit.env import check_flag, check_illegal_options, check_render_mode, ma
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
-from ..render.draw import game_array
-from ..render.text import render_text
+from ..render.draw import picture
 
 BREAKDOWN_KEYS = SCORE_PARTS  # the order of info["score_breakdown"]
 
@@ -85,12 +84,7 @@ class SoloEnvBase(gym.Env):
         self._offer()
 
     def render(self) -> str | np.ndarray | None:
-        """The text picture (``"ansi"``) or the drawn sheet, an (H, W, 3) uint8 array (``"rgb_array"``)."""
-        if self.render_mode == "ansi":
-            return render_text(self.game)
-        if self.render_mode == "rgb_array":
-            return game_array(self.game)
-        return None
+        return picture(self.game, self.render_mode)
 
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
         """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action

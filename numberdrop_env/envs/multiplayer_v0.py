@@ -4,7 +4,6 @@ action alone for a seat with nothing to decide) (``docs/envs/multiplayer-v0.md``
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -17,10 +16,8 @@ from gamekit.env import SeatAgents, check_render_mode
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, EMPTY, Rules, X
 from ..engine.table import MAX_PLAYERS, Table
-from ..render.draw import draw_table
-from ..render.text import render_table
-from .decision import NumberDropEnv
-from .observe import observe
+from ..render.draw import picture
+from .observe import observation_shapes, observe
 
 
 # ------------------------------------------------------------------ observation
@@ -30,16 +27,11 @@ def opponent_size(rules: Rules) -> int:
 
 
 def observation_size(rules: Rules) -> int:
-    own = sum(int(np.prod(s.shape)) for s in _solo_spaces(rules).values())
+    own = sum(int(np.prod(shape)) for shape in observation_shapes(rules).values())
     n = len(rules.letters)
     board = n * (len(rules.multi_blocks) + 3) + n
     seats = 2 * MAX_PLAYERS + 1
     return own + board + seats + (MAX_PLAYERS - 1) * opponent_size(rules)
-
-
-@functools.lru_cache(maxsize=4)
-def _solo_spaces(rules: Rules) -> dict[str, Any]:
-    return dict(NumberDropEnv(rules=rules).observation_space.spaces)
 
 
 def opponent_features(table: Table, seat: int) -> np.ndarray:
@@ -66,7 +58,7 @@ def observe_seat(table: Table, seat: int, opponents: list[np.ndarray]) -> np.nda
     own = observe(table.seats[seat])
     # region and path sizes / 8 (planes 16-18): a table's regions can exceed 8, the Box stops at 1
     np.minimum(own["grid"][16:19], 1.0, out=own["grid"][16:19])
-    parts = [own[k].ravel() for k in _solo_spaces(r)]
+    parts = [own[k].ravel() for k in sorted(own)]  # in the order of NumberDrop-v0's Dict space
     n = len(r.letters)
     circled = np.array([s.sheet.circled for s in table.seats])
     board = np.zeros((n, len(r.multi_blocks) + 3), np.float32)
@@ -165,9 +157,7 @@ class _TableCore(SeatAgents):
 
     def render(self) -> str | np.ndarray | None:
         """The text picture (``"ansi"``) or every sheet drawn side by side (``"rgb_array"``)."""
-        if self.render_mode == "rgb_array":
-            return np.array(draw_table(self.table), dtype=np.uint8)
-        return render_table(self.table) if self.render_mode == "ansi" else None
+        return picture(self.table, self.render_mode)
 
 
 # ------------------------------------------------------------------ AEC

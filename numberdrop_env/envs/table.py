@@ -12,8 +12,7 @@ from gamekit.env import seat_opponents
 
 from ..engine.rules import DEFAULT_RULES, MAX_PLAYERS, Rules
 from ..engine.table import Table
-from ..render.draw import draw_table
-from ..render.text import render_table
+from ..render.draw import picture
 from .base import SoloEnvBase
 from .turn import NumberDropTurnEnv
 
@@ -49,13 +48,8 @@ class NumberDropTableEnv(NumberDropTurnEnv):
             raise ValueError(f"unknown reset options {sorted(options)}; NumberDropTable-v0 takes none")
         super(NumberDropTurnEnv, self).reset(seed=seed)  # gymnasium seeding only
         game_seed = int(self.np_random.integers(2**63 - 1))
-        self.table = Table(self.num_players, self.rules, seed=game_seed)
-        self.seat = int(self.np_random.integers(self.num_players))
-        for k, policy in enumerate(self.opponents):
-            policy.reset(game_seed + k)
-        self._play_others()
-        self._start(self.table.seats[self.seat])
-        return self._obs(), self._info()
+        table = Table(self.num_players, self.rules, seed=game_seed)
+        return self._sit(table, int(self.np_random.integers(self.num_players)), game_seed)
 
     def step(self, action: int):
         if self.table.over:
@@ -80,20 +74,20 @@ class NumberDropTableEnv(NumberDropTurnEnv):
         seat = state["seat"]
         if table.num_players != self.num_players or not isinstance(seat, int) or not 0 <= seat < self.num_players:
             raise ValueError(f"state: expected {self.num_players} seats and a seat 0..{self.num_players - 1}")
+        return self._sit(table, seat, 0)
+
+    def _sit(self, table: Table, seat: int, seed: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The learner at ``seat`` of ``table``, the opponents' plans restarted from ``seed``."""
         self.table, self.seat = table, seat
         for k, policy in enumerate(self.opponents):
-            policy.reset(k)
+            policy.reset(seed + k)
         self._play_others()
         self._start(self.table.seats[self.seat])
         return self._obs(), self._info()
 
     def render(self) -> str | np.ndarray | None:
         """The whole table: every sheet, the block board and the dice."""
-        if self.render_mode == "ansi":
-            return render_table(self.table)
-        if self.render_mode == "rgb_array":
-            return np.array(draw_table(self.table), dtype=np.uint8)
-        return None
+        return picture(self.table, self.render_mode)
 
     def _start(self, game: Any) -> None:
         SoloEnvBase._start(self, game)  # a seat's turn starts in phase place or block, not slide

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gamekit.checks import as_action
+from gamekit.checks import as_action, positive_int
 from gamekit.env import LegalDiscrete
 
 from .. import startup
@@ -126,9 +126,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         return self._candidate(action).describe(self.game)
 
     def _start(self, game: SoloGame) -> None:
-        if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
-            raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
-        super()._start(game)
+        super()._start(check_turn_start(game))
 
     def _play(self, i: int) -> int:
         """Play candidate ``i``: jump to its afterstate, or with ``replay`` step its decisions."""
@@ -167,13 +165,18 @@ class NumberDropTurnEnv(SoloEnvBase):
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
 
 
+def check_turn_start(game: SoloGame) -> SoloGame:
+    if game.phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
+        raise ValueError(f"a turn-level game starts at a turn's first decision, not in phase {game.phase.value!r}")
+    return game
+
+
 def check_slots(candidates: Any, rules: Rules) -> int:
     """The number of candidate slots, refused unless positive, on the sheet layout the features read."""
-    if isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 1:
-        raise ValueError(f"candidates must be a positive int, got {candidates!r}")
+    slots = positive_int(candidates, "candidates")
     if rules.cols != 7 or len(rules.letters) != 5 or rules.box_sizes != (3, 4, 5, 6, 7):
         raise ValueError("NumberDropTurn-v0 observes the default sheet layout (7 columns, letters A..E)")
-    return int(candidates)
+    return slots
 
 
 def state_size(rules: Rules) -> int:

@@ -12,13 +12,14 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from gamekit.checks import positive_int
+
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame, roll_faces, roll_of
 from ..numba_cache import warn_if_not_compiled
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
-from ..render.draw import game_array
-from ..render.text import render_text
+from ..render.draw import picture
 from .base import BREAKDOWN_KEYS, check_render_and_rules
 from .decision import game_from_options
 from .turn import (
@@ -27,6 +28,7 @@ from .turn import (
     afterstate_planes,
     candidate_features,
     check_slots,
+    check_turn_start,
     packed_states,
     state_size,
     turn_spaces,
@@ -55,10 +57,8 @@ class NumberDropTurnVectorEnv(VectorEnv):
         block_width: int = 3,
         afterstates: bool = False,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.num_envs = positive_int(num_envs, "num_envs")
         check_render_and_rules(self.metadata, render_mode, rules)
-        self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.rules = rules
         self.slots = check_slots(candidates, rules)
@@ -144,13 +144,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
             i: seeding.np_random(seeds[i])[0] if seeds[i] is not None or self._rngs[i] is None else self._rngs[i]
             for i in indices
         }
-        games = {}
-        for i in indices:
-            games[i] = game_from_options(options, self.rules, rngs[i])
-            if games[i].phase not in (Phase.START, Phase.SLIDE, Phase.OVER):
-                raise ValueError(
-                    f"a turn-level game starts at a turn's first decision, not in phase {games[i].phase.value!r}"
-                )
+        games = {i: check_turn_start(game_from_options(options, self.rules, rngs[i])) for i in indices}
         for i in indices:
             self._rngs[i] = rngs[i]
             self._take(i, games[i])
@@ -188,11 +182,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
 
     def render(self) -> tuple[Any, ...] | None:
         """One picture per game: text (``"ansi"``) or an (H, W, 3) uint8 array (``"rgb_array"``)."""
-        if self.render_mode == "ansi":
-            return tuple(render_text(g) for g in self.games)
-        if self.render_mode == "rgb_array":
-            return tuple(game_array(g) for g in self.games)
-        return None
+        return None if self.render_mode is None else tuple(picture(g, self.render_mode) for g in self.games)
 
     def _check(self, actions: Any) -> np.ndarray:
         """The actions as ints, every live game's checked (nothing changes when one is refused)."""
@@ -300,15 +290,7 @@ class NumberDropTurnVectorEnv(VectorEnv):
         return out
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "action_mask": self._mask.copy(),
-            "score": self._score.copy(),
-            "score_breakdown": self._breakdown.copy(),
-            "turn": self._turn.copy(),
-            "candidate_count": self._count.copy(),
-            "boxes": self._boxes.copy(),
-            "illegal_action": np.zeros(self.num_envs, bool),
-        }
-        for key in INFO_KEYS:
-            info["_" + key] = which.copy()
-        return info
+        values = (self._mask, self._score, self._breakdown, self._turn, self._count, self._boxes)
+        info: dict[str, Any] = {key: value.copy() for key, value in zip(INFO_KEYS, values)}
+        info["illegal_action"] = np.zeros(self.num_envs, bool)
+        return info | {"_" + key: which.copy() for key in INFO_KEYS}

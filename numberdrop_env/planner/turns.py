@@ -16,6 +16,8 @@ from typing import overload
 
 import numpy as np
 
+from gamekit.checks import positive_int
+
 from .. import numba_cache, startup
 from ..engine.actions import Phase, layout_for
 from ..engine.rules import Rules
@@ -148,7 +150,7 @@ class TurnPlanner:
         starting number are shared by the games that start alike: their arrays are read-only)."""
         check_phase(game)
         if limit is not None:
-            _check_limit(limit)
+            positive_int(limit, "limit")
         if game.phase is Phase.START:
             return self._start(game, limit)
         interpreted = numba_cache.interpreted()  # compiling in the background: the specification plays
@@ -165,9 +167,10 @@ class TurnPlanner:
         """``candidates`` of many solo games of one rule set, each inside a turn, enumerated on every
         core; with ``features`` each game's candidate feature rows (padded to ``limit`` rows)."""
         if not games:
-            _check_limit(limit)
+            positive_int(limit, "limit")
             return [], np.zeros((0, limit, 0), np.float32)
-        return self.candidates_packed(self.pack_batch(games, limit), games[0].rules, limit, features)
+        count, arrays, rows = self.candidate_arrays(self.pack_batch(games, limit), games[0].rules, limit, features)
+        return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
 
     def _start(self, game: SoloGame, limit: int | None) -> TurnCandidates:
         """The starting number's candidates, enumerated once per sheet (almost every game starts from
@@ -181,7 +184,7 @@ class TurnPlanner:
 
     def pack_batch(self, games: Sequence[SoloGame], limit: int) -> np.ndarray:
         """The games as packed rows (``packing.STATE_FIELDS``): solo games of one rule set, each inside a turn."""
-        _check_limit(limit)
+        positive_int(limit, "limit")
         if not games:
             raise ValueError("pack_batch needs at least one game")
         rules = games[0].rules
@@ -194,19 +197,13 @@ class TurnPlanner:
                 )
         return np.stack([fixed.pack(g, limit) for g in games])
 
-    def candidates_packed(
-        self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
-    ) -> tuple[list[TurnCandidates], np.ndarray]:
-        """``candidates_batch`` of games packed by ``pack_batch``."""
-        count, arrays, rows = self.candidate_arrays(states, rules, limit, features)
-        return [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())], rows
-
     def candidate_arrays(
         self, states: np.ndarray, rules: Rules, limit: int, features: bool = False
     ) -> tuple[np.ndarray, TurnArrays, np.ndarray]:
-        """``candidates_packed`` as arrays: each game's count of candidates, the candidates of all
-        games (``TurnArrays`` with a leading game axis, padded to ``limit`` rows) and the feature rows."""
-        _check_limit(limit)
+        """``candidates_batch`` of games packed by ``pack_batch``, as arrays: each game's count of
+        candidates, the candidates of all games (``TurnArrays`` with a leading game axis, padded to
+        ``limit`` rows) and the feature rows."""
+        positive_int(limit, "limit")
         startup.compiled()  # not interpreted: wait for the background compile, if any
         fixed = self._static(rules)
         width = fixed.state_width
@@ -285,11 +282,6 @@ class TurnPlanner:
         if self._fixed is None or self._fixed.rules is not rules:
             self._fixed = _Static.of(rules, self.weights, self.width, self.block_width)
         return self._fixed
-
-
-def _check_limit(limit: object) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
-        raise ValueError(f"limit must be a positive int, got {limit!r}")
 
 
 def batch_arrays(n_games: int, slots: int, rules: Rules) -> TurnArrays:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -13,7 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
 from ..engine.sheet import Sheet
-from .text import PHASE_WORDS
+from .text import PHASE_WORDS, render_table, render_text
 
 if TYPE_CHECKING:
     from ..engine.solo import SoloGame
@@ -61,35 +60,15 @@ def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
         return ImageFont.load_default()
 
 
-@dataclass(frozen=True)
 class SheetLayout:
     """Where everything sits in a sheet picture (pixels, origin top-left)."""
 
-    rules: Rules
-
-    @property
-    def grid_x(self) -> int:
-        return MARGIN + LABEL_W
-
-    @property
-    def grid_y(self) -> int:
-        return MARGIN + TITLE_H
-
-    @property
-    def grid_w(self) -> int:
-        return self.rules.cols * CELL
-
-    @property
-    def grid_h(self) -> int:
-        return self.rules.rows * CELL
-
-    @property
-    def track_x(self) -> int:
-        return self.grid_x + self.grid_w + SIDE_W
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self.track_x + TRACK_W + MARGIN, self.grid_y + self.grid_h + 16 + MARGIN
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.grid_x, self.grid_y = MARGIN + LABEL_W, MARGIN + TITLE_H
+        self.grid_w, self.grid_h = rules.cols * CELL, rules.rows * CELL
+        self.track_x = self.grid_x + self.grid_w + SIDE_W
+        self.size = self.track_x + TRACK_W + MARGIN, self.grid_y + self.grid_h + 16 + MARGIN
 
     def cell_box(self, row: int, col: int) -> tuple[int, int, int, int]:
         """(left, top, right, bottom) of a grid cell; row 0 is the bottom row."""
@@ -433,9 +412,15 @@ def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
     return img
 
 
-def game_array(game: SoloGame) -> np.ndarray:
-    """``draw_game`` as an (H, W, 3) uint8 array: what ``render_mode="rgb_array"`` returns."""
-    return np.array(draw_game(game), dtype=np.uint8)
+def picture(shown: SoloGame | Table, mode: str | None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns: the text picture (``"ansi"``), the drawing as an
+    (H, W, 3) uint8 array (``"rgb_array"``) or None; a table shows every sheet."""
+    table = hasattr(shown, "seats")
+    if mode == "ansi":
+        return render_table(shown) if table else render_text(shown)
+    if mode == "rgb_array":
+        return np.array(draw_table(shown) if table else draw_game(shown), dtype=np.uint8)
+    return None
 
 
 def _caption(draw: ImageDraw.ImageDraw, text: str, top: int, width: int) -> None:

@@ -129,15 +129,8 @@ def render_table(table: Table) -> str:
         f"blocks "
         + " ".join(f"{t}:{b}{'~' if x else ''}" for t, b, x in zip(table.rules.letters, table.blocks, table.crossed))
     )
-    sheets = []
+    lines = [head]
     for p, s in enumerate(table.seats):  # the solo text without its title and (absent) solo board
-        lines = render_text(s).splitlines()[1:]
-        sheets.append(
-            "\n".join(
-                [
-                    f"--- player_{p} (score {s.score()}, phase {s.phase.value})",
-                    *(line for line in lines if not line.startswith("solo board")),
-                ]
-            )
-        )
-    return "\n".join([head, *sheets])
+        lines.append(f"--- player_{p} (score {s.score()}, phase {s.phase.value})")
+        lines += [line for line in render_text(s).splitlines()[1:] if not line.startswith("solo board")]
+    return "\n".join(lines)

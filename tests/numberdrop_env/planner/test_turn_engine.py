@@ -224,7 +224,7 @@ def test_a_printing_with_a_star_on_every_die_matches_the_reference():
 
 
 def test_packed_batches_equal_game_batches_and_refuse_what_is_not_packed():
-    """``candidates_packed(pack_batch(games))`` is ``candidates_batch(games)``; rows that are not
+    """``candidate_arrays(pack_batch(games))`` is ``candidates_batch(games)``; rows that are not
     packed games of these rules are refused before the compiled code sees them."""
     planner, games = TurnPlanner(), []
     for seed in range(3):
@@ -232,13 +232,14 @@ def test_packed_batches_equal_game_batches_and_refuse_what_is_not_packed():
         game.step(game.layout.start)
         games.append(game)
     states = planner.pack_batch(games, 8)
-    packed, rows = planner.candidates_packed(states, games[0].rules, 8, features=True)
+    count, arrays, rows = planner.candidate_arrays(states, games[0].rules, 8, features=True)
+    packed = [TurnCandidates.of_batch(arrays, g, k) for g, k in enumerate(count.tolist())]
     direct, rows_direct = planner.candidates_batch(games, 8, features=True)
     assert np.array_equal(rows, rows_direct)
     assert all(np.array_equal(a.arrays.values, b.arrays.values) for a, b in zip(packed, direct))
     for bad in (states[:, :-1], states.astype(float), states[0]):
         with pytest.raises(ValueError, match="packed games"):
-            planner.candidates_packed(bad, games[0].rules, 8)
+            planner.candidate_arrays(bad, games[0].rules, 8)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -18,7 +18,7 @@ from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.engine.table import Table
 from numberdrop_env.render import draw
 from numberdrop_env.render.draw import DEFAULT_LAYOUT as LAYOUT
-from numberdrop_env.render.draw import draw_game, draw_sheet, game_array
+from numberdrop_env.render.draw import draw_game, draw_sheet, picture
 from tests.support.helpers import make_game
 
 ENV_IDS = ("NumberDrop-v0", "NumberDropTurn-v0")
@@ -139,7 +139,7 @@ def test_identical_states_give_identical_images():
     for game in greedy_positions(1, every=5):
         copy = SoloGame.from_dict(game.to_dict())
         assert draw_game(game).tobytes() == draw_game(copy).tobytes()
-        assert np.array_equal(game_array(game), game_array(game.clone()))
+        assert np.array_equal(picture(game, "rgb_array"), picture(game.clone(), "rgb_array"))
 
 
 def test_different_states_give_different_images():
@@ -184,7 +184,7 @@ def test_rgb_array_render_is_uint8_hwc_of_one_shape_every_step(env_id):
         frame = env.render()
         assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3
         assert frame.shape[2] == 3
-        assert np.array_equal(frame, game_array(env.unwrapped.game))
+        assert np.array_equal(frame, picture(env.unwrapped.game, "rgb_array"))
         shapes.add(frame.shape)
         if done:
             break
