@@ -231,7 +231,6 @@ class HumanGame:
             )
 
 
-# ----------------------------------------------------------------------------- compact decisions
 def orientations_of(table: ShapeTable, shape: str) -> list[int]:
     """The orientation indices of one shape, in table order: ``T2`` is the second of T's."""
     return [o for o, s in enumerate(table.orientation_shape) if table.names[s] == shape]

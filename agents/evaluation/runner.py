@@ -38,7 +38,6 @@ Task = TypeVar("Task")
 Result = TypeVar("Result")
 
 
-# ---------------------------------------------------------------- one game of each kind
 @dataclass(frozen=True)
 class GameResult:
     """One solo game, as the solo table reports it."""
@@ -146,7 +145,6 @@ def play_rotations(
     return games
 
 
-# ---------------------------------------------------------------- where the games run
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 

@@ -53,7 +53,6 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
 
-# ---------------------------------------------------------------- shared sections
 class Env(Section):
     """Number Drop's training environment (the PPO trainers)."""
 
@@ -119,7 +118,6 @@ class RayCluster(Section):
     """(local Ray) CPUs Ray may use; null: all of this machine's."""
 
 
-# ---------------------------------------------------------------- what every schema reads
 Rule = tuple[bool, str, str]
 """A check of a config: whether it holds, the key it refuses and what that key must be."""
 
@@ -184,7 +182,6 @@ class TrainConfig(Section):
         return path is None or Path(path).is_file(), "init_from", f"must name an existing {what}"
 
 
-# ---------------------------------------------------------------- reading a config
 SCHEMAS: dict[tuple[str, str, str], str] = {
     ("numberdrop", "sb3", "ppo"): "agents.training.sb3_config:PPOConfig",
     ("numberdrop", "rllib", "ppo"): "agents.training.rllib.config:RLlibConfig",

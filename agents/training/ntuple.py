@@ -1,10 +1,7 @@
-"""The table value's trainer: afterstate TD(lambda) from self-play (``algorithm: ntuple``;
-``configs/ntuple.yaml``, what ``make train`` runs). The run goes in rounds: a round's games are
-cut into ``ntuple.shards`` shares (threads, or Ray tasks with ``backend: ray``: the same games),
-each played with the round's weights, and the learner takes every game in seed order. Every
-``ntuple.gate_every`` games the paired gate keeps ``best.npz``. A stopped run resumes from its
-last gate (``ntuple_state.json``, written last) and ends with the weights of a run never stopped.
-"""
+"""The table value's trainer (``algorithm: ntuple``, what ``make train`` runs): afterstate
+TD(lambda) from self-play in rounds of shares, learnt in seed order, a paired gate every
+``ntuple.gate_every`` games; resumed from its last gate (``ntuple_state.json``). See
+``docs/research/ntuple.md``."""
 
 from __future__ import annotations
 
@@ -23,7 +20,7 @@ import numpy as np
 
 from numberdrop_env.planner.turns import TurnPlanner
 
-from ..evaluation.runner import Progress, play_policy, pool
+from ..evaluation.runner import Progress, pool
 from ..values.ntuple import NTupleSpec, NTupleValue
 from ..values.selfplay import Learner, Learning, Trajectory, play
 from . import checkpoints, common
@@ -64,9 +61,8 @@ _VALUES: dict[tuple[Any, ...], NTupleValue] = {}
 def play_share(
     weights: np.ndarray, spec: tuple[Any, ...], x: dict[str, Any], seeds: Sequence[int], rng_seed: Sequence[int]
 ) -> tuple[list[Trajectory], np.ndarray, int]:
-    """One share of a round (what a task runs): the games of ``seeds`` played by the value of
-    ``weights`` (``spec``: families, stages, planner share), exploring by ``rng_seed``; returns
-    each game's afterstates and score, in seed order, and the turns played."""
+    """One share of a round (a task): the games of ``seeds`` by the value of ``weights`` (``spec``:
+    families, stages, planner share); each game's afterstates and score, and the turns played."""
     key = (tuple(spec[0]), *spec[1:], x["threads"])
     if key not in _VALUES:  # built once per process: the layout and its threads
         families, stages, share = spec
@@ -130,8 +126,7 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
 
 
 class ValueGames:
-    """The runner's batched player of a value alone (``None``: the greedy planner, its games
-    exactly): ``ntuple.parallel`` games in lockstep."""
+    """The runner's batched player of a value alone (``None``: the greedy planner's games)."""
 
     def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
         self.value, self.x = value, x
@@ -140,12 +135,6 @@ class ValueGames:
         x = self.x
         played = play(self.value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
         return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
-
-
-def gate_scores(value: NTupleValue | None, x: NTupleLoop) -> np.ndarray:
-    """The value alone (``None``: the greedy planner) on the gate's seeds, in seed order."""
-    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    return np.array([r.score for r in play_policy(ValueGames(value, x), seeds)])
 
 
 def _checkpoint(run_dir: Path, games: int) -> Path:
@@ -186,8 +175,8 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    greedy = gate_scores(None, cfg.ntuple)
-    scores = gate_scores(learner.value, cfg.ntuple)
+    greedy = common.gate_scores(ValueGames(None, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
     state = {
         "games": 0,
         "turns": 0,
@@ -204,7 +193,7 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
 
 
 def _commit(run_dir: Path, learner: Learner, state: dict[str, Any]) -> dict[str, Any]:
-    """Checkpoint the learner, then write the state that names it (last), then drop old checkpoints."""
+    """Checkpoint the learner, write the state that names it (last), drop old checkpoints."""
     path = _checkpoint(run_dir, state["games"])
     save_checkpoint(path, learner)
     state = {**state, "checkpoint": str(path.relative_to(run_dir))}
@@ -237,14 +226,14 @@ def run_gate(
     logger: ScalarWriter,
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
-    scores = gate_scores(learner.value, cfg.ntuple)
+    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
     gate = common.paired_gate(scores, state["best_scores"], cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),
     }
     entry = _gate_entry(state["games"], scores, state, gate, stats)
-    common.log_entry(logger, entry["games"], entry, _LOGGED)
+    logger.write(entry["games"], {name: entry[key] for key, name in _LOGGED.items()})
     append_jsonl(run_dir / "evals.jsonl", entry)
     if gate["kept"]:
         state = {**state, "best_games": state["games"], "best_scores": scores.tolist()}
@@ -278,8 +267,8 @@ def run_rounds(
     logger: ScalarWriter,
     progress: bool,
 ) -> dict[str, Any]:
-    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end; a
-    round's shares run in threads (the compiled code holds no GIL) or as Ray tasks of a CPU each."""
+    """Rounds until ``ntuple.games``, gated every ``ntuple.gate_every`` games and at the end; the
+    shares run in threads (the compiled code holds no GIL) or as Ray tasks of a CPU each."""
     x, value = cfg.ntuple, learner.value
     ray = cfg.backend == "ray"
     workers = (cfg.ray.num_cpus or 0) if ray else min(x.shards, value.threads)

@@ -1,8 +1,6 @@
-"""The SB3 trainer: MaskablePPO for both games (``backend: sb3``; ``configs/ppo_turn.yaml``,
-``configs/lucky_ppo.yaml``). The games differ in the environment, the network, the evaluation
-(the mean score; Lucky Numbers: the win share against the training opponents) and the closing
-tables; the loop is one. Checkpoints resume exactly (``agents.training.resume``).
-"""
+"""The SB3 trainer: MaskablePPO for both games (``backend: sb3``), one loop; the games differ in
+the environment, the network, the evaluation (Lucky Numbers: the win share) and the closing
+tables. Checkpoints resume exactly (``agents.training.resume``)."""
 
 from __future__ import annotations
 
@@ -52,7 +50,6 @@ from .vec_env import NativeTurnVecEnv
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
-# ---------------------------------------------------------------- environments
 def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
     """One monitored training environment (module-level: subprocesses build it)."""
     e = env_cfg
@@ -73,8 +70,7 @@ def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
 
 
 def build_vec_env(cfg: SB3Config, seed: int) -> Any:
-    """The training envs (``native``: one vector env of turn-level games; ``subproc``: a process
-    each; ``dummy``: one after the other); env ``i`` draws its games from ``seed + i``."""
+    """The training envs as ``vec_env`` says; env ``i`` draws its games from ``seed + i``."""
     if cfg.vec_env == "native":
         e = cfg.env
         venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=e.candidates, width=e.width, afterstates=e.afterstates)
@@ -85,7 +81,6 @@ def build_vec_env(cfg: SB3Config, seed: int) -> Any:
     return venv
 
 
-# ---------------------------------------------------------------- the model
 def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
     """The config's PPO settings as MaskablePPO arguments (a resumed run takes them too)."""
     p = cfg.ppo
@@ -94,8 +89,7 @@ def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
 
 
 def build_model(cfg: SB3Config, venv: Any) -> Any:
-    """A new MaskablePPO: the candidate scorer (turn), the CNN over the grid planes (decision)
-    or an MLP (Lucky Numbers)."""
+    """A new MaskablePPO: the candidate scorer (turn), a CNN (decision) or an MLP (Lucky Numbers)."""
     n, turn = cfg.network, cfg.game == "numberdrop" and cfg.env.interface == "turn"
     mlp = dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=ACTIVATIONS[n.activation])
     policy: Any
@@ -126,8 +120,8 @@ def new_model(cfg: SB3Config, venv: Any) -> Any:
 
 
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
-    """The model to train and its environments: a new one (cloned from a scripted agent first
-    when ``pretrain.games`` asks for it), or the checkpoint ``resume`` continued."""
+    """The model to train and its environments: a new one (cloned first when ``pretrain.games``
+    asks), or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
@@ -146,7 +140,6 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
     return resumed
 
 
-# ---------------------------------------------------------------- evaluations
 class ModelGames:
     """The runner's batched player of a Number Drop network: the games in lockstep."""
 
@@ -209,7 +202,6 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
     )
 
 
-# ---------------------------------------------------------------- callbacks
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
 
 
@@ -222,21 +214,12 @@ class GameMetricsCallback(BaseCallback):
         self.last_score: float | None = None
 
     def _on_step(self) -> bool:
-        n_boxes = 2 * len(DEFAULT_RULES.box_sizes) + 1
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "win" in info:
                 self.episodes["win"].append(info["win"])
             if not done or "score_breakdown" not in info:
                 continue
-            term = info.get("terminal_observation")
-            if "boxes" in info:  # NumberDropTurn-v0
-                boxes = info["boxes"]
-            else:  # identical, consecutive, bonus boxes
-                boxes = np.sum(term["track"][:n_boxes]) if isinstance(term, dict) and "track" in term else None
-            metrics = common.game_metrics(info, 0.0 if boxes is None else boxes)
-            metrics["turns"] = info["turn"]
-            if boxes is None:
-                del metrics["boxes"]
+            metrics = common.game_metrics(info, info.get("terminal_observation"))
             if "episode" in info:
                 metrics["decisions"] = info["episode"]["l"]
             for key, value in metrics.items():
@@ -304,10 +287,8 @@ class ActorWarmupCallback(BaseCallback):
         self._set(False)
 
 
-# ---------------------------------------------------------------- the run
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
-    """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
-    checkpoint to resume from when Ctrl-C stopped it."""
+    """The run's numbers, or ``interrupted: True`` and the checkpoint when Ctrl-C stopped it."""
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir, resume, progress = common.open_run(cfg, args)
     common.write_config(cfg, run_dir)

@@ -170,7 +170,6 @@ class PPOConfig(PPORun):
         ]
 
 
-# ---------------------------------------------------------------- Lucky Numbers
 class LuckyEnv(Section):
     """Lucky Numbers' training environment: one seat of a table."""
 

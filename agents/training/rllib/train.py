@@ -1,9 +1,6 @@
-"""PPO on RLlib (``backend: rllib``; ``configs/rllib_ppo.yaml``): env runners step
-``agents.training.rllib.env``, the learner updates ``NumberDropRLModule``. Fault tolerance is
-off on purpose: the masks are exact, so an illegal action is a bug that stops the run with the
-environment's message. Checkpoints are folders; a resumed run continues from the weights and
-optimizer on new games (env runners sample in other processes, so not bit for bit).
-"""
+"""PPO on RLlib (``backend: rllib``): env runners step ``agents.training.rllib.env``, the learner
+updates ``NumberDropRLModule``. Fault tolerance is off: the masks are exact, so an illegal action
+is a bug that stops the run. A resumed run continues from its checkpoint folder on new games."""
 
 from __future__ import annotations
 
@@ -15,7 +12,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -24,8 +20,6 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.tune.registry import register_env
-
-from numberdrop_env.engine.rules import DEFAULT_RULES as r
 
 from ...evaluation.runner import play_policy, ray_pool
 from ...networks.rllib_module import NumberDropRLModule
@@ -49,7 +43,6 @@ ENV_NAME = "numberdrop_rllib"
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
 
 
-# ---------------------------------------------------------------- env runner side
 class GameMetrics(RLlibCallback):
     """Per-episode game metrics, summed per iteration (the driver divides by ``game/episodes``)."""
 
@@ -57,16 +50,11 @@ class GameMetrics(RLlibCallback):
         self, *, episode: Any, prev_episode_chunks: Any = None, metrics_logger: Any = None, **kwargs: Any
     ) -> None:
         info = episode.get_infos(-1)
-        b = info.get("score_breakdown") if isinstance(info, dict) else None
-        if b is None or metrics_logger is None:
+        if not isinstance(info, dict) or "score_breakdown" not in info or metrics_logger is None:
             return
-
         length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
-        if "boxes" in info:  # NumberDropTurn-v0
-            boxes = info["boxes"]
-        else:  # NumberDrop-v0: the identical, consecutive and bonus boxes of the last observation
-            boxes = np.sum(episode.get_observations(-1)["observations"]["track"][: 2 * len(r.box_sizes) + 1])
-        values = {**common.game_metrics(info, boxes), "length": length}
+        last = None if "boxes" in info else episode.get_observations(-1)["observations"]
+        values = {**common.game_metrics(info, last), "length": length}
         for key, value in values.items():
             metrics_logger.log_value(("game", f"{key}_sum"), float(value), reduce="sum")
             metrics_logger.log_value(("game", f"{key}_count"), 1, reduce="sum")
@@ -74,13 +62,12 @@ class GameMetrics(RLlibCallback):
 
 class FailFastEnvRunner(SingleAgentEnvRunner):
     """An env runner whose errors reach the driver with the environment's message (RLlib's own
-    exits its process, so that Ray may restart it, and the driver learns only that an actor died)."""
+    exits, and the driver learns only that an actor died)."""
 
     def apply(self, func: Any, *args: Any, **kwargs: Any) -> Any:
         return func(self, *args, **kwargs)
 
 
-# ---------------------------------------------------------------- Ray and the algorithm
 def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
     register_env(ENV_NAME, make_env)
@@ -148,8 +135,7 @@ def train_iteration(algo: Any) -> dict[str, Any]:
 
 
 def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibConfig) -> None:
-    """Fail loudly where RLlib would carry on: a result without env-runner metrics, a failed env
-    step, or an env runner lost."""
+    """Fail where RLlib would carry on: no env-runner metrics, a failed env step, a runner lost."""
     runners = result.get("env_runners")
     if not runners:
         raise RuntimeError("RLlib returned an iteration without env-runner results (an env runner failed)")
@@ -168,7 +154,6 @@ def set_actor_frozen(frozen: bool, learner: Any) -> None:
         body.freeze_actor = frozen
 
 
-# ---------------------------------------------------------------- metrics
 def game_means(runners: dict[str, Any]) -> dict[str, float]:
     """This iteration's per-episode means from ``GameMetrics``' sums and counts."""
     game = runners.get("game", {})
@@ -204,7 +189,6 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-# ---------------------------------------------------------------- evaluation and checkpoints
 def measure(run_dir: Path, seeds: list[int], greedy: dict[str, Any] | None, algo: Any, steps: int) -> tuple:
     """The evaluation's games of the module as a user of its checkpoint gets it, by the runner."""
     latest = save_checkpoint(algo, run_dir / "latest_checkpoint", steps)
@@ -241,7 +225,6 @@ def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
     return path
 
 
-# ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what ``agents.cli.train.train`` returns."""
     run_dir, resume, progress = common.open_run(cfg, args)
