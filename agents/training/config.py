@@ -1,9 +1,6 @@
-"""Training configuration: one YAML file = one experiment, validated before anything runs.
-The shared sections and the loader live here, each trainer's model beside the trainer
-(``SCHEMAS``, picked by ``game``, ``backend`` and ``algorithm``). A key the trainer does not read,
-a wrong type or an out-of-range value is refused by its dotted path, so a typo never silently
-falls back to a default. Reading a config imports neither torch nor the planner.
-"""
+"""Training configuration, one YAML file an experiment: the shared sections and the loader
+(each trainer's schema is beside it, ``SCHEMAS``). A bad key, type or value is refused by its
+dotted path before anything runs; reading a config imports neither torch nor the planner."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Stable-Baselines3's ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``
-(``vec_env: native``): the games a ``DummyVecEnv`` of ``Monitor``-wrapped single envs plays,
-their turns enumerated together on every core, with SB3's conventions (a finished game reset in
-``step_wait``, ``terminal_observation`` and ``episode`` in its info, per-game ``env_method``).
-"""
+"""SB3's ``VecEnv`` over the native vector ``NumberDropTurn-v0`` (``vec_env: native``): the games a
+``DummyVecEnv`` of ``Monitor``-wrapped envs plays, their turns enumerated together on every core."""
 
 from __future__ import annotations
 
