@@ -324,14 +324,7 @@ def run_matches(
     return results
 
 
-def play_policy(
-    agent: Any,
-    seeds: Sequence[int],
-    workers: int = 1,
-    backend: str = "local",
-    address: str | None = None,
-    progress: bool = False,
-) -> list[GameResult]:
+def play_policy(agent: Any, seeds: Sequence[int], workers: int = 1) -> list[GameResult]:
     """Solo games of one agent on ``seeds``, in seed order: a name, ``(name, options)`` or a policy
     object (reset with each game's seed; copied to each worker, so it must pickle)."""
     if isinstance(agent, tuple):
@@ -339,4 +332,4 @@ def play_policy(
         match = Match((name,), tuple(seeds), options={name: dict(options or {})})
     else:
         match = Match((agent,), tuple(seeds))
-    return run_matches([match], workers, backend, address, progress)[0]
+    return run_matches([match], workers, progress=False)[0]

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,7 @@ Share = tuple[np.ndarray, list[int], tuple[int, ...]]
 """What one self-play task plays: the weights, its seeds and its exploration seed."""
 
 
-def find_state(path: str | Path) -> Path:
-    return checkpoints.find_state(path, STATE, "an n-tuple run")
+find_state = partial(checkpoints.find_state, state_file=STATE, what="an n-tuple run")
 
 
 def ship(best: Path, target: Path) -> None:

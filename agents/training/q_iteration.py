@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,18 +97,11 @@ def q_self_play(
         values = np.where(masks, logits, -np.inf).max(axis=1) / scale
         obs_before = obs
         obs, reward, over, _, info = venv.step(actions)
-        for i in range(n):
-            if owner[i] is None:
-                continue
-            row = rows[i]
-            row["state"].append(obs_before["state"][i])
-            row["candidates"].append(obs_before["candidates"][i, :own])
-            row["mask"].append(masks[i, :own])
-            row["played"].append(obs_before["candidates"][i, actions[i]])
-            row["reward"].append(reward[i])
-            row["value"].append(values[i])
-            row["changed"].append(actions[i] != best[i])
-            row["game"].append(owner[i])
+        for i in (i for i in range(n) if owner[i] is not None):
+            state, candidates = obs_before["state"][i], obs_before["candidates"][i]
+            turn = (state, candidates[:own], masks[i, :own], reward[i], values[i], actions[i] != best[i], owner[i])
+            for key, value in zip(Q_FIELDS, (*turn, candidates[actions[i]])):
+                rows[i][key].append(value)
         ended = [i for i in range(n) if owner[i] is not None and over[i]]
         for i in ended:
             part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
@@ -131,8 +125,7 @@ def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tu
     return actions, best
 
 
-def find_state(path: str | Path) -> Path:
-    return checkpoints.find_state(path, STATE, "a Q-iteration run")
+find_state = partial(checkpoints.find_state, state_file=STATE, what="a Q-iteration run")
 
 
 def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:

@@ -205,13 +205,25 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
 
 
-class GameMetricsCallback(BaseCallback):
-    """The training games' metrics, logged as means per rollout (``game/*``; tables: ``game/win``)."""
+class RolloutCallback(BaseCallback):
+    """Per rollout: the training games' means (``game/*``; tables: ``game/win``), the value head
+    trained alone for the first ``warmup`` steps, and the progress bar (moved every 1,000 steps)."""
 
-    def __init__(self) -> None:
+    def __init__(self, warmup: int, total: int, evals: Any, progress: bool) -> None:
         super().__init__()
+        self.warmup, self.total, self.evals, self.progress = warmup, total, evals, progress
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
         self.last_score: float | None = None
+        self.bar: common.StepProgress | None = None
+
+    def _freeze(self, frozen: bool) -> None:
+        if hasattr(self.model.policy, "freeze_actor"):
+            self.model.policy.freeze_actor = frozen
+
+    def _on_training_start(self) -> None:
+        self._freeze(self.num_timesteps < self.warmup)
+        if self.progress:
+            self.bar = common.StepProgress(self.total, self.num_timesteps)
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
@@ -224,6 +236,8 @@ class GameMetricsCallback(BaseCallback):
                 metrics["decisions"] = info["episode"]["l"]
             for key, value in metrics.items():
                 self.episodes[key].append(value)
+        if self.bar is not None and self.num_timesteps - self.bar.done >= 1000:
+            self.bar.update(self.num_timesteps - self.bar.done)
         return True
 
     def _on_rollout_end(self) -> None:
@@ -234,57 +248,17 @@ class GameMetricsCallback(BaseCallback):
             self.logger.record("game/episodes", len(self.episodes["score"]))
             self.last_score = float(np.mean(self.episodes["score"]))
         self.episodes = {k: [] for k in GAME_KEYS}
-
-
-class ProgressCallback(BaseCallback):
-    """The progress bar, moved every 1,000 steps and after each update."""
-
-    def __init__(self, total: int, metrics: Any, evals: Any) -> None:
-        super().__init__()
-        self.total, self.metrics, self.evals = total, metrics, evals
-        self.bar: common.StepProgress | None = None
-
-    def _on_training_start(self) -> None:
-        self.bar = common.StepProgress(self.total, self.num_timesteps)
-
-    def _on_step(self) -> bool:
-        if self.num_timesteps - self.bar.done >= 1000:
-            self.bar.update(self.num_timesteps - self.bar.done)
-        return True
-
-    def _on_rollout_end(self) -> None:
-        self.bar.to(self.num_timesteps, self.metrics.last_score, self.evals.latest)
+        self._freeze(self.num_timesteps < self.warmup)
+        if self.bar is not None:
+            self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
 
     def _on_training_end(self) -> None:
+        self._freeze(False)
         self.close()
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-class ActorWarmupCallback(BaseCallback):
-    """Train only the value head of the candidate policy for the first ``steps`` env steps."""
-
-    def __init__(self, steps: int) -> None:
-        super().__init__()
-        self.steps = steps
-
-    def _set(self, frozen: bool) -> None:
-        if hasattr(self.model.policy, "freeze_actor"):
-            self.model.policy.freeze_actor = frozen
-
-    def _on_training_start(self) -> None:
-        self._set(self.num_timesteps < self.steps)
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_rollout_end(self) -> None:
-        self._set(self.num_timesteps < self.steps)
-
-    def _on_training_end(self) -> None:
-        self._set(False)
 
 
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
@@ -299,9 +273,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
         stop = StopRequest()
         every = cfg.checkpoint.every_steps
         boundaries = UpdateBoundaries(run_dir / "checkpoints", every, envs_key(cfg), evals, stop, start_steps, resume)
-        metrics = GameMetricsCallback()
-        callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
-        callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
+        callbacks = [RolloutCallback(cfg.ppo.actor_warmup_steps, cfg.total_timesteps, evals, progress), boundaries]
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
             print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)

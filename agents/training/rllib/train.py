@@ -41,6 +41,17 @@ from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
+LEARNER_KEYS = (
+    "policy_loss",
+    "vf_loss",
+    "entropy",
+    "mean_kl_loss",
+    "vf_explained_var",
+    "curr_lr",
+    "gradients_default_optimizer_global_norm",
+)
+RUNNER_KEYS = ("episode_return_mean", "episode_len_mean", "num_episodes")
+"""The RLlib numbers worth a TensorBoard curve, from the learner and the env runners."""
 
 
 class GameMetrics(RLlibCallback):
@@ -169,24 +180,10 @@ def game_means(runners: dict[str, Any]) -> dict[str, float]:
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
     """The RLlib numbers worth a TensorBoard curve (losses, entropy, KL, throughput)."""
-    out: dict[str, float] = {}
     learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
-    for key in (
-        "policy_loss",
-        "vf_loss",
-        "entropy",
-        "mean_kl_loss",
-        "vf_explained_var",
-        "curr_lr",
-        "gradients_default_optimizer_global_norm",
-    ):
-        if isinstance(learner.get(key), (int, float)):
-            out[f"rllib/{key}"] = float(learner[key])
     runners = result.get("env_runners", {})
-    for key in ("episode_return_mean", "episode_len_mean", "num_episodes"):
-        if isinstance(runners.get(key), (int, float)):
-            out[f"rllib/{key}"] = float(runners[key])
-    return out
+    wanted = [(learner, k) for k in LEARNER_KEYS] + [(runners, k) for k in RUNNER_KEYS]
+    return {f"rllib/{k}": float(d[k]) for d, k in wanted if isinstance(d.get(k), (int, float))}
 
 
 def measure(run_dir: Path, seeds: list[int], greedy: dict[str, Any] | None, algo: Any, steps: int) -> tuple:
