@@ -50,7 +50,7 @@ def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | N
 
 def write_config(cfg: TrainConfig, run_dir: Path) -> None:
     """The run's ``config.yaml``: every key, defaults included (the record of the experiment)."""
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
 
 
 def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:

@@ -128,6 +128,8 @@ class TrainConfig(Section):
     """What finds the checkpoint or run state ``--resume PATH`` continues from."""
     model_agent: ClassVar[str] = "ppo"
     """The registry agent that plays the trained model in the closing table."""
+    length: ClassVar[str] = "total_timesteps"
+    """The key that says how long a run is (``--total-steps`` sets only ``total_timesteps``)."""
     game: Literal["numberdrop"] = "numberdrop"
     """(Each schema allows its own ``game``, ``backend`` and ``algorithm``, see ``SCHEMAS``.)"""
     backend: Literal["sb3"] = "sb3"
@@ -146,10 +148,6 @@ class TrainConfig(Section):
     @property
     def run_dir(self) -> Path:
         return Path(self.output_dir) if self.output_dir else Path("runs") / self.experiment
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every key of the config (the run's ``config.yaml``)."""
-        return self.model_dump()
 
     @model_validator(mode="after")
     def _fits(self) -> TrainConfig:

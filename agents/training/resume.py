@@ -140,7 +140,7 @@ class Resumed:
 
 def envs_key(cfg: Any) -> dict[str, Any]:
     """What a checkpoint's environments must match for an exact resume."""
-    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
+    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.env.model_dump()}
 
 
 def start_or_resume(
