@@ -54,19 +54,15 @@ def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
     """One monitored training environment (module-level: subprocesses build it)."""
     e = env_cfg
     if game == "luckynumbers":
-        return Monitor(
-            LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping), info_keywords=("win",)
-        )
-    if e.interface == "turn" and e.players > 1:
-        return Monitor(
-            NumberDropTableEnv(
-                num_players=e.players, opponents=list(e.opponents), candidates=e.candidates, width=e.width
-            ),
-            info_keywords=("win",),
-        )
-    if e.interface == "turn":
-        return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width, afterstates=e.afterstates))
-    return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
+        env, keys = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping), ("win",)
+    elif e.interface == "turn" and e.players > 1:
+        table = {"num_players": e.players, "opponents": list(e.opponents), "candidates": e.candidates, "width": e.width}
+        env, keys = NumberDropTableEnv(**table), ("win",)
+    elif e.interface == "turn":
+        env, keys = NumberDropTurnEnv(candidates=e.candidates, width=e.width, afterstates=e.afterstates), ()
+    else:
+        env, keys = NumberDropEnv(auto_forced=e.auto_forced), ()
+    return Monitor(env, info_keywords=keys)
 
 
 def build_vec_env(cfg: SB3Config, seed: int) -> Any:

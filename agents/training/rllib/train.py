@@ -229,54 +229,39 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
-    with ray_pool(cfg.ray.address, cfg.ray.num_cpus):  # Ray as it runs, a cluster's, or a local one
-        return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
-
-
-def _train(
-    cfg: RLlibConfig,
-    run_dir: Path,
-    greedy: dict[str, Any] | None,
-    resume: Path | None,
-    start_steps: int,
-    progress: bool,
-    lose_mask: bool,
-    config_path: Any = None,
-) -> dict[str, Any]:
-    algo, stop, steps = None, StopRequest(), start_steps
-    writer = ScalarWriter(run_dir)
-    try:
+    stop, steps, config_path = StopRequest(), start_steps, getattr(args, "config", None)
+    # Ray as it runs, a cluster's, or a local one
+    with ray_pool(cfg.ray.address, cfg.ray.num_cpus), ScalarWriter(run_dir) as writer:
         config = algorithm_config(cfg, lose_mask=lose_mask)
         if resume is not None:  # new games: the env seeds move on with the step count
             config = config.debugging(seed=cfg.seed + start_steps)
         algo = config.build_algo()
-        if resume is not None:
-            restore(algo, resume)
-            print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
-            keep_up_to(run_dir / "evals.jsonl", start_steps)
-        evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
+        try:
+            if resume is not None:
+                restore(algo, resume)
+                print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
+                keep_up_to(run_dir / "evals.jsonl", start_steps)
+            evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
 
-        def save(n: int) -> Path:
-            return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
+            def save(n: int) -> Path:
+                return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
 
-        boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
-        start = time.perf_counter()
-        with stop:
-            try:
-                steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
-            except Interrupted as stopped:
-                return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
-            seconds = time.perf_counter() - start
-            save_checkpoint(algo, run_dir / "final_checkpoint", steps)  # first: a kill in the evaluation loses nothing
-            boundaries(steps, final=True)
-    finally:
-        writer.close()
-        if algo is not None:
+            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
+            start = time.perf_counter()
+            with stop:
+                try:
+                    steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
+                except Interrupted as stopped:
+                    return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
+                seconds = time.perf_counter() - start
+                save_checkpoint(algo, run_dir / "final_checkpoint", steps)  # first: a kill in evaluation loses nothing
+                boundaries(steps, final=True)
+        finally:
             algo.stop()
-    if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
-        return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
-    trained = steps - start_steps
-    return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
+        if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
+            return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
+        trained = steps - start_steps
+        return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
 
 
 def restore(algo: Any, checkpoint: Path) -> None:
