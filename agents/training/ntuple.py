@@ -143,7 +143,6 @@ def _checkpoint(run_dir: Path, games: int) -> Path:
 
 def save_checkpoint(path: Path, learner: Learner) -> None:
     """The weights, what they mean and the learner's memory (temporal coherence's sums)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, ".npz") as tmp:
         learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
 

@@ -198,7 +198,6 @@ def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progr
         bar.update(len(part["score"]))
     bar.close()
     data = concatenate(parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, ".npz") as tmp:
         np.savez(tmp, **data)
     return data
