@@ -4,7 +4,6 @@ dotted path before anything runs; reading a config imports neither torch nor the
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ..registry import agents_of, require_extra
+from ..registry import agents_of, load, require_extra
 
 
 def _whole(value: Any) -> Any:
@@ -196,12 +195,6 @@ def _today(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "backend": new} if new else data
 
 
-def schema(entry: str) -> type[TrainConfig]:
-    """The schema class an entry of ``SCHEMAS`` names."""
-    module, _, name = entry.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
     """The schema a mapping's ``game``, ``backend`` and ``algorithm`` choose."""
     algorithm = data.get("algorithm", "ppo")
@@ -212,7 +205,7 @@ def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
         if chosen[i] not in known:
             raise ValueError(f"config key {key!r} must be one of {' | '.join(map(repr, known))}, got {chosen[i]!r}")
     if chosen in SCHEMAS:
-        return schema(SCHEMAS[chosen])
+        return load(SCHEMAS[chosen])
     game, backend, algorithm = chosen
     if algorithm != "ppo":
         backends = " or ".join(repr(k[1]) for k in SCHEMAS if k[2] == algorithm)

@@ -150,17 +150,11 @@ class _PolicyFit:
 
     def batch(self, idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
         d = self.demos
-        obs: Any = (
-            {k: torch.as_tensor(d[f"obs/{k}"][idx], dtype=torch.float32) for k in self.keys}
-            if self.keys
-            else torch.as_tensor(d["obs"][idx])
-        )
-        return (
-            obs,
-            torch.as_tensor(d["actions"][idx]),
-            torch.as_tensor(d["masks"][idx]),
-            torch.as_tensor(d["returns"][idx]),
-        )
+        if self.keys:
+            obs: Any = {k: torch.as_tensor(d[f"obs/{k}"][idx], dtype=torch.float32) for k in self.keys}
+        else:
+            obs = torch.as_tensor(d["obs"][idx])
+        return obs, *(torch.as_tensor(d[k][idx]) for k in ("actions", "masks", "returns"))
 
     def loss(self, idx: np.ndarray) -> torch.Tensor:
         obs, actions, masks, returns = self.batch(idx)
