@@ -35,10 +35,6 @@ _FREE = {"games", "threads"}
 KEEP = 2
 """Checkpoints kept (the newest)."""
 
-Share = tuple[np.ndarray, list[int], tuple[int, ...]]
-"""What one self-play task plays: the weights, its seeds and its exploration seed."""
-
-
 find_state = partial(checkpoints.find_state, state_file=STATE, what="an n-tuple run")
 
 
@@ -93,24 +89,19 @@ def _planner(width: int) -> TurnPlanner:
     return _PLANNERS[key]
 
 
-def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Share]:
-    """The shares of the round that starts at the run's game ``first``."""
-    x = cfg.ntuple
+def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
+    """The tasks (``play_share``'s arguments: the round's weights, a share of its seeds, its
+    exploration seed) of the round that starts at the run's game ``first``."""
+    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
+    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
     count = min(x.round_games, x.games - first)
     seeds = np.arange(x.seed + first, x.seed + first + count)
     parts = [p for p in np.array_split(seeds, min(x.shards, count)) if len(p)]
-    return [(value.weights, p.tolist(), (cfg.seed, first, k)) for k, p in enumerate(parts)]
+    return [(value.weights, spec, settings, p.tolist(), (cfg.seed, first, k)) for k, p in enumerate(parts)]
 
 
 def _play_task(task: tuple[Any, ...]) -> tuple[list[Trajectory], np.ndarray, int]:
     return play_share(*task)
-
-
-def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
-    """The runner's tasks (``play_share``'s arguments) of the round that starts at game ``first``."""
-    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
-    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
-    return [(weights, spec, settings, seeds, rng) for weights, seeds, rng in round_shares(cfg, value, first)]
 
 
 def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarray, int]]) -> dict[str, float]:
