@@ -1,10 +1,6 @@
-"""Compile the engine's and the agents' numba code ahead of first use: ``python -m agents.warmup``.
-
-``python -m numberdrop_env.warmup`` (same options), then the n-tuple value's kernels, under one
-progress line. The environments' package may not import the agents, so it finds their step by
-the entry point this project registers (group ``numberdrop_env.warmup``) once installed; this
-command needs no installation.
-"""
+"""Compile the engine's and the agents' numba code ahead of first use: ``python -m agents.warmup``,
+the engine's warm-up then the n-tuple value's kernels (installed, the engine's command finds this
+step by the entry point group ``numberdrop_env.warmup``)."""
 
 from __future__ import annotations
 

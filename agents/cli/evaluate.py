@@ -11,7 +11,6 @@ and ``--backend ray`` give the same numbers.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from agents.evaluation.solo import format_table, run, summarise
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
 from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
+from agents.training.checkpoints import write_json
 from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.table import MAX_PLAYERS
 
@@ -172,8 +172,7 @@ def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: 
 def _write(args: argparse.Namespace, summary: dict[str, Any], table: Any) -> dict[str, Any]:
     print(table(summary))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=1))
+        write_json(args.json, summary, indent=1)
     return summary
 
 

@@ -1,8 +1,6 @@
-"""A person plays a solo game in the terminal: ``numberdrop-play --human``. Each decision is
-listed and numbered; the player types a number, a compact decision (dice values in cell order,
-a drop as ``T2 c4``) or a command. Bad input plays nothing. Leaving saves the game (dice
-generator included) to a file that ``--resume`` continues.
-"""
+"""A person plays a solo game in the terminal (``numberdrop-play --human``): a number, a compact
+decision (dice values in cell order, a drop as ``T2 c4``) or a command (``HELP``); leaving saves
+the game for ``--resume``."""
 
 from __future__ import annotations
 
@@ -231,7 +229,6 @@ class HumanGame:
             )
 
 
-# ----------------------------------------------------------------------------- compact decisions
 def orientations_of(table: ShapeTable, shape: str) -> list[int]:
     """The orientation indices of one shape, in table order: ``T2`` is the second of T's."""
     return [o for o, s in enumerate(table.orientation_shape) if table.names[s] == shape]

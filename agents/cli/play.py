@@ -135,26 +135,19 @@ def _check(args: argparse.Namespace) -> None:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
 
 
-def missing_extra(name: str) -> str | None:
-    """The optional extra that agent ``name`` needs and this install lacks (None when it can
-    play); asks only whether the packages are there, so finding out imports no torch."""
-    extra = AGENTS[name].partition("[")[2].rstrip("] ")
-    try:
-        if extra:
-            require_extra(extra, name)
-    except ImportError:
-        return extra
-    return None
-
-
 def default_agent() -> tuple[str, str]:
-    """The strongest agent this install runs, and one line saying which (and why not a stronger one)."""
+    """The strongest agent this install runs, and a line saying which (and why not a stronger one);
+    asks only whether each extra's packages are there, so finding out imports no torch."""
     passed = []
     for name in STRONGEST:
-        extra = missing_extra(name)
-        if extra is None:
-            return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
-        passed.append(f"{name} needs the {extra} extra")
+        extra = AGENTS[name].partition("[")[2].rstrip("] ")
+        try:
+            if extra:
+                require_extra(extra, name)
+        except ImportError:
+            passed.append(f"{name} needs the {extra} extra")
+            continue
+        return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
     return "random", f"agent: random ({'; '.join(passed)})"
 
 

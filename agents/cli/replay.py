@@ -1,9 +1,6 @@
-"""Recorded games: the start (a seed or a saved position) and the actions, played back exactly.
-
-A record is a small JSON file; the engine draws every roll from the game's own generator,
-so the same start and the same actions give the same game, whoever chose the actions.
-``frames`` turns a replay into pictures and ``save_gif`` into an animation.
-"""
+"""Recorded games, a small JSON file: the start (a seed or a saved position) and the actions,
+played back exactly (every roll comes from the game's own generator); ``frames`` and
+``save_gif`` turn a replay into pictures."""
 
 from __future__ import annotations
 

@@ -60,10 +60,8 @@ def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namesp
     args = build_parser().parse_args(argv)
     cfg = load_config(args.config)
     if args.total_steps is not None:
-        if not hasattr(cfg, "total_timesteps"):
-            raise ValueError(
-                f"--total-steps does not apply to algorithm {cfg.algorithm!r}: it runs {cfg.section}.generations"
-            )
+        if cfg.length != "total_timesteps":
+            raise ValueError(f"--total-steps does not apply to algorithm {cfg.algorithm!r}: it runs {cfg.length}")
         if args.total_steps <= 0:
             raise ValueError(f"--total-steps must be > 0, got {args.total_steps}")
         cfg.total_timesteps = args.total_steps

@@ -1,12 +1,6 @@
-"""The one game runner: every evaluation and gate of the project plays its games here.
-
-A ``Match`` names the games: one agent's solo games on some seeds, or tables of either game
-(every seed under every rotation of the seats). ``run_matches`` plays them in chunks, in this
-process, on worker processes or as Ray tasks, and gives the results back in seed order. A game
-depends only on its seed and its agents, so the results are the same on any backend (tested).
-An agent with a ``play_seeds(seeds)`` method is a batched player (a network playing many games
-in lockstep): it gets one chunk per worker and returns its own results.
-"""
+"""The one game runner of every evaluation and gate: ``run_matches`` plays ``Match``es in chunks,
+in this process, on workers or as Ray tasks, the same results in seed order on any backend. An
+agent with ``play_seeds(seeds)`` is a batched player (games in lockstep): a chunk per worker."""
 
 from __future__ import annotations
 
@@ -38,7 +32,6 @@ Task = TypeVar("Task")
 Result = TypeVar("Result")
 
 
-# ---------------------------------------------------------------- one game of each kind
 @dataclass(frozen=True)
 class GameResult:
     """One solo game, as the solo table reports it."""
@@ -146,7 +139,6 @@ def play_rotations(
     return games
 
 
-# ---------------------------------------------------------------- where the games run
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
@@ -204,9 +196,8 @@ class RayTasks:
 
 @contextmanager
 def ray_pool(address: str | None = None, num_cpus: int | None = None) -> Iterator[RayTasks]:
-    """The Ray running in this process (a training run's) as it is; else the cluster at
-    ``address`` (or ``RAY_ADDRESS``); else a local Ray of ``num_cpus`` CPUs (None: all),
-    stopped at the end. Every node needs this project installed (the tasks import it)."""
+    """The Ray running in this process, else the cluster at ``address`` (or ``RAY_ADDRESS``), else
+    a local Ray of ``num_cpus`` CPUs (None: all). Every node needs this project installed."""
     try:
         require_extra("rllib", "the Ray backend")
     except ImportError as err:
@@ -333,20 +324,12 @@ def run_matches(
     return results
 
 
-def play_policy(
-    agent: Any,
-    seeds: Sequence[int],
-    workers: int = 1,
-    backend: str = "local",
-    address: str | None = None,
-    progress: bool = False,
-) -> list[GameResult]:
-    """Solo games of one agent on ``seeds``, in seed order: what a trainer's gate plays.
-    ``agent`` is a registered name, ``(name, options)``, or a policy object (reset with each
-    game's seed; copied to each worker when there are several, so it must pickle)."""
+def play_policy(agent: Any, seeds: Sequence[int], workers: int = 1) -> list[GameResult]:
+    """Solo games of one agent on ``seeds``, in seed order: a name, ``(name, options)`` or a policy
+    object (reset with each game's seed; copied to each worker, so it must pickle)."""
     if isinstance(agent, tuple):
         name, options = agent
         match = Match((name,), tuple(seeds), options={name: dict(options or {})})
     else:
         match = Match((agent,), tuple(seeds))
-    return run_matches([match], workers, backend, address, progress)[0]
+    return run_matches([match], workers, progress=False)[0]

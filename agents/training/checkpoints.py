@@ -1,8 +1,6 @@
-"""Files a training run may be killed in the middle of, shared by every trainer: files written
-whole or not at all, damaged files named, numbered checkpoints found (the previous good one
-taken when one is damaged), the run states of the trainers in generations or rounds, and
-Ctrl-C honoured at the next update boundary with a checkpoint.
-"""
+"""Files a run may be killed in the middle of: written whole or not at all, damaged ones named,
+checkpoints found (the previous good one when one is damaged), the run states of the trainers
+in generations, and Ctrl-C honoured at the next update boundary."""
 
 from __future__ import annotations
 
@@ -26,13 +24,10 @@ STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
 """A numbered checkpoint's name: ``<prefix>_<steps>_steps`` (a folder) or ``...steps.zip``."""
 
 
-# ---------------------------------------------------------------- atomic files
 @contextmanager
 def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
-    """A temporary path beside ``path`` for a writer that wants a file name; on success it
-    replaces ``path``, on error it is removed. ``suffix`` is for writers that add their own
-    (SB3 adds ``.zip``). A folder replaces an existing one by two renames, so a kill leaves the
-    old one under a hidden name, never a half-written one at ``path``."""
+    """A temporary path beside ``path`` (``suffix``: what the writer adds, SB3's ``.zip``) that
+    replaces it on success; a folder by two renames, so a kill never leaves half of one there."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{suffix}", dir=path.parent)
@@ -103,7 +98,6 @@ def read_arrays(path: Path, fields: Collection[str], what: str) -> dict[str, np.
     return data
 
 
-# ---------------------------------------------------------------- JSON lines
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """The objects of a JSON-lines file; a line cut by a kill is left out with a note."""
     path = Path(path)
@@ -151,8 +145,7 @@ def _at(entry: dict[str, Any], key: str) -> int:
 
 
 class Every:
-    """When something periodic is due: every ``every`` steps (0: never), counted from the
-    multiple of ``every`` at or below ``since``."""
+    """Due every ``every`` steps (0: never), counted from the multiple at or below ``since``."""
 
     def __init__(self, every: int, since: int) -> None:
         self.every, self.last = every, since - since % every if every else 0
@@ -164,7 +157,6 @@ class Every:
         return True
 
 
-# ---------------------------------------------------------------- checkpoints
 def checkpoint_step(path: str | Path) -> int | None:
     match = STEP_NAME.search(Path(path).name)
     return int(match.group(1)) if match else None
@@ -180,9 +172,8 @@ def numbered_checkpoints(folder: str | Path) -> list[Path]:
 
 
 def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoint: Callable[[Path], bool]) -> Path:
-    """What ``--resume PATH`` resumes from: the checkpoint named, or the newest of a run
-    directory (or its ``checkpoints/``). ``check`` raises a ``ValueError`` naming what is
-    damaged; each damaged one is reported and the next older one tried."""
+    """What ``--resume PATH`` resumes from: the checkpoint named or a run's newest; ``check``
+    raises a ``ValueError`` naming a damaged one, and the next older one is tried."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"--resume checkpoint {str(path)!r} not found")
@@ -247,7 +238,6 @@ def _is_folder_checkpoint(path: Path) -> bool:
     return (path / STEPS_FILE).exists() or checkpoint_step(path) is not None or path.name.endswith("_checkpoint")
 
 
-# ---------------------------------------------------------------- run states (generations, rounds)
 def find_state(path: str | Path, state_file: str, what: str) -> Path:
     """The run directory ``--resume`` names (the directory, or its ``state_file``)."""
     path = Path(path)
@@ -260,8 +250,8 @@ def find_state(path: str | Path, state_file: str, what: str) -> Path:
 def resume_state(
     run_dir: Path, state_file: str, settings: dict[str, Any], section: str, free: Collection[str], key: str
 ) -> dict[str, Any]:
-    """The state of a stopped run, which must keep the ``settings`` that decide its data and
-    weights (only ``free`` may change); ``evals.jsonl`` loses the lines past the state's ``key``."""
+    """A stopped run's state, whose ``settings`` must not change (but ``free``); ``evals.jsonl``
+    loses the lines past the state's ``key``."""
     state = read_json(run_dir / state_file)
     before = state.get("settings", {})
     changed = sorted(k for k in {*settings, *before} if before.get(k) != settings.get(k))
@@ -280,10 +270,9 @@ def resume_command(config: str | Path, checkpoint: str | Path) -> str:
     return f"python train.py --config {config} --resume {checkpoint}"
 
 
-# ---------------------------------------------------------------- Ctrl-C
 class StopRequest:
-    """While active, the first Ctrl-C sets ``requested`` (the trainer stops at its next update
-    boundary, with a checkpoint); a second raises ``KeyboardInterrupt``. Main thread only."""
+    """While active, a first Ctrl-C sets ``requested`` (stop at the next update boundary), a second
+    raises ``KeyboardInterrupt``. Main thread only."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -319,11 +308,9 @@ class Interrupted(Exception):
 
 
 class Boundaries:
-    """What a PPO trainer does at an update boundary (at the start, after each update, at the
-    end), in order: a numbered checkpoint ``save(steps)`` when due (every ``every`` steps and at
-    the end; 0: only on request), the ``evaluate(steps, final)``, then on Ctrl-C a checkpoint
-    and ``Interrupted``. ``latest`` is the newest checkpoint (at first the one resumed from,
-    which holds the first boundary)."""
+    """A PPO trainer's update boundary (start, after each update, end): ``save(steps)`` when due
+    (every ``every`` steps and at the end; 0: on request), ``evaluate(steps, final)``, then on
+    Ctrl-C a checkpoint and ``Interrupted``. ``latest``: the newest checkpoint."""
 
     def __init__(
         self,

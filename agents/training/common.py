@@ -21,7 +21,7 @@ from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.envs.base import breakdown_dict
 
 from ..evaluation import plots
-from ..evaluation.runner import Progress
+from ..evaluation.runner import Progress, play_policy
 from ..evaluation.solo import format_table, run, summarise
 from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
@@ -41,10 +41,8 @@ from .config import TrainConfig
 
 
 def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | None, bool]:
-    """The run folder, made; what ``--resume`` continues from (``None``: a new run); whether to
-    show progress bars. Every trainer's folder holds ``config.yaml``, ``evals.jsonl`` (a line per
-    evaluation or gate), ``learning_curve.png``, TensorBoard events, ``checkpoints/``, its best
-    model and ``final_eval.json``."""
+    """The run folder (its layout: ``docs/training.md``), made; what ``--resume`` continues
+    from (``None``: a new run); whether to show progress bars."""
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir, getattr(args, "resume", None), cfg.progress_bar and not getattr(args, "no_progress", False)
@@ -52,7 +50,7 @@ def open_run(cfg: TrainConfig, args: argparse.Namespace) -> tuple[Path, Path | N
 
 def write_config(cfg: TrainConfig, run_dir: Path) -> None:
     """The run's ``config.yaml``: every key, defaults included (the record of the experiment)."""
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
 
 
 def greedy_baseline(cfg: TrainConfig, run_dir: Path) -> dict[str, Any] | None:
@@ -95,8 +93,7 @@ def read_evals(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 
 def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "training steps") -> Path | None:
-    """``learning_curve.png`` from the run's ``evals.jsonl``; a picture is not worth a failed run,
-    so without matplotlib or scores it is skipped with a note."""
+    """``learning_curve.png`` from ``evals.jsonl``; skipped with a note without matplotlib or scores."""
     evals = run_dir / "evals.jsonl"
     if not evals.is_file():
         return None
@@ -121,9 +118,8 @@ def best_model(run_dir: Path, final: str) -> Path:
 def final_evaluation(
     cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
 ) -> dict[str, Any] | None:
-    """The closing table (``final_eval.json``): solo, the trained ``model`` among
-    ``final_eval.agents``; at a table, the model in one seat among its training opponents;
-    Lucky Numbers, one table per ``final_eval.opponents``."""
+    """The closing table (``final_eval.json``): solo, ``model`` among ``final_eval.agents``; at a
+    table, in one seat among its training opponents; Lucky Numbers, a table per opponent."""
     f, e = cfg.final_eval, getattr(cfg, "env", None)  # the trainers in generations play solo games
     if f.games == 0:
         return None
@@ -194,8 +190,8 @@ def stopped_early(config: Any, run_dir: Path, checkpoint: Path | None, steps: in
 def close_out(
     cfg: Any, run_dir: Path, best: Path, curve: str | None, progress: bool, ship: Callable | None, **options: Any
 ) -> dict | None:
-    """The end of a run: the learning curve (titled ``curve``; none when ``None``), the closing
-    table of the ``best`` model (its agent's ``options`` added) and ``ship(best, ship_to)``."""
+    """The learning curve (titled ``curve``; ``None``: none), the closing table of ``best`` (its
+    agent's ``options`` added) and ``ship(best, ship_to)``."""
     x_label = options.pop("x_label", "training steps")
     if curve is not None:
         write_learning_curve(run_dir, curve, x_label)
@@ -231,15 +227,19 @@ def finish(
     return {"run_dir": str(run_dir), "best_model": str(best), **numbers}
 
 
-# ---------------------------------------------------------------- the gate
 def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
-    """The rule that keeps the best model, the new scores paired with the best's on the same seeds.
-    ``better``: kept when the mean difference is above 0; ``not_worse``: unless its 95 % interval
-    lies below 0 (on a plateau, the newest rather than an early lucky gate)."""
+    """The rule that keeps the best model, the new scores paired with the best's (``better``: a mean
+    difference above 0; ``not_worse``: unless its 95 % interval lies below 0)."""
     diff = np.asarray(new, float) - np.asarray(best, float)
     interval = ci95(diff)
     kept = diff.mean() > 0 if keep == "better" else interval[1] > 0
     return {"paired_diff": float(diff.mean()), "paired_ci95": interval, "kept": bool(kept)}
+
+
+def gate_scores(player: Any, x: Any) -> np.ndarray:
+    """A batched player alone on the gate's seeds (``x.gate_seed``, ``x.gate_games``), in seed order."""
+    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
+    return np.array([r.score for r in play_policy(player, seeds)])
 
 
 def gate_entry(step: int, scores: np.ndarray, gate: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -262,11 +262,9 @@ ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")
 
 
 class Evaluation:
-    """The PPO trainers' evaluation on fixed seeds at update boundaries, every ``every`` steps and
-    at the end (a resumed run whose evaluation at its checkpoint was never written evaluates at
-    once). ``measure(model, steps)`` returns the scalars and each seed's ``Result``;
-    ``paired_gate`` against the best's decides whether ``save_best(model)`` makes it the best
-    (Lucky Numbers: by the wins, a tie by the scores)."""
+    """The PPO trainers' evaluation on fixed seeds, every ``every`` steps and at the end:
+    ``measure(model, steps)`` gives the scalars and ``Result``s, ``paired_gate`` decides
+    ``save_best(model)`` (Lucky Numbers: by the wins, a tie by the scores)."""
 
     def __init__(
         self,
@@ -360,24 +358,22 @@ def score_scalars(results: list[Result], greedy: dict[str, Any] | None) -> dict[
     return out
 
 
-# ---------------------------------------------------------------- during training
-def game_metrics(info: dict[str, Any], boxes: float) -> dict[str, float]:
-    """A finished training game's ``game/*`` numbers (``boxes``: the scoring boxes it filled)."""
+def game_metrics(info: dict[str, Any], last: Any = None) -> dict[str, float]:
+    """A finished training game's ``game/*`` numbers; its boxes from the info (NumberDropTurn-v0)
+    or the track of its ``last`` observation (NumberDrop-v0), else left out."""
     b, r = breakdown_dict(info["score_breakdown"]), DEFAULT_RULES
-    return {
+    boxes = info.get("boxes")
+    if boxes is None and isinstance(last, dict) and "track" in last:  # identical, consecutive, bonus
+        boxes = np.sum(last["track"][: 2 * len(r.box_sizes) + 1])
+    out = {
         "score": b["total"],
         "lines": b["lines"] / r.line_points,
         "penalty_rows": -b["penalties"] / r.penalty_points,
         "column_bonuses": b["column_bonuses"],
         "box_points": b["identical"] + b["consecutive"] + b["bonus"],
         "turns": info.get("turn", 0),
-        "boxes": float(boxes),
     }
-
-
-def log_entry(logger: Any, step: int, entry: dict[str, Any], names: dict[str, str]) -> None:
-    """A gate's ``evals.jsonl`` entry to TensorBoard, its keys renamed by ``names``."""
-    logger.write(step, {name: entry[key] for key, name in names.items()})
+    return out if boxes is None else {**out, "boxes": float(boxes)}
 
 
 class StepProgress(Progress):

@@ -1,13 +1,9 @@
-"""Training configuration: one YAML file = one experiment, validated before anything runs.
-The shared sections and the loader live here, each trainer's model beside the trainer
-(``SCHEMAS``, picked by ``game``, ``backend`` and ``algorithm``). A key the trainer does not read,
-a wrong type or an out-of-range value is refused by its dotted path, so a typo never silently
-falls back to a default. Reading a config imports neither torch nor the planner.
-"""
+"""Training configuration, one YAML file an experiment: the shared sections and the loader
+(each trainer's schema is beside it, ``SCHEMAS``). A bad key, type or value is refused by its
+dotted path before anything runs; reading a config imports neither torch nor the planner."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
@@ -16,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ..registry import agents_of, require_extra
+from ..registry import agents_of, load, require_extra
 
 
 def _whole(value: Any) -> Any:
@@ -53,7 +49,6 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
 
-# ---------------------------------------------------------------- shared sections
 class Env(Section):
     """Number Drop's training environment (the PPO trainers)."""
 
@@ -119,7 +114,6 @@ class RayCluster(Section):
     """(local Ray) CPUs Ray may use; null: all of this machine's."""
 
 
-# ---------------------------------------------------------------- what every schema reads
 Rule = tuple[bool, str, str]
 """A check of a config: whether it holds, the key it refuses and what that key must be."""
 
@@ -133,6 +127,8 @@ class TrainConfig(Section):
     """What finds the checkpoint or run state ``--resume PATH`` continues from."""
     model_agent: ClassVar[str] = "ppo"
     """The registry agent that plays the trained model in the closing table."""
+    length: ClassVar[str] = "total_timesteps"
+    """The key that says how long a run is (``--total-steps`` sets only ``total_timesteps``)."""
     game: Literal["numberdrop"] = "numberdrop"
     """(Each schema allows its own ``game``, ``backend`` and ``algorithm``, see ``SCHEMAS``.)"""
     backend: Literal["sb3"] = "sb3"
@@ -151,10 +147,6 @@ class TrainConfig(Section):
     @property
     def run_dir(self) -> Path:
         return Path(self.output_dir) if self.output_dir else Path("runs") / self.experiment
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every key of the config (the run's ``config.yaml``)."""
-        return self.model_dump()
 
     @model_validator(mode="after")
     def _fits(self) -> TrainConfig:
@@ -184,7 +176,6 @@ class TrainConfig(Section):
         return path is None or Path(path).is_file(), "init_from", f"must name an existing {what}"
 
 
-# ---------------------------------------------------------------- reading a config
 SCHEMAS: dict[tuple[str, str, str], str] = {
     ("numberdrop", "sb3", "ppo"): "agents.training.sb3_config:PPOConfig",
     ("numberdrop", "rllib", "ppo"): "agents.training.rllib.config:RLlibConfig",
@@ -204,12 +195,6 @@ def _today(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "backend": new} if new else data
 
 
-def schema(entry: str) -> type[TrainConfig]:
-    """The schema class an entry of ``SCHEMAS`` names."""
-    module, _, name = entry.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
     """The schema a mapping's ``game``, ``backend`` and ``algorithm`` choose."""
     algorithm = data.get("algorithm", "ppo")
@@ -220,7 +205,7 @@ def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
         if chosen[i] not in known:
             raise ValueError(f"config key {key!r} must be one of {' | '.join(map(repr, known))}, got {chosen[i]!r}")
     if chosen in SCHEMAS:
-        return schema(SCHEMAS[chosen])
+        return load(SCHEMAS[chosen])
     game, backend, algorithm = chosen
     if algorithm != "ppo":
         backends = " or ".join(repr(k[1]) for k in SCHEMAS if k[2] == algorithm)

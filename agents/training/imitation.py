@@ -1,8 +1,5 @@
-"""Behaviour cloning, for both games: PPO starts from a scripted agent's decisions (from
-scratch it spends its first million steps learning not to cross the Game Over line), and the
-fit that afterstate Q-iteration shares (``pretrain``). The demonstrations are cached in the run
-directory.
-"""
+"""Behaviour cloning for both games (PPO from scratch spends a million steps learning not to cross
+the Game Over line), and the fit Q-iteration shares (``pretrain``); demonstrations are cached."""
 
 from __future__ import annotations
 
@@ -27,9 +24,8 @@ from .sb3_config import LuckyConfig, PPOConfig
 
 
 def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
-    """Number Drop: ``agent``'s decisions with more than one legal action (as ``auto_forced``
-    shows them, a forced move's reward added to the decision before it) and their returns by
-    ``gamma``."""
+    """Number Drop: ``agent``'s decisions with a choice (as ``auto_forced`` shows them, a forced
+    move's reward added to the one before) and their returns by ``gamma``."""
     agent, seeds, gamma = task
     policy = make_policy(agent)
     obs: list[dict[str, np.ndarray]] = []
@@ -62,8 +58,7 @@ def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
 
 
 def _record_lucky(task: tuple[str, list[int], Rules, float]) -> dict[str, np.ndarray]:
-    """Lucky Numbers: every seat's decisions in ``agent``'s tables, a decision's return being the
-    seat's tournament score plus ``shaping`` per cell it filled from then on."""
+    """Lucky Numbers: every seat's decisions, returns the seat's score plus ``shaping`` per cell filled."""
     agent, seeds, rules, shaping = task
     obs, masks, actions, returns = [], [], [], []
     policies = [make_policy(agent, game="luckynumbers") for _ in range(rules.players)]
@@ -116,10 +111,9 @@ def pretrain(
     progress: bool = True,
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
-    """Fit the policy to the demonstrated actions (with ``demos["q_targets"]``: each played
-    candidate's logit over ``planner_scale`` to its value in points, as Q-iteration does) and the
-    value head to their returns. Returns a record per epoch: the loss and, on a held-out tenth,
-    the accuracy and cross-entropy (or ``q_mae``) and the value head's mean absolute error."""
+    """Fit the policy to the demonstrated actions (with ``q_targets``: the played logits to their
+    values, as Q-iteration does) and the value head to the returns; a record per epoch (the loss,
+    and on a held-out tenth the accuracy and cross-entropy or ``q_mae``, and the value's error)."""
     policy = model.policy
     n = len(demos["returns"])
     order = np.random.default_rng(seed).permutation(n)
@@ -156,17 +150,11 @@ class _PolicyFit:
 
     def batch(self, idx: np.ndarray) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor]:
         d = self.demos
-        obs: Any = (
-            {k: torch.as_tensor(d[f"obs/{k}"][idx], dtype=torch.float32) for k in self.keys}
-            if self.keys
-            else torch.as_tensor(d["obs"][idx])
-        )
-        return (
-            obs,
-            torch.as_tensor(d["actions"][idx]),
-            torch.as_tensor(d["masks"][idx]),
-            torch.as_tensor(d["returns"][idx]),
-        )
+        if self.keys:
+            obs: Any = {k: torch.as_tensor(d[f"obs/{k}"][idx], dtype=torch.float32) for k in self.keys}
+        else:
+            obs = torch.as_tensor(d["obs"][idx])
+        return obs, *(torch.as_tensor(d[k][idx]) for k in ("actions", "masks", "returns"))
 
     def loss(self, idx: np.ndarray) -> torch.Tensor:
         obs, actions, masks, returns = self.batch(idx)
@@ -174,12 +162,24 @@ class _PolicyFit:
         return -log_prob.mean() + self.value_coef * F.smooth_l1_loss(values.flatten(), returns)
 
     def held_out(self, held: np.ndarray) -> dict[str, float]:
-        return _held_out(self.policy, self.batch, held)
+        """Accuracy (the most likely action is the demonstrated one), value MAE and cross-entropy."""
+        policy, n = self.policy, len(held)
+        policy.set_training_mode(False)
+        correct, value_err, nll = 0.0, 0.0, 0.0
+        with torch.no_grad():
+            for start in range(0, n, 1024):
+                obs, actions, masks, returns = self.batch(held[start : start + 1024])
+                values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+                chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
+                correct += float((chosen == actions).sum())
+                value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
+                nll += float(-log_prob.sum())
+        return {"accuracy": correct / n, "value_mae": value_err / n, "nll": nll / n}
 
 
 class _ValueFit:
-    """Q-iteration's fit: the played candidate's logit over ``planner_scale`` (``played``: its
-    features, as it may lie beyond the slots) and the value head to ``q_targets``, by a Huber loss."""
+    """Q-iteration's fit: the played candidate's logit over ``planner_scale`` and the value head to
+    ``q_targets`` (Huber)."""
 
     def __init__(self, policy: Any, demos: dict[str, np.ndarray], value_coef: float) -> None:
         self.policy, self.demos, self.value_coef = policy, demos, value_coef
@@ -206,21 +206,6 @@ class _ValueFit:
             errors = [self.errors(held[i : i + 1024]) for i in range(0, len(held), 1024)]
         q_err, v_err = (torch.cat(parts) for parts in zip(*errors))
         return {"q_mae": float(q_err.abs().mean()), "value_mae": float(v_err.abs().mean())}
-
-
-def _held_out(policy: Any, batch: Any, held: np.ndarray) -> dict[str, float]:
-    """Accuracy (the most likely action is the demonstrated one), value MAE and cross-entropy."""
-    policy.set_training_mode(False)
-    correct, value_err, nll = 0.0, 0.0, 0.0
-    with torch.no_grad():
-        for start in range(0, len(held), 1024):
-            obs, actions, masks, returns = batch(held[start : start + 1024])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            chosen = policy.get_distribution(obs, action_masks=masks.numpy()).distribution.probs.argmax(dim=1)
-            correct += float((chosen == actions).sum())
-            value_err += float(F.l1_loss(values.flatten(), returns, reduction="sum"))
-            nll += float(-log_prob.sum())
-    return {"accuracy": correct / len(held), "value_mae": value_err / len(held), "nll": nll / len(held)}
 
 
 def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, progress: bool) -> None:

@@ -1,10 +1,7 @@
-"""The table value's trainer: afterstate TD(lambda) from self-play (``algorithm: ntuple``;
-``configs/ntuple.yaml``, what ``make train`` runs). The run goes in rounds: a round's games are
-cut into ``ntuple.shards`` shares (threads, or Ray tasks with ``backend: ray``: the same games),
-each played with the round's weights, and the learner takes every game in seed order. Every
-``ntuple.gate_every`` games the paired gate keeps ``best.npz``. A stopped run resumes from its
-last gate (``ntuple_state.json``, written last) and ends with the weights of a run never stopped.
-"""
+"""The table value's trainer (``algorithm: ntuple``, what ``make train`` runs): afterstate
+TD(lambda) from self-play in rounds of shares, learnt in seed order, a paired gate every
+``ntuple.gate_every`` games; resumed from its last gate (``ntuple_state.json``). See
+``docs/research/ntuple.md``."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ import numpy as np
 
 from numberdrop_env.planner.turns import TurnPlanner
 
-from ..evaluation.runner import Progress, play_policy, pool
+from ..evaluation.runner import Progress, pool
 from ..values.ntuple import NTupleSpec, NTupleValue
 from ..values.selfplay import Learner, Learning, Trajectory, play
 from . import checkpoints, common
@@ -37,12 +35,7 @@ _FREE = {"games", "threads"}
 KEEP = 2
 """Checkpoints kept (the newest)."""
 
-Share = tuple[np.ndarray, list[int], tuple[int, ...]]
-"""What one self-play task plays: the weights, its seeds and its exploration seed."""
-
-
-def find_state(path: str | Path) -> Path:
-    return checkpoints.find_state(path, STATE, "an n-tuple run")
+find_state = partial(checkpoints.find_state, state_file=STATE, what="an n-tuple run")
 
 
 def ship(best: Path, target: Path) -> None:
@@ -64,9 +57,8 @@ _VALUES: dict[tuple[Any, ...], NTupleValue] = {}
 def play_share(
     weights: np.ndarray, spec: tuple[Any, ...], x: dict[str, Any], seeds: Sequence[int], rng_seed: Sequence[int]
 ) -> tuple[list[Trajectory], np.ndarray, int]:
-    """One share of a round (what a task runs): the games of ``seeds`` played by the value of
-    ``weights`` (``spec``: families, stages, planner share), exploring by ``rng_seed``; returns
-    each game's afterstates and score, in seed order, and the turns played."""
+    """One share of a round (a task): the games of ``seeds`` by the value of ``weights`` (``spec``:
+    families, stages, planner share); each game's afterstates and score, and the turns played."""
     key = (tuple(spec[0]), *spec[1:], x["threads"])
     if key not in _VALUES:  # built once per process: the layout and its threads
         families, stages, share = spec
@@ -97,24 +89,19 @@ def _planner(width: int) -> TurnPlanner:
     return _PLANNERS[key]
 
 
-def round_shares(cfg: NTupleConfig, value: NTupleValue, first: int) -> list[Share]:
-    """The shares of the round that starts at the run's game ``first``."""
-    x = cfg.ntuple
+def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
+    """The tasks (``play_share``'s arguments: the round's weights, a share of its seeds, its
+    exploration seed) of the round that starts at the run's game ``first``."""
+    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
+    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
     count = min(x.round_games, x.games - first)
     seeds = np.arange(x.seed + first, x.seed + first + count)
     parts = [p for p in np.array_split(seeds, min(x.shards, count)) if len(p)]
-    return [(value.weights, p.tolist(), (cfg.seed, first, k)) for k, p in enumerate(parts)]
+    return [(value.weights, spec, settings, p.tolist(), (cfg.seed, first, k)) for k, p in enumerate(parts)]
 
 
 def _play_task(task: tuple[Any, ...]) -> tuple[list[Trajectory], np.ndarray, int]:
     return play_share(*task)
-
-
-def share_tasks(cfg: NTupleConfig, value: NTupleValue, first: int, threads: int) -> list[tuple[Any, ...]]:
-    """The runner's tasks (``play_share``'s arguments) of the round that starts at game ``first``."""
-    x, spec = cfg.ntuple, (list(value.spec.families), value.spec.stages, value.planner_share)
-    settings = {"limit": x.limit, "parallel": x.parallel, "width": x.width, "epsilon": x.epsilon, "threads": threads}
-    return [(weights, spec, settings, seeds, rng) for weights, seeds, rng in round_shares(cfg, value, first)]
 
 
 def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarray, int]]) -> dict[str, float]:
@@ -130,8 +117,7 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
 
 
 class ValueGames:
-    """The runner's batched player of a value alone (``None``: the greedy planner, its games
-    exactly): ``ntuple.parallel`` games in lockstep."""
+    """The runner's batched player of a value alone (``None``: the greedy planner's games)."""
 
     def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
         self.value, self.x = value, x
@@ -142,19 +128,12 @@ class ValueGames:
         return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
-def gate_scores(value: NTupleValue | None, x: NTupleLoop) -> np.ndarray:
-    """The value alone (``None``: the greedy planner) on the gate's seeds, in seed order."""
-    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    return np.array([r.score for r in play_policy(ValueGames(value, x), seeds)])
-
-
 def _checkpoint(run_dir: Path, games: int) -> Path:
     return run_dir / "checkpoints" / f"ntuple_{games:09d}.npz"
 
 
 def save_checkpoint(path: Path, learner: Learner) -> None:
     """The weights, what they mean and the learner's memory (temporal coherence's sums)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, ".npz") as tmp:
         learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
 
@@ -186,8 +165,8 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    greedy = gate_scores(None, cfg.ntuple)
-    scores = gate_scores(learner.value, cfg.ntuple)
+    greedy = common.gate_scores(ValueGames(None, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
     state = {
         "games": 0,
         "turns": 0,
@@ -204,7 +183,7 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
 
 
 def _commit(run_dir: Path, learner: Learner, state: dict[str, Any]) -> dict[str, Any]:
-    """Checkpoint the learner, then write the state that names it (last), then drop old checkpoints."""
+    """Checkpoint the learner, write the state that names it (last), drop old checkpoints."""
     path = _checkpoint(run_dir, state["games"])
     save_checkpoint(path, learner)
     state = {**state, "checkpoint": str(path.relative_to(run_dir))}
@@ -237,14 +216,14 @@ def run_gate(
     logger: ScalarWriter,
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
-    scores = gate_scores(learner.value, cfg.ntuple)
+    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
     gate = common.paired_gate(scores, state["best_scores"], cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
         "td_rmse": math.sqrt(window["sse"] / max(window["turns"], 1)),
     }
     entry = _gate_entry(state["games"], scores, state, gate, stats)
-    common.log_entry(logger, entry["games"], entry, _LOGGED)
+    logger.write(entry["games"], {name: entry[key] for key, name in _LOGGED.items()})
     append_jsonl(run_dir / "evals.jsonl", entry)
     if gate["kept"]:
         state = {**state, "best_games": state["games"], "best_scores": scores.tolist()}
@@ -278,8 +257,8 @@ def run_rounds(
     logger: ScalarWriter,
     progress: bool,
 ) -> dict[str, Any]:
-    """Rounds until ``ntuple.games``, a gate every ``ntuple.gate_every`` games and at the end; a
-    round's shares run in threads (the compiled code holds no GIL) or as Ray tasks of a CPU each."""
+    """Rounds until ``ntuple.games``, gated every ``ntuple.gate_every`` games and at the end; the
+    shares run in threads (the compiled code holds no GIL) or as Ray tasks of a CPU each."""
     x, value = cfg.ntuple, learner.value
     ray = cfg.backend == "ray"
     workers = (cfg.ray.num_cpus or 0) if ray else min(x.shards, value.threads)

@@ -66,6 +66,7 @@ class NTupleConfig(TrainConfig):
     trainer_entry = "agents.training.ntuple:train"
     resume_entry = "agents.training.ntuple:find_state"
     model_agent = "ntuple"
+    length = "ntuple.games"
     backend: Literal["local", "ray"] = "local"
     """``ray``: each round's shares are Ray tasks (``ray.address``); the games are the same."""
     algorithm: Literal["ntuple"] = "ntuple"

@@ -1,11 +1,7 @@
-"""Afterstate Q-iteration (``algorithm: q_iteration``, section ``q``; ``configs/q_iteration.yaml``):
-the turn-level network's logit of each candidate, over ``network.planner_scale``, learns that
-candidate's value in points. Each generation the newest network plays ``q.games`` games alone
-(``q.epsilon`` of its turns drawn), its played logits and value head fit the lambda-returns of
-the last ``q.window`` generations, and the paired gate plays it against the best. A stopped run
-resumes from its last finished generation (``q_state.json``, written last) and ends with the
-weights of a run never stopped.
-"""
+"""Afterstate Q-iteration (``algorithm: q_iteration``): each generation the newest turn-level
+network plays alone, its played logits (over ``planner_scale``) and value head fit lambda-returns,
+and a paired gate keeps the best; resumed from its last generation (``q_state.json``). See
+``docs/research/q-iteration.md``."""
 
 from __future__ import annotations
 
@@ -18,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +23,7 @@ import torch
 
 from numberdrop_env.envs.vector import NumberDropTurnVectorEnv
 
-from ..evaluation.runner import Progress, play_policy
+from ..evaluation.runner import Progress
 from ..numberdrop.network import is_turn_model, load_model, turn_setup
 from . import checkpoints, common
 from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json, write_jsonl
@@ -55,8 +52,7 @@ Q_FIELDS = {
     "game": np.int64,
     "played": np.float32,
 }
-"""Self-play data, a row per turn: ``candidates`` the network's own slots, ``played`` the feature
-row of the candidate played (which may lie beyond them), ``game`` the row's game (for the returns)."""
+"""Self-play data, a row per turn (``played``: the feature row played, maybe beyond the slots)."""
 
 
 _MODELS: dict[str, Any] = {}
@@ -79,11 +75,9 @@ def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]
 def q_self_play(
     path: str | Path, seeds: Sequence[int], epsilon: float, envs: int, seed: int, slots: int | None = None
 ) -> Iterator[dict[str, np.ndarray]]:
-    """The games of ``seeds`` by the network at ``path`` alone, ``envs`` at a time in the native
-    vector env, offered ``slots`` candidates a turn (default: its own): each turn its highest
-    logit, or with probability ``epsilon`` a drawn candidate (the draws from ``seed``). Yields
-    each game as it ends (``Q_FIELDS``; ``value``: the best logit in points, ``changed``: the
-    move was drawn); the same data for the same arguments."""
+    """The games of ``seeds`` by the network at ``path`` alone, ``envs`` at a time, offered ``slots``
+    candidates a turn: its highest logit, or with probability ``epsilon`` a drawn one. Yields each
+    game as it ends (``Q_FIELDS``; ``value``: the best logit in points, ``changed``: drawn)."""
     model = _model(str(path))
     setup = turn_setup(model, slots)
     own = int(model.action_space.n)
@@ -103,36 +97,26 @@ def q_self_play(
         values = np.where(masks, logits, -np.inf).max(axis=1) / scale
         obs_before = obs
         obs, reward, over, _, info = venv.step(actions)
-        for i in range(n):
-            if owner[i] is None:
-                continue
-            row = rows[i]
-            row["state"].append(obs_before["state"][i])
-            row["candidates"].append(obs_before["candidates"][i, :own])
-            row["mask"].append(masks[i, :own])
-            row["played"].append(obs_before["candidates"][i, actions[i]])
-            row["reward"].append(reward[i])
-            row["value"].append(values[i])
-            row["changed"].append(actions[i] != best[i])
-            row["game"].append(owner[i])
+        for i in (i for i in range(n) if owner[i] is not None):
+            state, candidates = obs_before["state"][i], obs_before["candidates"][i]
+            turn = (state, candidates[:own], masks[i, :own], reward[i], values[i], actions[i] != best[i], owner[i])
+            for key, value in zip(Q_FIELDS, (*turn, candidates[actions[i]])):
+                rows[i][key].append(value)
         ended = [i for i in range(n) if owner[i] is not None and over[i]]
         for i in ended:
             part = {k: np.array(rows[i][k], dtype) for k, dtype in Q_FIELDS.items()}
             yield {**part, "score": np.array([int(info["score"][i])], np.int64)}
             rows[i] = {k: [] for k in Q_FIELDS}
             owner[i] = int(queue.pop(0)) if queue else None
-        if ended:
-            restart = np.zeros(n, bool)
-            restart[[i for i in ended if owner[i] is not None]] = True
-            if restart.any():
-                obs, _ = venv.reset(
-                    seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
-                )
+        restart = np.array([i in ended and owner[i] is not None for i in range(n)])
+        if restart.any():
+            obs, _ = venv.reset(
+                seed=[owner[i] if restart[i] else None for i in range(n)], options={"reset_mask": restart}
+            )
 
 
 def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(the moves played, the best moves): the highest score, or with probability ``epsilon`` a
-    drawn legal move."""
+    """(the moves played, the best moves): the best, or with probability ``epsilon`` a drawn legal one."""
     best = scores.argmax(axis=1)
     actions = best.copy()
     drawn = rng.random(len(scores)) < epsilon
@@ -141,15 +125,12 @@ def _explore(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tu
     return actions, best
 
 
-def find_state(path: str | Path) -> Path:
-    return checkpoints.find_state(path, STATE, "a Q-iteration run")
+find_state = partial(checkpoints.find_state, state_file=STATE, what="a Q-iteration run")
 
 
 def lambda_returns(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
-    """Each row's target: its points, plus ``1 - lam`` times the next row's recorded value and
-    ``lam`` times its target (nothing after a game's last turn). Where the next move was drawn
-    (``changed``) the next value alone (Watkins's Q(lambda)): the targets stay the greedy
-    policy's. A game's rows are consecutive and in turn order."""
+    """Each row's target: its points, plus ``1 - lam`` times the next row's value and ``lam`` times
+    its target; after a drawn move the next value alone (Watkins's Q(lambda))."""
     reward, value, game = data["reward"].astype(np.float64), data["value"].astype(np.float64), data["game"]
     drawn = data["changed"]
     out = np.zeros(len(reward))
@@ -189,9 +170,7 @@ class QGames:
 
 
 def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
-    """The network alone on the gate's seeds, in seed order."""
-    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    return np.array([r.score for r in play_policy(QGames(path, x.envs, x.slots), seeds)])
+    return common.gate_scores(QGames(path, x.envs, x.slots), x)
 
 
 def _selfplay_file(run_dir: Path, gen: int) -> Path:
@@ -204,8 +183,7 @@ def _read_selfplay(path: Path) -> dict[str, np.ndarray]:
 
 
 def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progress: bool) -> dict[str, np.ndarray]:
-    """Generation ``gen``'s self-play by the network at ``player`` (read back when a stopped run
-    had played it; a damaged file is played again)."""
+    """Generation ``gen``'s self-play by the network at ``player`` (read back when played before)."""
     x, path = cfg.q, _selfplay_file(run_dir, gen)
     if path.is_file():
         try:
@@ -220,7 +198,6 @@ def generate(run_dir: Path, gen: int, cfg: QIterationConfig, player: Path, progr
         bar.update(len(part["score"]))
     bar.close()
     data = concatenate(parts)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, ".npz") as tmp:
         np.savez(tmp, **data)
     return data
@@ -280,9 +257,8 @@ def run_generation(
     progress: bool,
     gate_pool: Executor | None = None,
 ) -> dict[str, Any]:
-    """One generation: self-play, targets, fit, gate. Its files are new ones until the state,
-    written last, takes them in. The newest network plays: Q-iteration learns the values of the
-    policy it plays (the gate decides which generation is the best)."""
+    """One generation: self-play by the newest network, targets, fit, gate; its files count once
+    the state, written last, takes them in."""
     x, gen = cfg.q, state["generation"]
     start = time.perf_counter()
     data = generate(run_dir, gen, cfg, _model_file(run_dir, gen), progress)
@@ -313,7 +289,7 @@ def run_generation(
         "value_mae": fitted["value_mae"],
         "seconds": time.perf_counter() - start,
     }
-    common.log_entry(logger, turns, entry, _LOGGED)
+    logger.write(turns, {name: entry[key] for key, name in _LOGGED.items()})
     append_jsonl(run_dir / "evals.jsonl", entry)
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
     new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
@@ -335,9 +311,8 @@ def run_generation(
 def _gate_and_play_next(
     cfg: QIterationConfig, run_dir: Path, gen: int, candidate: Path, pool: Executor | None, progress: bool
 ) -> np.ndarray:
-    """The gate's scores of the network after generation ``gen`` (-1: the first). With a ``pool``
-    the gate plays in its process beside the next generation's self-play (one process alone
-    leaves a third of two cores idle); the data are the same either way."""
+    """The gate's scores of the network after generation ``gen`` (-1: the first), with a ``pool``
+    played beside the next generation's self-play (the same data either way)."""
     if pool is None or gen + 1 >= cfg.q.generations:
         return gate_scores(candidate, cfg.q)
     gate = pool.submit(gate_scores, candidate, cfg.q)
@@ -346,8 +321,7 @@ def _gate_and_play_next(
 
 
 def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
-    """Delete the self-play data no later generation reads (about 270 MB a generation), after the
-    state is written, so a resume finds every file it reads."""
+    """Delete the self-play data no later generation reads (about 270 MB each), after the state."""
     for g in range(generation - window + 1):
         _selfplay_file(run_dir, g).unlink(missing_ok=True)
 

@@ -1,8 +1,6 @@
-"""Checkpoints of a MaskablePPO run that continue exactly where it stopped: taken at an update
-boundary, the model's zip plus the entry ``numberdrop_resume.pkl`` (the training environments
-mid-game and the random states), which ``MaskablePPO.load`` ignores. Resumed with other
-environments (``vec_env``, ``n_envs``, ``env``), a run continues from its weights on new games.
-"""
+"""Checkpoints of a MaskablePPO run that continue exactly where it stopped: the model's zip plus
+``numberdrop_resume.pkl`` (the environments mid-game, the random states), which
+``MaskablePPO.load`` ignores. See "Stopping and resuming" in ``docs/training.md``."""
 
 from __future__ import annotations
 
@@ -31,7 +29,6 @@ RESUME_ENTRY = "numberdrop_resume.pkl"
 VERSION = 1
 
 
-# ---------------------------------------------------------------- environments
 class Resumable(gym.Wrapper):
     """An environment whose whole state (game and generator) crosses a process boundary."""
 
@@ -43,8 +40,7 @@ class Resumable(gym.Wrapper):
 
 
 def worker_env(make: Callable[[], gym.Env]) -> gym.Env:
-    """A ``SubprocVecEnv`` worker's environment: deaf to Ctrl-C, which the trainer answers with
-    a checkpoint that needs the workers alive."""
+    """A ``SubprocVecEnv`` worker's environment, deaf to Ctrl-C (the checkpoint needs it alive)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return Resumable(make())
 
@@ -69,7 +65,6 @@ def restore_envs(venv: VecEnv, blob: bytes) -> VecEnv:
     return saved["whole"]
 
 
-# ---------------------------------------------------------------- random states
 def rng_state() -> dict[str, Any]:
     return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
 
@@ -80,7 +75,6 @@ def set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
 
 
-# ---------------------------------------------------------------- files
 def save_checkpoint(model: Any, path: str | Path, envs_key: dict[str, Any]) -> Path:
     """The model with everything an exact resume needs; ``envs_key`` describes the environments."""
     state = {
@@ -146,7 +140,7 @@ class Resumed:
 
 def envs_key(cfg: Any) -> dict[str, Any]:
     """What a checkpoint's environments must match for an exact resume."""
-    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.to_dict()["env"]}
+    return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.env.model_dump()}
 
 
 def start_or_resume(
@@ -157,8 +151,7 @@ def start_or_resume(
     key: dict[str, Any],
     seed: int,
 ) -> Resumed:
-    """A new model, or the checkpoint ``resume`` continued: exactly when it holds environments
-    like these, else on new games seeded by ``seed``."""
+    """A new model, or ``resume`` continued: exactly with environments like these, else on new games."""
     if resume is None:
         return Resumed(build(venv), venv, None)
     state = _resume_entry(resume)
@@ -181,10 +174,8 @@ def start_or_resume(
     return resumed
 
 
-# ---------------------------------------------------------------- update boundaries
 class UpdateBoundaries(BaseCallback):
-    """``Boundaries`` at SB3's update boundaries: when training starts, at the start of every
-    rollout after the first (an update just ended) and when training ends."""
+    """``Boundaries`` at SB3's: training's start, each later rollout's start, training's end."""
 
     def __init__(
         self,

@@ -1,8 +1,6 @@
-"""The SB3 trainer: MaskablePPO for both games (``backend: sb3``; ``configs/ppo_turn.yaml``,
-``configs/lucky_ppo.yaml``). The games differ in the environment, the network, the evaluation
-(the mean score; Lucky Numbers: the win share against the training opponents) and the closing
-tables; the loop is one. Checkpoints resume exactly (``agents.training.resume``).
-"""
+"""The SB3 trainer: MaskablePPO for both games (``backend: sb3``), one loop; the games differ in
+the environment, the network, the evaluation (Lucky Numbers: the win share) and the closing
+tables. Checkpoints resume exactly (``agents.training.resume``)."""
 
 from __future__ import annotations
 
@@ -52,29 +50,23 @@ from .vec_env import NativeTurnVecEnv
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
-# ---------------------------------------------------------------- environments
 def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
     """One monitored training environment (module-level: subprocesses build it)."""
     e = env_cfg
     if game == "luckynumbers":
-        return Monitor(
-            LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping), info_keywords=("win",)
-        )
-    if e.interface == "turn" and e.players > 1:
-        return Monitor(
-            NumberDropTableEnv(
-                num_players=e.players, opponents=list(e.opponents), candidates=e.candidates, width=e.width
-            ),
-            info_keywords=("win",),
-        )
-    if e.interface == "turn":
-        return Monitor(NumberDropTurnEnv(candidates=e.candidates, width=e.width, afterstates=e.afterstates))
-    return Monitor(NumberDropEnv(auto_forced=e.auto_forced))
+        env, keys = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno, shaping=e.shaping), ("win",)
+    elif e.interface == "turn" and e.players > 1:
+        table = {"num_players": e.players, "opponents": list(e.opponents), "candidates": e.candidates, "width": e.width}
+        env, keys = NumberDropTableEnv(**table), ("win",)
+    elif e.interface == "turn":
+        env, keys = NumberDropTurnEnv(candidates=e.candidates, width=e.width, afterstates=e.afterstates), ()
+    else:
+        env, keys = NumberDropEnv(auto_forced=e.auto_forced), ()
+    return Monitor(env, info_keywords=keys)
 
 
 def build_vec_env(cfg: SB3Config, seed: int) -> Any:
-    """The training envs (``native``: one vector env of turn-level games; ``subproc``: a process
-    each; ``dummy``: one after the other); env ``i`` draws its games from ``seed + i``."""
+    """The training envs as ``vec_env`` says; env ``i`` draws its games from ``seed + i``."""
     if cfg.vec_env == "native":
         e = cfg.env
         venv: Any = NativeTurnVecEnv(cfg.n_envs, candidates=e.candidates, width=e.width, afterstates=e.afterstates)
@@ -85,7 +77,6 @@ def build_vec_env(cfg: SB3Config, seed: int) -> Any:
     return venv
 
 
-# ---------------------------------------------------------------- the model
 def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
     """The config's PPO settings as MaskablePPO arguments (a resumed run takes them too)."""
     p = cfg.ppo
@@ -94,8 +85,7 @@ def ppo_hyperparameters(cfg: SB3Config) -> dict[str, Any]:
 
 
 def build_model(cfg: SB3Config, venv: Any) -> Any:
-    """A new MaskablePPO: the candidate scorer (turn), the CNN over the grid planes (decision)
-    or an MLP (Lucky Numbers)."""
+    """A new MaskablePPO: the candidate scorer (turn), a CNN (decision) or an MLP (Lucky Numbers)."""
     n, turn = cfg.network, cfg.game == "numberdrop" and cfg.env.interface == "turn"
     mlp = dict(net_arch=dict(pi=list(n.pi), vf=list(n.vf)), activation_fn=ACTIVATIONS[n.activation])
     policy: Any
@@ -126,8 +116,8 @@ def new_model(cfg: SB3Config, venv: Any) -> Any:
 
 
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
-    """The model to train and its environments: a new one (cloned from a scripted agent first
-    when ``pretrain.games`` asks for it), or the checkpoint ``resume`` continued."""
+    """The model to train and its environments: a new one (cloned first when ``pretrain.games``
+    asks), or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
@@ -146,7 +136,6 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
     return resumed
 
 
-# ---------------------------------------------------------------- evaluations
 class ModelGames:
     """The runner's batched player of a Number Drop network: the games in lockstep."""
 
@@ -209,38 +198,42 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
     )
 
 
-# ---------------------------------------------------------------- callbacks
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
 
 
-class GameMetricsCallback(BaseCallback):
-    """The training games' metrics, logged as means per rollout (``game/*``; tables: ``game/win``)."""
+class RolloutCallback(BaseCallback):
+    """Per rollout: the training games' means (``game/*``; tables: ``game/win``), the value head
+    trained alone for the first ``warmup`` steps, and the progress bar (moved every 1,000 steps)."""
 
-    def __init__(self) -> None:
+    def __init__(self, warmup: int, total: int, evals: Any, progress: bool) -> None:
         super().__init__()
+        self.warmup, self.total, self.evals, self.progress = warmup, total, evals, progress
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
         self.last_score: float | None = None
+        self.bar: common.StepProgress | None = None
+
+    def _freeze(self, frozen: bool) -> None:
+        if hasattr(self.model.policy, "freeze_actor"):
+            self.model.policy.freeze_actor = frozen
+
+    def _on_training_start(self) -> None:
+        self._freeze(self.num_timesteps < self.warmup)
+        if self.progress:
+            self.bar = common.StepProgress(self.total, self.num_timesteps)
 
     def _on_step(self) -> bool:
-        n_boxes = 2 * len(DEFAULT_RULES.box_sizes) + 1
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "win" in info:
                 self.episodes["win"].append(info["win"])
             if not done or "score_breakdown" not in info:
                 continue
-            term = info.get("terminal_observation")
-            if "boxes" in info:  # NumberDropTurn-v0
-                boxes = info["boxes"]
-            else:  # identical, consecutive, bonus boxes
-                boxes = np.sum(term["track"][:n_boxes]) if isinstance(term, dict) and "track" in term else None
-            metrics = common.game_metrics(info, 0.0 if boxes is None else boxes)
-            metrics["turns"] = info["turn"]
-            if boxes is None:
-                del metrics["boxes"]
+            metrics = common.game_metrics(info, info.get("terminal_observation"))
             if "episode" in info:
                 metrics["decisions"] = info["episode"]["l"]
             for key, value in metrics.items():
                 self.episodes[key].append(value)
+        if self.bar is not None and self.num_timesteps - self.bar.done >= 1000:
+            self.bar.update(self.num_timesteps - self.bar.done)
         return True
 
     def _on_rollout_end(self) -> None:
@@ -251,28 +244,12 @@ class GameMetricsCallback(BaseCallback):
             self.logger.record("game/episodes", len(self.episodes["score"]))
             self.last_score = float(np.mean(self.episodes["score"]))
         self.episodes = {k: [] for k in GAME_KEYS}
-
-
-class ProgressCallback(BaseCallback):
-    """The progress bar, moved every 1,000 steps and after each update."""
-
-    def __init__(self, total: int, metrics: Any, evals: Any) -> None:
-        super().__init__()
-        self.total, self.metrics, self.evals = total, metrics, evals
-        self.bar: common.StepProgress | None = None
-
-    def _on_training_start(self) -> None:
-        self.bar = common.StepProgress(self.total, self.num_timesteps)
-
-    def _on_step(self) -> bool:
-        if self.num_timesteps - self.bar.done >= 1000:
-            self.bar.update(self.num_timesteps - self.bar.done)
-        return True
-
-    def _on_rollout_end(self) -> None:
-        self.bar.to(self.num_timesteps, self.metrics.last_score, self.evals.latest)
+        self._freeze(self.num_timesteps < self.warmup)
+        if self.bar is not None:
+            self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
 
     def _on_training_end(self) -> None:
+        self._freeze(False)
         self.close()
 
     def close(self) -> None:
@@ -280,34 +257,8 @@ class ProgressCallback(BaseCallback):
             self.bar.close()
 
 
-class ActorWarmupCallback(BaseCallback):
-    """Train only the value head of the candidate policy for the first ``steps`` env steps."""
-
-    def __init__(self, steps: int) -> None:
-        super().__init__()
-        self.steps = steps
-
-    def _set(self, frozen: bool) -> None:
-        if hasattr(self.model.policy, "freeze_actor"):
-            self.model.policy.freeze_actor = frozen
-
-    def _on_training_start(self) -> None:
-        self._set(self.num_timesteps < self.steps)
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_rollout_end(self) -> None:
-        self._set(self.num_timesteps < self.steps)
-
-    def _on_training_end(self) -> None:
-        self._set(False)
-
-
-# ---------------------------------------------------------------- the run
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
-    """Train as the config says; returns the run's numbers, or ``interrupted: True`` and the
-    checkpoint to resume from when Ctrl-C stopped it."""
+    """The run's numbers, or ``interrupted: True`` and the checkpoint when Ctrl-C stopped it."""
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir, resume, progress = common.open_run(cfg, args)
     common.write_config(cfg, run_dir)
@@ -318,9 +269,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
         stop = StopRequest()
         every = cfg.checkpoint.every_steps
         boundaries = UpdateBoundaries(run_dir / "checkpoints", every, envs_key(cfg), evals, stop, start_steps, resume)
-        metrics = GameMetricsCallback()
-        callbacks = [ActorWarmupCallback(cfg.ppo.actor_warmup_steps), metrics, boundaries]
-        callbacks += [ProgressCallback(cfg.total_timesteps, metrics, evals)] if progress else []
+        callbacks = [RolloutCallback(cfg.ppo.actor_warmup_steps, cfg.total_timesteps, evals, progress), boundaries]
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
             print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)

@@ -104,6 +104,8 @@ class Pretrain(Section):
 class PPORun(TrainConfig):
     """The PPO trainers: environment steps, updates, periodic evaluations and checkpoints."""
 
+    trainer_entry = "agents.training.sb3:train [train]"
+    resume_entry = "agents.training.resume:find_checkpoint [train]"
     total_timesteps: Count = 1_000_000
     """Environment steps of PPO; 0 with ``pretrain.games`` > 0: behaviour cloning alone."""
     n_envs: Positive = 8
@@ -130,8 +132,6 @@ class PPORun(TrainConfig):
 class PPOConfig(PPORun):
     """MaskablePPO (Stable-Baselines3) on Number Drop, solo or in one seat of a table."""
 
-    trainer_entry = "agents.training.sb3:train [train]"
-    resume_entry = "agents.training.resume:find_checkpoint [train]"
     experiment: Name = "ppo_solo"
     vec_env: Literal["dummy", "subproc", "native"] = "dummy"
     """``dummy``: the envs one after the other; ``subproc``: a process each; ``native`` (turn, solo): one vector env."""
@@ -170,7 +170,6 @@ class PPOConfig(PPORun):
         ]
 
 
-# ---------------------------------------------------------------- Lucky Numbers
 class LuckyEnv(Section):
     """Lucky Numbers' training environment: one seat of a table."""
 
@@ -208,8 +207,6 @@ class LuckyFinalEval(Section):
 class LuckyConfig(PPORun):
     """MaskablePPO on Lucky Numbers, one seat of a table."""
 
-    trainer_entry = "agents.training.sb3:train [train]"
-    resume_entry = "agents.training.resume:find_checkpoint [train]"
     game: Literal["luckynumbers"] = "luckynumbers"
     experiment: Name = "lucky_ppo"
     total_timesteps: Count = 300_000

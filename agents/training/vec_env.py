@@ -1,8 +1,5 @@
-"""Stable-Baselines3's ``VecEnv`` over the native vector environment of ``NumberDropTurn-v0``
-(``vec_env: native``): the games a ``DummyVecEnv`` of ``Monitor``-wrapped single envs plays,
-their turns enumerated together on every core, with SB3's conventions (a finished game reset in
-``step_wait``, ``terminal_observation`` and ``episode`` in its info, per-game ``env_method``).
-"""
+"""SB3's ``VecEnv`` over the native vector ``NumberDropTurn-v0`` (``vec_env: native``): the games a
+``DummyVecEnv`` of ``Monitor``-wrapped envs plays, their turns enumerated together on every core."""
 
 from __future__ import annotations
 
@@ -26,21 +23,14 @@ class _GameView:
     def render_mode(self) -> str | None:
         return self._venv.render_mode
 
-    @property
-    def game(self):
-        return self._venv.games[self._i]
-
-    @property
-    def offered(self):
-        return self._venv.offered[self._i]
-
     def action_masks(self) -> np.ndarray:
         return self._venv.action_masks()[self._i]
 
     def describe_action(self, action: int) -> dict[str, Any]:
-        if not 0 <= int(action) < len(self.offered):
-            raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
-        return self.offered[int(action)].describe(self.game)
+        offered = self._venv.offered[self._i]
+        if not 0 <= int(action) < len(offered):
+            raise ValueError(f"action {action} is not legal: this turn has {len(offered)} candidates")
+        return offered[int(action)].describe(self._venv.games[self._i])
 
 
 class NativeTurnVecEnv(VecEnv):

@@ -1,7 +1,5 @@
-"""The environments as RLlib sees them: RLlib's env runners pass only observations to the RL
-module, so the exact action mask travels in the observation. No Ray import here: the wrapper
-is plain Gymnasium, tested and used without Ray.
-"""
+"""The environments as RLlib sees them: its env runners pass only observations to the RL module,
+so the mask travels in the observation (plain Gymnasium, no Ray import)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""PPO on RLlib (``backend: rllib``; ``configs/rllib_ppo.yaml``): env runners step
-``agents.training.rllib.env``, the learner updates ``NumberDropRLModule``. Fault tolerance is
-off on purpose: the masks are exact, so an illegal action is a bug that stops the run with the
-environment's message. Checkpoints are folders; a resumed run continues from the weights and
-optimizer on new games (env runners sample in other processes, so not bit for bit).
-"""
+"""PPO on RLlib (``backend: rllib``): env runners step ``agents.training.rllib.env``, the learner
+updates ``NumberDropRLModule``. Fault tolerance is off: the masks are exact, so an illegal action
+is a bug that stops the run. A resumed run continues from its checkpoint folder on new games."""
 
 from __future__ import annotations
 
@@ -15,7 +12,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from ray.exceptions import RayTaskError
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -24,8 +20,6 @@ from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.tune.registry import register_env
-
-from numberdrop_env.engine.rules import DEFAULT_RULES as r
 
 from ...evaluation.runner import play_policy, ray_pool
 from ...networks.rllib_module import NumberDropRLModule
@@ -47,9 +41,19 @@ from .env import make_env
 
 ENV_NAME = "numberdrop_rllib"
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "length")
+LEARNER_KEYS = (
+    "policy_loss",
+    "vf_loss",
+    "entropy",
+    "mean_kl_loss",
+    "vf_explained_var",
+    "curr_lr",
+    "gradients_default_optimizer_global_norm",
+)
+RUNNER_KEYS = ("episode_return_mean", "episode_len_mean", "num_episodes")
+"""The RLlib numbers worth a TensorBoard curve, from the learner and the env runners."""
 
 
-# ---------------------------------------------------------------- env runner side
 class GameMetrics(RLlibCallback):
     """Per-episode game metrics, summed per iteration (the driver divides by ``game/episodes``)."""
 
@@ -57,16 +61,11 @@ class GameMetrics(RLlibCallback):
         self, *, episode: Any, prev_episode_chunks: Any = None, metrics_logger: Any = None, **kwargs: Any
     ) -> None:
         info = episode.get_infos(-1)
-        b = info.get("score_breakdown") if isinstance(info, dict) else None
-        if b is None or metrics_logger is None:
+        if not isinstance(info, dict) or "score_breakdown" not in info or metrics_logger is None:
             return
-
         length = len(episode) + sum(len(chunk) for chunk in prev_episode_chunks or [])  # chunks of iterations
-        if "boxes" in info:  # NumberDropTurn-v0
-            boxes = info["boxes"]
-        else:  # NumberDrop-v0: the identical, consecutive and bonus boxes of the last observation
-            boxes = np.sum(episode.get_observations(-1)["observations"]["track"][: 2 * len(r.box_sizes) + 1])
-        values = {**common.game_metrics(info, boxes), "length": length}
+        last = None if "boxes" in info else episode.get_observations(-1)["observations"]
+        values = {**common.game_metrics(info, last), "length": length}
         for key, value in values.items():
             metrics_logger.log_value(("game", f"{key}_sum"), float(value), reduce="sum")
             metrics_logger.log_value(("game", f"{key}_count"), 1, reduce="sum")
@@ -74,13 +73,12 @@ class GameMetrics(RLlibCallback):
 
 class FailFastEnvRunner(SingleAgentEnvRunner):
     """An env runner whose errors reach the driver with the environment's message (RLlib's own
-    exits its process, so that Ray may restart it, and the driver learns only that an actor died)."""
+    exits, and the driver learns only that an actor died)."""
 
     def apply(self, func: Any, *args: Any, **kwargs: Any) -> Any:
         return func(self, *args, **kwargs)
 
 
-# ---------------------------------------------------------------- Ray and the algorithm
 def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
     register_env(ENV_NAME, make_env)
@@ -148,8 +146,7 @@ def train_iteration(algo: Any) -> dict[str, Any]:
 
 
 def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibConfig) -> None:
-    """Fail loudly where RLlib would carry on: a result without env-runner metrics, a failed env
-    step, or an env runner lost."""
+    """Fail where RLlib would carry on: no env-runner metrics, a failed env step, a runner lost."""
     runners = result.get("env_runners")
     if not runners:
         raise RuntimeError("RLlib returned an iteration without env-runner results (an env runner failed)")
@@ -168,7 +165,6 @@ def set_actor_frozen(frozen: bool, learner: Any) -> None:
         body.freeze_actor = frozen
 
 
-# ---------------------------------------------------------------- metrics
 def game_means(runners: dict[str, Any]) -> dict[str, float]:
     """This iteration's per-episode means from ``GameMetrics``' sums and counts."""
     game = runners.get("game", {})
@@ -184,27 +180,12 @@ def game_means(runners: dict[str, Any]) -> dict[str, float]:
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
     """The RLlib numbers worth a TensorBoard curve (losses, entropy, KL, throughput)."""
-    out: dict[str, float] = {}
     learner = result.get("learners", {}).get(DEFAULT_MODULE_ID, {})
-    for key in (
-        "policy_loss",
-        "vf_loss",
-        "entropy",
-        "mean_kl_loss",
-        "vf_explained_var",
-        "curr_lr",
-        "gradients_default_optimizer_global_norm",
-    ):
-        if isinstance(learner.get(key), (int, float)):
-            out[f"rllib/{key}"] = float(learner[key])
     runners = result.get("env_runners", {})
-    for key in ("episode_return_mean", "episode_len_mean", "num_episodes"):
-        if isinstance(runners.get(key), (int, float)):
-            out[f"rllib/{key}"] = float(runners[key])
-    return out
+    wanted = [(learner, k) for k in LEARNER_KEYS] + [(runners, k) for k in RUNNER_KEYS]
+    return {f"rllib/{k}": float(d[k]) for d, k in wanted if isinstance(d.get(k), (int, float))}
 
 
-# ---------------------------------------------------------------- evaluation and checkpoints
 def measure(run_dir: Path, seeds: list[int], greedy: dict[str, Any] | None, algo: Any, steps: int) -> tuple:
     """The evaluation's games of the module as a user of its checkpoint gets it, by the runner."""
     latest = save_checkpoint(algo, run_dir / "latest_checkpoint", steps)
@@ -241,7 +222,6 @@ def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
     return path
 
 
-# ---------------------------------------------------------------- the loop
 def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any]:
     """Train, evaluate and checkpoint as the config says; returns what ``agents.cli.train.train`` returns."""
     run_dir, resume, progress = common.open_run(cfg, args)
@@ -249,54 +229,39 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
-    with ray_pool(cfg.ray.address, cfg.ray.num_cpus):  # Ray as it runs, a cluster's, or a local one
-        return _train(cfg, run_dir, greedy, resume, start_steps, progress, lose_mask, getattr(args, "config", None))
-
-
-def _train(
-    cfg: RLlibConfig,
-    run_dir: Path,
-    greedy: dict[str, Any] | None,
-    resume: Path | None,
-    start_steps: int,
-    progress: bool,
-    lose_mask: bool,
-    config_path: Any = None,
-) -> dict[str, Any]:
-    algo, stop, steps = None, StopRequest(), start_steps
-    writer = ScalarWriter(run_dir)
-    try:
+    stop, steps, config_path = StopRequest(), start_steps, getattr(args, "config", None)
+    # Ray as it runs, a cluster's, or a local one
+    with ray_pool(cfg.ray.address, cfg.ray.num_cpus), ScalarWriter(run_dir) as writer:
         config = algorithm_config(cfg, lose_mask=lose_mask)
         if resume is not None:  # new games: the env seeds move on with the step count
             config = config.debugging(seed=cfg.seed + start_steps)
         algo = config.build_algo()
-        if resume is not None:
-            restore(algo, resume)
-            print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
-            keep_up_to(run_dir / "evals.jsonl", start_steps)
-        evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
+        try:
+            if resume is not None:
+                restore(algo, resume)
+                print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
+                keep_up_to(run_dir / "evals.jsonl", start_steps)
+            evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
 
-        def save(n: int) -> Path:
-            return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
+            def save(n: int) -> Path:
+                return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
 
-        boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
-        start = time.perf_counter()
-        with stop:
-            try:
-                steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
-            except Interrupted as stopped:
-                return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
-            seconds = time.perf_counter() - start
-            save_checkpoint(algo, run_dir / "final_checkpoint", steps)  # first: a kill in the evaluation loses nothing
-            boundaries(steps, final=True)
-    finally:
-        writer.close()
-        if algo is not None:
+            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
+            start = time.perf_counter()
+            with stop:
+                try:
+                    steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
+                except Interrupted as stopped:
+                    return common.stopped_early(config_path, run_dir, stopped.checkpoint, stopped.steps)
+                seconds = time.perf_counter() - start
+                save_checkpoint(algo, run_dir / "final_checkpoint", steps)  # first: a kill in evaluation loses nothing
+                boundaries(steps, final=True)
+        finally:
             algo.stop()
-    if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
-        return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
-    trained = steps - start_steps
-    return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
+        if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
+            return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
+        trained = steps - start_steps
+        return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
 
 
 def restore(algo: Any, checkpoint: Path) -> None:

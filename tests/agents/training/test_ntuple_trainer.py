@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agents.training.config import config_from_dict, load_config
-from agents.training.ntuple import find_state, learn_round, play_share, round_shares, train
+from agents.training.ntuple import find_state, learn_round, play_share, share_tasks, train
 from agents.values.ntuple import NTupleSpec, NTupleValue
 from agents.values.selfplay import Learner, play
 
@@ -118,13 +118,13 @@ def test_a_round_is_learnt_in_seed_order_whatever_the_shares():
     exploration draws, not the order the learner takes the games in."""
     cfg = config(Path("unused"))
     value = NTupleValue(NTupleSpec(("track", "rows")), planner_share=1.0)
-    shares = round_shares(cfg, value, 0)
-    assert [len(s[1]) for s in shares] == [16, 16]
-    assert shares[0][1] + shares[1][1] == list(range(6_000_000, 6_000_032))
+    shares = share_tasks(cfg, value, 0, threads=1)
+    assert [len(s[3]) for s in shares] == [16, 16]
+    assert shares[0][3] + shares[1][3] == list(range(6_000_000, 6_000_032))
     x = {"limit": 16, "parallel": 8, "width": 12, "epsilon": 0.0, "threads": 1}
     spec = (["track", "rows"], 5, 1.0)
     whole = play_share(value.weights, spec, x, list(range(6_000_000, 6_000_032)), (0, 0, 0))
-    parts = [play_share(value.weights, spec, x, s[1], s[2]) for s in shares]
+    parts = [play_share(value.weights, spec, x, s[3], s[4]) for s in shares]
     a, b = Learner(NTupleValue(value.spec, planner_share=1.0)), Learner(NTupleValue(value.spec, planner_share=1.0))
     learn_round(a, [whole])
     learn_round(b, parts)
