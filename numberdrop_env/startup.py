@@ -55,11 +55,12 @@ CHECK_S = 0.5
 
 
 class _State:
-    off = False
-    child: subprocess.Popen | None = None
-    wanted: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-    since = 0.0
-    checked = 0.0
+    def __init__(self) -> None:
+        self.off = False
+        self.child: subprocess.Popen | None = None
+        self.wanted: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # key: its steps and names
+        self.settled: set[str] = set()  # keys found compiled or cached: not asked again
+        self.since = self.checked = 0.0
 
 
 _state = _State()
@@ -92,12 +93,14 @@ def begin(key: str, steps: tuple[str, ...] | None = None, names: tuple[str, ...]
     that tell whether they are cached. Returns whether this process is interpreting."""
     steps = STEPS.get(key) if steps is None else tuple(steps)
     names = numba_cache.ENTRY_POINTS.get(key) if names is None else tuple(names)
-    if key in _state.wanted or not steps or not names or not enabled():
+    if key in _state.wanted or key in _state.settled or not steps or not names or not enabled():
         return numba_cache.interpreted()
     try:
         if not numba_cache.not_compiled(names) or not numba_cache.not_cached(names):
+            _state.settled.add(key)  # asked once per process: an agent's every game starts here
             return numba_cache.interpreted()
     except Exception:  # noqa: BLE001 - a name that does not resolve: compile as before (warm_up reports it)
+        _state.settled.add(key)
         return numba_cache.interpreted()
     _state.wanted[key] = (steps, names)
     if not _lock_held():

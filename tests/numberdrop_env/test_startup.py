@@ -23,7 +23,7 @@ def compiled_after():
     """Each test leaves the process compiled, with no background compile wanted."""
     yield
     numba_cache.restore()
-    startup._state.wanted, startup._state.child, startup._state.off = {}, None, False
+    startup._state = startup._State()
 
 
 def _turn_game(seed: int, switch_at: int | None) -> list:
@@ -145,6 +145,8 @@ def test_begin_starts_a_background_compile_only_when_needed(monkeypatch):
     monkeypatch.setattr(startup, "_spawn", lambda: spawned.append(list(startup._state.wanted)))
     monkeypatch.setattr(startup, "_lock_held", lambda: False)
     assert not startup.begin("NumberDropTurn-v0")  # cached (the test run's warm-up): nothing to do
+    assert "NumberDropTurn-v0" in startup._state.settled  # and not asked again in this process
+    startup._state.settled.clear()
     monkeypatch.setattr(numba_cache, "not_cached", lambda names: list(names))
     monkeypatch.setattr(numba_cache, "not_compiled", lambda names: list(names))
     monkeypatch.setenv(startup.ENV_VAR, "0")
