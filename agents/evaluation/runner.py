@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from tqdm import tqdm
 
 from luckynumbers_env import Game, Rules
+from numberdrop_env import numba_cache
 from numberdrop_env.engine.rules import DEFAULT_RULES
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.engine.table import Table
@@ -232,6 +233,8 @@ def pool(workers: int, backend: str = "local", address: str | None = None) -> It
     elif workers <= 1:
         yield Local()
     else:
+        if backend == "local":  # the workers' quick start asks numba's record: what this process compiled is cached
+            numba_cache.write_record()
         kind = ThreadPoolExecutor if backend == "threads" else ProcessPoolExecutor
         with kind(max_workers=workers) as executor:
             yield Local(executor, workers)

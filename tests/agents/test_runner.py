@@ -4,9 +4,11 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.cli import evaluate
-from agents.evaluation.runner import LUCKYNUMBERS, Match, play_policy, run_matches
+from agents.evaluation.runner import LUCKYNUMBERS, Match, play_policy, pool, run_matches
 from agents.evaluation.solo import play_game, run
 from agents.evaluation.tables import run_tables
+from agents.registry import make_policy
+from numberdrop_env import numba_cache
 
 SEEDS = [9, 3, 5, 4]
 
@@ -57,3 +59,16 @@ def test_tables_on_ray_are_the_local_tables():
     local = evaluate.main(argv + ["--workers", "1"])
     remote = evaluate.main(argv + ["--workers", "2", "--backend", "ray"])
     assert remote == local
+
+
+def test_worker_processes_find_what_this_process_compiled_in_the_record(tmp_path, monkeypatch):
+    """The quick start of an agent in a worker asks numba's record whether the planner is cached:
+    a process pool first records what this process compiled (else every worker of a trainer's
+    gate would play its first games as Python)."""
+    record = str(tmp_path / numba_cache.RECORD)
+    monkeypatch.setattr(numba_cache, "record_paths", lambda: [record])
+    play_game(make_policy("greedy"), 0)  # the planner, compiled (or loaded) in this process
+    name = "planner.enumeration.enumerate_packed"
+    assert numba_cache.not_cached([name]) == [name]  # no record yet
+    with pool(2):
+        assert numba_cache.not_cached([name]) == []
