@@ -167,12 +167,22 @@ class Local:
         self.executor, self.parallel = executor, workers
 
     def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
+        if isinstance(self.executor, ProcessPoolExecutor):
+            work = partial(_recorded, work)
         played = map(work, tasks) if self.executor is None else self.executor.map(work, tasks)
         results = []
         for task, result in zip(tasks, played):
             results.append(result)
             bar.update(size(task))
         return results
+
+
+def _recorded(work: Callable, task: Any) -> Any:
+    """``work`` in a worker process, then numba's record of what it compiled: the next processes'
+    quick start (``numberdrop_env.startup``) asks the record, not numba's cache, whether it may skip."""
+    result = work(task)
+    numba_cache.write_record()
+    return result
 
 
 class RayTasks:

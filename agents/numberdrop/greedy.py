@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from numberdrop_env import numba_cache, startup
+from numberdrop_env import startup
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS, Weights
@@ -17,7 +17,8 @@ from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnPlanner
 QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game")
 """What a background compile runs while a first game over an empty numba cache plays the planner's
 specification (``numberdrop_env.startup``): the rules' masks and the turn engine."""
-COMPILED = (*numba_cache.ENTRY_POINTS["NumberDrop-v0"], *numba_cache.ENTRY_POINTS["NumberDropTurn-v0"])
+COMPILED = ("planner.enumeration.enumerate_packed",)
+"""The dear compiled function its turns call: once numba's record lists it, no quick start."""
 
 
 class PlanFollower:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from numberdrop_env import numba_cache, startup
+from numberdrop_env import startup
 from numberdrop_env.engine.dice import Rolls
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
@@ -24,13 +24,9 @@ DEFAULT_VALUE = MODELS / "ntuple.npz"
 QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game", "n-tuple value")
 """What a background compile runs before the first game's turns switch to compiled code
 (``numberdrop_env.startup``): the rules' masks, the turn engine and the value's kernels."""
-COMPILED = (
-    *numba_cache.ENTRY_POINTS["NumberDrop-v0"],
-    "planner.batch.enumerate_many",
-    "planner.batch.turn_costs",
-    "planner.packing.state_offsets",
-)
-"""The compiled functions this agent's games call (``numba_cache`` names): once cached, no quick start."""
+COMPILED = ("planner.batch.enumerate_many", "planner.batch.turn_costs")
+"""The dear compiled functions this agent's turns call (``numba_cache`` names): once the record
+lists them (a warm-up, a background compile or a trainer's workers), no quick start."""
 
 
 class NTuplePolicy:

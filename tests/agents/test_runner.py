@@ -1,10 +1,14 @@
 """The one game runner: any agent form, any number of workers, any backend, the same games."""
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from types import SimpleNamespace
+
 import pytest
 
 from agents.base import RandomPolicy
 from agents.cli import evaluate
-from agents.evaluation.runner import LUCKYNUMBERS, Match, play_policy, pool, run_matches
+from agents.evaluation.runner import LUCKYNUMBERS, Local, Match, play_policy, pool, run_matches
 from agents.evaluation.solo import play_game, run
 from agents.evaluation.tables import run_tables
 from agents.registry import make_policy
@@ -72,3 +76,18 @@ def test_worker_processes_find_what_this_process_compiled_in_the_record(tmp_path
     assert numba_cache.not_cached([name]) == [name]  # no record yet
     with pool(2):
         assert numba_cache.not_cached([name]) == []
+
+
+def _greedy_score(seed: int) -> int:
+    return play_game(make_policy("greedy"), seed).score
+
+
+def test_worker_processes_record_what_they_compiled(tmp_path, monkeypatch):
+    """A trainer's self-play compiles the planner in its workers, not in its own process: each
+    task's worker records it, so that the closing table's workers start compiled."""
+    monkeypatch.setattr(numba_cache, "record_paths", lambda: [str(tmp_path / numba_cache.RECORD)])
+    name = "planner.enumeration.enumerate_packed"
+    assert numba_cache.not_cached([name]) == [name]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as executor:
+        scores = Local(executor, 2).map(_greedy_score, [0, 1], SimpleNamespace(update=lambda n: None), lambda seed: 1)
+    assert scores == [_greedy_score(0), _greedy_score(1)] and numba_cache.not_cached([name]) == []
