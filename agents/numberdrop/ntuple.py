@@ -17,13 +17,13 @@ from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanne
 
 from ..base import MODELS
 from ..values.ntuple import NTupleValue
+from . import greedy
 from .greedy import GreedyPolicy, PlanFollower
 from .lookahead import ALL_ROLLS, check_positive, check_refine, draw_rolls, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
-QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game", "n-tuple value")
-"""What a background compile runs before the first game's turns switch to compiled code
-(``numberdrop_env.startup``): the rules' masks, the turn engine and the value's kernels."""
+QUICK_START_STEPS = (*greedy.QUICK_START_STEPS, "n-tuple value")
+"""The greedy's background compile (``numberdrop_env.startup``) and the value's kernels."""
 COMPILED = ("planner.batch.enumerate_many", "planner.batch.turn_costs")
 """The dear compiled functions this agent's turns call (``numba_cache`` names): once the record
 lists them (a warm-up, a background compile or a trainer's workers), no quick start."""
