@@ -141,25 +141,14 @@ def _literal(raw: str) -> Any:
 
 
 def describe_options(
-    width: int = 79,
-    game: str = "numberdrop",
-    heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):",
+    game: str = "numberdrop", heading: str = "agent options (set with --option AGENT.NAME=VALUE; defaults shown):"
 ) -> str:
     """Every agent's options with their defaults, read off the constructors so --help cannot go stale."""
     agents = agents_of(game)
-    lines = [heading]
     pad = max(map(len, agents)) + 4
-    for name in agents:
-        text = textwrap.fill(
-            _option_list(name, game),
-            width,
-            initial_indent=f"  {name}:".ljust(pad),
-            subsequent_indent=" " * pad,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
-        lines.append(text)
-    return "\n".join(lines)
+    wrap = {"subsequent_indent": " " * pad, "break_long_words": False, "break_on_hyphens": False}
+    lines = [textwrap.fill(_option_list(n, game), 79, initial_indent=f"  {n}:".ljust(pad), **wrap) for n in agents]
+    return "\n".join([heading, *lines])
 
 
 def _option_list(name: str, game: str) -> str:
@@ -167,8 +156,7 @@ def _option_list(name: str, game: str) -> str:
         params = inspect.signature(policy_class(name, game)).parameters.values()
     except ImportError as err:  # an optional dependency missing must not break --help
         return f"(unavailable: {err})"
-    preset = preset_options(name, game)
-    shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
-    if preset:
+    if preset := preset_options(name, game):
         return f"{PRESETS[name][0]} with " + ", ".join(f"{key}={value}" for key, value in preset.items())
+    shown = [p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}" for p in params]
     return ", ".join(shown) or "none"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
-from typing import Any
 
 
 def plain_text(doc: str) -> str:
@@ -23,13 +22,23 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose epilog, the agents' options, is written only when the help is
-    shown: it reads every agent's constructor, which imports torch and Ray (about 2 s that a
-    command playing the greedy has no use for)."""
+    """A command's parser, described by its module's docstring. The epilog, the agents' options, is
+    written only when the help is shown: it reads every agent's constructor, which imports torch
+    and Ray (about 2 s that a command playing the greedy has no use for)."""
 
-    def __init__(self, *args: Any, options_help: Callable[[], str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, prog: str, doc: str, options_help: Callable[[], str]) -> None:
+        super().__init__(prog=prog, description=plain_text(doc), formatter_class=HelpFormatter)
         self.options_help = options_help
+
+    def add_agent_options(self, example: str) -> None:
+        """``--option AGENT.NAME=VALUE``, repeatable."""
+        self.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="AGENT.NAME=VALUE",
+            help=f"agent option, e.g. {example} (repeatable; options listed below)",
+        )
 
     def format_help(self) -> str:
         if self.epilog is None:

@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import HelpFormatter, Parser, plain_text
+from agents.cli.common import Parser
 from agents.evaluation import plots
 from agents.evaluation.solo import format_table, run, summarise
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.evaluation.tables import summarise as summarise_lucky
-from agents.registry import AGENTS, LUCKY_AGENTS, describe_options, parse_options, policy_class
+from agents.registry import AGENTS, describe_options, parse_options
 from agents.training.checkpoints import write_json
 from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.table import MAX_PLAYERS
@@ -30,19 +30,12 @@ PROG = "numberdrop-evaluate"
 
 
 def _options_help() -> str:
-    return (
-        describe_options()
-        + "\n\n"
-        + describe_options(
-            game="luckynumbers", heading="Lucky Numbers agents (--game luckynumbers), same --option syntax:"
-        )
-    )
+    lucky = "Lucky Numbers agents (--game luckynumbers), same --option syntax:"
+    return describe_options() + "\n\n" + describe_options(game="luckynumbers", heading=lucky)
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=prog, description=plain_text(__doc__), options_help=_options_help, formatter_class=HelpFormatter
-    )
+    parser = Parser(prog, __doc__, _options_help)
     parser.add_argument(
         "--agents",
         default="random,greedy",
@@ -53,13 +46,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument(
         "--workers", type=int, default=0, help=f"worker processes; 0 = one per CPU ({os.cpu_count() or 1} here)"
     )
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="AGENT.NAME=VALUE",
-        help="agent option, e.g. search.samples=16 or ppo.path=model.zip (repeatable; options listed below)",
-    )
+    parser.add_agent_options("search.samples=16 or ppo.path=model.zip")
     parser.add_argument(
         "--players",
         type=int,
@@ -113,11 +100,16 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         workers = args.workers or os.cpu_count() or 1
         options = parse_options(args.option, list(dict.fromkeys(agents)))
         if args.players > 1:
-            return _tables(args, agents, workers, options)
-        results = run(agents, args.games, args.seed, workers, options, not args.no_progress, args.backend, args.address)
-    except ValueError as err:
+            summary, table = _tables(args, agents, workers, options), format_tables
+        else:
+            where = (not args.no_progress, args.backend, args.address)
+            results = run(agents, args.games, args.seed, workers, options, *where)
+            summary, table = summarise(results, args.games, args.seed), format_table
+    except (ValueError, ImportError) as err:  # an unknown agent fails in the runner, before any game
         parser.error(str(err))
-    summary = _write(args, summarise(results, args.games, args.seed), format_table)
+    print(table(summary))
+    if args.json:
+        write_json(args.json, summary, indent=1)
     if args.plot:
         print(f"score distributions: {plots.plot_scores(summary, args.plot)}")
     return summary
@@ -130,11 +122,6 @@ def _check(args: argparse.Namespace, agents: list[str]) -> None:
         raise ValueError(
             "--agents must name one or more distinct agents (or, with --players N, exactly N agents, one per seat)"
         )
-    for name in agents:
-        if not lucky:
-            policy_class(name)
-        elif name not in LUCKY_AGENTS:
-            raise ValueError(f"unknown Lucky Numbers agent {name!r}; known agents: {', '.join(LUCKY_AGENTS)}")
     if args.games < 1 or args.workers < 0 or args.seed < 0:
         raise ValueError("--games must be positive and --workers and --seed non-negative")
     if args.backend != "ray" and args.address:
@@ -149,31 +136,18 @@ def _check(args: argparse.Namespace, agents: list[str]) -> None:
         with_ = "--game luckynumbers" if lucky else "--players"
         raise ValueError(f"--plot draws solo score distributions; leave it out with {with_}")
     if args.plot:  # fail before the games, not after them
-        try:
-            plots.require_matplotlib()
-        except ImportError as err:
-            raise ValueError(str(err)) from err
+        plots.require_matplotlib()
 
 
 def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
-    """Tables of either game, on the backend asked for."""
-    progress = not args.no_progress
+    """The summary of tables of either game, on the backend asked for."""
+    game, progress = (args.game, args.setup, args.bruno), not args.no_progress
     where = {"backend": args.backend, "address": args.address}
-    game = (args.game, args.setup, args.bruno)
     results = run_tables(agents, args.players, args.games, args.seed, workers, options, progress, *game, **where)
     unique = list(dict.fromkeys(agents))
     if args.game == "numberdrop":
-        return _write(args, summarise_tables(results, unique, args.players), format_tables)
-    summary = summarise_lucky(results, unique, args.players)
-    summary["setup"], summary["bruno"] = args.setup, bool(args.bruno)
-    return _write(args, summary, format_tables)
-
-
-def _write(args: argparse.Namespace, summary: dict[str, Any], table: Any) -> dict[str, Any]:
-    print(table(summary))
-    if args.json:
-        write_json(args.json, summary, indent=1)
-    return summary
+        return summarise_tables(results, unique, args.players)
+    return {**summarise_lucky(results, unique, args.players), "setup": args.setup, "bruno": args.bruno}
 
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from agents.cli.common import HelpFormatter, Parser, plain_text
+from agents.cli.common import Parser
 from agents.cli.human import HumanGame, start
 from agents.cli.replay import Record, frames, replay, save_gif
 from agents.registry import AGENTS, describe_options, make_policy, parse_options, require_extra
@@ -40,9 +40,7 @@ def default_save() -> Path:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=prog, description=plain_text(__doc__), options_help=describe_options, formatter_class=HelpFormatter
-    )
+    parser = Parser(prog, __doc__, describe_options)
     parser.add_argument(
         "--agent",
         choices=list(AGENTS),
@@ -50,13 +48,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "or ntuple_expectimax without the train extra)",
     )
     parser.add_argument("--seed", type=int, default=0, help="game seed (tile mapping and dice)")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="AGENT.NAME=VALUE",
-        help="agent option, e.g. greedy.width=8 (repeatable; options listed below)",
-    )
+    parser.add_agent_options("greedy.width=8")
     parser.add_argument("--every-turn", action="store_true", help="print the sheet after every turn")
     source = parser.add_mutually_exclusive_group()
     source.add_argument(

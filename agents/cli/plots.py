@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from agents.evaluation.plots import plot_learning_curve, plot_scores, require_matplotlib  # noqa: F401
+from agents.evaluation.plots import plot_learning_curve, plot_scores
 from agents.training.common import read_evals
 
 

@@ -95,7 +95,6 @@ class Step:
     """One replayed decision: the game after it, in words as it was taken, and its points."""
 
     game: SoloGame
-    action: int
     words: str
     points: int
 
@@ -111,7 +110,7 @@ def replay(record: Record) -> Iterator[Step]:
                 f"{game.phase.value}): the record does not belong to this game"
             )
         words = decision_words(game, action)
-        yield Step(game, action, words, game.step(action))
+        yield Step(game, words, game.step(action))
     if record.score is not None and game.score() != record.score:
         raise ValueError(f"the replay scores {game.score()}, the record says {record.score}")
 
@@ -162,8 +161,6 @@ def save_gif(images: list[Any], path: str | Path, frame_ms: int, last_ms: int = 
     """Write an animated GIF that loops, the last picture held ``last_ms``; returns the frame count."""
     if not images:
         raise ValueError("a GIF needs at least one picture")
-    if frame_ms <= 0 or last_ms <= 0:
-        raise ValueError(f"frame durations must be positive, got {frame_ms} and {last_ms} ms")
     durations = [frame_ms] * (len(images) - 1) + [last_ms]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -79,12 +79,8 @@ def plot_learning_curve(
     ax.plot(steps, means, marker="o", markersize=4, label="agent: mean score on the evaluation seeds")
     greedy = [e["score_mean"] - e["diff_vs_greedy"] for e in entries if "diff_vs_greedy" in e]
     if greedy:
-        ax.axhline(
-            sum(greedy) / len(greedy),
-            color="0.4",
-            linestyle="--",
-            label=f"greedy on the same seeds: {sum(greedy) / len(greedy):.1f}",
-        )
+        mean = sum(greedy) / len(greedy)
+        ax.axhline(mean, color="0.4", linestyle="--", label=f"greedy on the same seeds: {mean:.1f}")
     best = max(range(len(means)), key=means.__getitem__)
     ax.annotate(
         f"best {means[best]:.1f}",

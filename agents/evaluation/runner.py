@@ -13,7 +13,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from tqdm import tqdm
 
@@ -28,9 +28,6 @@ from ..registry import cached_policy, make_policy, require_extra
 
 SOLO, NUMBERDROP, LUCKYNUMBERS = "solo", "numberdrop", "luckynumbers"
 """The kinds of game a match plays: solo Number Drop, and tables of either game."""
-
-Task = TypeVar("Task")
-Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -133,11 +130,7 @@ def play_rotations(
 ) -> list[dict[str, Any]]:
     """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
     base = lineup(agents, players)
-    games = []
-    for r in range(players):
-        seats = [base[(p + r) % players] for p in range(players)]
-        games.append({"seats": seats, **play(seats, seed, options)})
-    return games
+    return [{"seats": seats, **play(seats, seed, options)} for seats in (base[r:] + base[:r] for r in range(players))]
 
 
 class Progress:
@@ -209,10 +202,7 @@ class RayTasks:
 def ray_pool(address: str | None = None, num_cpus: int | None = None) -> Iterator[RayTasks]:
     """The Ray running in this process, else the cluster at ``address`` (or ``RAY_ADDRESS``), else
     a local Ray of ``num_cpus`` CPUs (None: all). Every node needs this project installed."""
-    try:
-        require_extra("rllib", "the Ray backend")
-    except ImportError as err:
-        raise ValueError(str(err)) from None
+    require_extra("rllib", "the Ray backend")
     import ray
 
     started = not ray.is_initialized()
@@ -251,14 +241,14 @@ def pool(workers: int, backend: str = "local", address: str | None = None) -> It
 
 
 def map_tasks(
-    work: Callable[[Task], Result],
-    tasks: Sequence[Task],
+    work: Callable[[Any], Any],
+    tasks: Sequence[Any],
     workers: int,
     bar: Progress,
-    size: Callable[[Task], int],
+    size: Callable[[Any], int],
     backend: str = "local",
     address: str | None = None,
-) -> list[Result]:
+) -> list[Any]:
     """``work`` of each task, in order, on ``workers`` processes (one: in this process) or Ray
     tasks; the bar advances by ``size(task)`` as each result comes in."""
     with pool(workers, backend, address) as where:
@@ -340,9 +330,6 @@ def run_matches(
 def play_policy(agent: Any, seeds: Sequence[int], workers: int = 1) -> list[GameResult]:
     """Solo games of one agent on ``seeds``, in seed order: a name, ``(name, options)`` or a policy
     object (reset with each game's seed; copied to each worker, so it must pickle)."""
-    if isinstance(agent, tuple):
-        name, options = agent
-        match = Match((name,), tuple(seeds), options={name: dict(options or {})})
-    else:
-        match = Match((agent,), tuple(seeds))
+    name, options = agent if isinstance(agent, tuple) else (agent, {})
+    match = Match((name,), tuple(seeds), options={name: dict(options or {})} if isinstance(name, str) else {})
     return run_matches([match], workers, progress=False)[0]

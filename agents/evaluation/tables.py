@@ -34,39 +34,37 @@ def run_tables(
     return dict(zip(seeds, run_matches([match], workers, backend, address, progress)[0]))
 
 
+def _seats(agent: str, games: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
+    """(game, seat) of every seat ``agent`` played in ``games``."""
+    return [(g, p) for g in games for p, name in enumerate(g["seats"]) if name == agent]
+
+
 def summarise_tables(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
     """Win rates, mean scores and paired differences per agent (JSON-safe)."""
-    per_seed = {a: [] for a in agents}  # mean score of the agent's seats over a seed's rotations
-    wins = {a: [] for a in agents}  # per seat played: 1/k for a k-way shared win
-    scores = {a: [] for a in agents}
-    turns = []
-    for s in sorted(results):
-        seed_scores = {a: [] for a in agents}
-        for game in results[s]:
-            turns.append(game["turns"])
-            share = 1.0 / len(game["winners"])
-            for p, name in enumerate(game["seats"]):
-                wins[name].append(share if p in game["winners"] else 0.0)
-                scores[name].append(game["scores"][p])
-                seed_scores[name].append(game["scores"][p])
-        for a in agents:
-            per_seed[a].append(float(np.mean(seed_scores[a])))
+    seeds = sorted(results)
+    played = [g for s in seeds for g in results[s]]
+    # paired by seed: the mean score of the agent's seats over the seed's rotations
+    per_seed = {
+        a: np.array([np.mean([g["scores"][p] for g, p in _seats(a, results[s])]) for s in seeds]) for a in agents
+    }
     first = agents[0]
     out: dict[str, Any] = {
         "players": players,
         "games": len(results) * players,
-        "seeds": sorted(results),
-        "turns": float(np.mean(turns)),
+        "seeds": seeds,
+        "turns": float(np.mean([g["turns"] for g in played])),
         "agents": {},
     }
     for a in agents:
-        diff = np.array(per_seed[a]) - np.array(per_seed[first])
+        wins = [1.0 / len(g["winners"]) if p in g["winners"] else 0.0 for g, p in _seats(a, played)]  # a k-way tie: 1/k
+        scores = [g["scores"][p] for g, p in _seats(a, played)]
+        diff = per_seed[a] - per_seed[first]
         out["agents"][a] = {
-            "seats": len(scores[a]),
-            "win_rate": float(np.mean(wins[a])),
-            "win_ci95": ci95(np.array(wins[a])),
-            "mean": float(np.mean(scores[a])),
-            "ci95": ci95(np.array(scores[a], float)),
+            "seats": len(scores),
+            "win_rate": float(np.mean(wins)),
+            "win_ci95": ci95(np.array(wins)),
+            "mean": float(np.mean(scores)),
+            "ci95": ci95(np.array(scores, float)),
             "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": ci95(diff)},
         }
     return out
@@ -79,7 +77,7 @@ def summarise(results: dict[int, list], agents: list[str], players: int) -> dict
     summary["game"] = "luckynumbers"
     summary["ended_by_full_board"] = sum(g["ended_by"] == "full" for g in played) / len(played)
     for a in agents:
-        empty = [g["empty"][p] for g in played for p, name in enumerate(g["seats"]) if name == a]
+        empty = [g["empty"][p] for g, p in _seats(a, played)]
         summary["agents"][a]["empty_cells"] = sum(empty) / len(empty)
     seconds = sum(g["seconds"] for g in played)
     summary["games_per_second"] = len(played) / seconds if seconds else float("nan")
