@@ -240,21 +240,6 @@ def pool(workers: int, backend: str = "local", address: str | None = None) -> It
             yield Local(executor, workers)
 
 
-def map_tasks(
-    work: Callable[[Any], Any],
-    tasks: Sequence[Any],
-    workers: int,
-    bar: Progress,
-    size: Callable[[Any], int],
-    backend: str = "local",
-    address: str | None = None,
-) -> list[Any]:
-    """``work`` of each task, in order, on ``workers`` processes (one: in this process) or Ray
-    tasks; the bar advances by ``size(task)`` as each result comes in."""
-    with pool(workers, backend, address) as where:
-        return where.map(work, tasks, bar, size)
-
-
 @dataclass(frozen=True)
 class Match:
     """Games to play: solo, ``agents`` is one agent (a name or a policy object); tables,

@@ -17,7 +17,7 @@ from luckynumbers_env.envs.observe import observe as observe_lucky
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 
-from ..evaluation.runner import Progress, map_tasks
+from ..evaluation.runner import Progress, pool
 from ..registry import make_policy
 from .checkpoints import atomic_path, read_arrays, write_json
 from .sb3_config import LuckyConfig, PPOConfig
@@ -95,7 +95,8 @@ def collect_demonstrations(
     chunks = [seeds[i : i + 10] for i in range(0, games, 10)]
     bar = Progress(games, progress, f"{agent} demonstrations")
     work, more = (_record_lucky, tuple(lucky)) if lucky else (_record_games, (gamma,))
-    parts = map_tasks(work, [(agent, chunk, *more) for chunk in chunks], workers, bar, lambda task: len(task[1]))
+    with pool(workers) as where:
+        parts = where.map(work, [(agent, chunk, *more) for chunk in chunks], bar, lambda task: len(task[1]))
     bar.close()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 

@@ -7,7 +7,7 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.cli.evaluate import main
-from agents.evaluation.runner import Progress, map_tasks
+from agents.evaluation.runner import Progress, pool
 from agents.evaluation.solo import HUMAN_SCORES, play_game, run, summarise
 from agents.registry import make_policy, parse_options
 from numberdrop_env.engine.solo import SoloGame
@@ -89,7 +89,8 @@ def test_tasks_come_back_in_order_on_any_number_of_processes():
     tasks = [[5, 1], [2], [9, 9, 9], [0]]
     for workers in (1, 2):
         bar = Progress(7, enabled=False)
-        assert map_tasks(sum, tasks, workers, bar, len) == [6, 2, 27, 0]
+        with pool(workers) as where:
+            assert where.map(sum, tasks, bar, len) == [6, 2, 27, 0]
         assert bar.done == 7  # the bar advanced by each task's size
 
 
