@@ -158,13 +158,22 @@ class HumanGame:
         if DROP.fullmatch(text):
             return [parse_drop(self.game, text, legal)]
         if text.startswith("#"):
-            return [self._action_id(text[1:], legal)]
+            if not text[1:].isdigit():
+                raise ValueError(f"{text} is not an action id: type # and a number, e.g. #{legal[0]}")
+            if int(text[1:]) not in legal:
+                raise ValueError(f"action {text} is not legal now; the legal ones are listed")
+            return [int(text[1:])]
         if self.game.phase is Phase.ARRANGE and self._arrangement_like(text, legal):
             return parse_arrangement(self.game, text, legal)
         if " " in text:
             raise ValueError(f"unknown command {text!r}; type help")
         keys = self._keys(legal)
-        return [legal[keys.index(self._number(text, keys))]]
+        if not text.isdigit():
+            raise ValueError(f"unknown command {text!r}; type a number from {keys[0]} to {keys[-1]}, or help")
+        if int(text) not in keys:
+            what = "value" if self.game.phase is Phase.WILD else "decision"
+            raise ValueError(f"there is no {what} {int(text)}: choose from {keys[0]} to {keys[-1]}")
+        return [legal[keys.index(int(text))]]
 
     def _arrangement_like(self, text: str, legal: list[int]) -> bool:
         """Whether a line means values for the landed cells rather than a number of the list."""
@@ -177,21 +186,6 @@ class HumanGame:
         if self.game.phase is Phase.WILD:
             return [a - self.game.layout.wild for a in legal]
         return list(range(1, len(legal) + 1))
-
-    def _number(self, text: str, keys: list[int]) -> int:
-        what = "value" if self.game.phase is Phase.WILD else "decision"
-        if not text.isdigit():
-            raise ValueError(f"unknown command {text!r}; type a number from {keys[0]} to {keys[-1]}, or help")
-        if int(text) not in keys:
-            raise ValueError(f"there is no {what} {int(text)}: choose from {keys[0]} to {keys[-1]}")
-        return int(text)
-
-    def _action_id(self, text: str, legal: list[int]) -> int:
-        if not text.isdigit():
-            raise ValueError(f"#{text} is not an action id: type # and a number, e.g. #{legal[0]}")
-        if int(text) not in legal:
-            raise ValueError(f"action #{text} is not legal now; the legal ones are listed")
-        return int(text)
 
     def _hint(self, legal: list[int]) -> None:
         action = int(GreedyPolicy().act(self.game.clone(), self.game.legal_mask()))
