@@ -187,15 +187,12 @@ class RayTasks:
 
     def map(self, work: Callable, tasks: Sequence, bar: Progress, size: Callable) -> list:
         play = self.ray.remote(num_cpus=1)(work)
-        pending = {play.remote(task): i for i, task in enumerate(tasks)}
-        done: dict[int, Any] = {}
+        refs = {play.remote(task): task for task in tasks}  # in task order
+        pending = list(refs)
         while pending:
-            ready, _ = self.ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                i = pending.pop(ref)
-                done[i] = self.ray.get(ref)
-                bar.update(size(tasks[i]))
-        return [done[i] for i in range(len(tasks))]
+            ready, pending = self.ray.wait(pending, num_returns=1)
+            bar.update(size(refs[ready[0]]))
+        return self.ray.get(list(refs))
 
 
 @contextmanager
