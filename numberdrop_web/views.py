@@ -64,19 +64,12 @@ def geometry(rules: Rules) -> dict[str, Any]:
     }
 
 
+SHEET_ARRAYS = ("values", "used", "identical", "consecutive", "circled", "lines", "penalties", "heights")
+
+
 def sheet_state(game: SoloGame) -> dict[str, Any]:
     s = game.sheet
-    return {
-        "values": s.values.tolist(),
-        "used": s.used.tolist(),
-        "identical": s.identical.tolist(),
-        "consecutive": s.consecutive.tolist(),
-        "bonus": bool(s.bonus),
-        "circled": s.circled.tolist(),
-        "lines": s.lines.tolist(),
-        "penalties": s.penalties.tolist(),
-        "heights": s.heights.tolist(),
-    }
+    return {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)}
 
 
 def game_state(game: SoloGame) -> dict[str, Any]:
