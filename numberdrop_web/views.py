@@ -111,7 +111,8 @@ def legal_options(game: SoloGame) -> dict[str, Any]:
             for a in legal
         ]
     elif p in (Phase.BLOCK, Phase.PLACE):
-        out["placements"] = _placements(game, legal, L.block if p is Phase.BLOCK else L.place)
+        offset = L.block if p is Phase.BLOCK else L.place
+        out["placements"] = [_placement(game, a, offset) for a in legal]
     elif p is Phase.ARRANGE:
         dice = game.sorted_dice()
         out["cells"] = [list(c) for c in game.pending_cells]
@@ -129,22 +130,11 @@ def legal_options(game: SoloGame) -> dict[str, Any]:
     return out
 
 
-def _placements(game: SoloGame, legal: list[int], offset: int) -> list[dict[str, Any]]:
-    t, cols = game.table, game.rules.cols
-    out = []
-    for a in legal:
-        o, col = divmod(a - offset, cols)
-        cells = t.cells(a - offset, game.sheet.heights)
-        out.append(
-            {
-                "action": a,
-                "orientation": o,
-                "column": col,
-                "shape": t.names[int(t.orientation_shape[o])],
-                "cells": [list(c) for c in cells],
-            }
-        )
-    return out
+def _placement(game: SoloGame, action: int, offset: int) -> dict[str, Any]:
+    t, (o, col) = game.table, divmod(action - offset, game.rules.cols)
+    shape = t.names[int(t.orientation_shape[o])]
+    cells = [list(c) for c in t.cells(action - offset, game.sheet.heights)]
+    return {"action": action, "orientation": o, "column": col, "shape": shape, "cells": cells}
 
 
 def options_actions(options: dict[str, Any]) -> list[int]:
