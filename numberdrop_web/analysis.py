@@ -71,7 +71,7 @@ class Job:
         self.progress: float | None = None
         self.started = time.monotonic()
         self.cancelled = threading.Event()
-        self.future: Future | None = None
+        self.future: Future = Future()
 
     def report(self, stage: str, progress: float | None = None) -> None:
         if self.cancelled.is_set():
@@ -83,7 +83,7 @@ class Job:
         out["seconds"] = round(time.monotonic() - self.started, 3)
         if self.cancelled.is_set():
             out["status"] = "cancelled"
-        elif self.future is None or not self.future.done():
+        elif not self.future.done():
             out["status"] = "running"
         elif self.future.exception() is not None:
             err = self.future.exception()
@@ -200,7 +200,7 @@ class AgentLine:
         if game.phase not in TURN_PHASES:
             return {"hint": hint, "candidates": [], "columns": [], "headings": {}, "note": _MID_TURN}
         with self.asking():
-            policy = self._policy if self._policy is not None else self.policy(True, "")
+            policy = self.policy(True, "")  # the line's own, whether the hint was on the line or not
             seen = self.seen.get(state_key(game))
             table = explained(self.name, policy, game, seen, top, job) if lookahead else None
             if table is None:

@@ -258,7 +258,7 @@ class Api:
 
     @staticmethod
     async def _wait(job: Job, wait: float) -> dict[str, Any]:
-        if wait > 0 and job.future is not None:
+        if wait > 0:
             waited = asyncio.wrap_future(job.future)
             waited.add_done_callback(_outcome_read)
             await asyncio.wait([waited], timeout=wait)
@@ -273,7 +273,7 @@ class Api:
 
     async def cancel(self, request: Request) -> Response:
         job = self.jobs.get(request.path_params["job"])
-        if job.future is None or not job.future.done():
+        if not job.future.done():
             job.cancelled.set()
         return JSONResponse(job.to_json())
 
