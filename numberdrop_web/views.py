@@ -74,7 +74,6 @@ def sheet_state(game: SoloGame) -> dict[str, Any]:
 
 def game_state(game: SoloGame) -> dict[str, Any]:
     """The whole game as the page draws it, with the options of the pending decision."""
-    r = game.rules
     return {
         "phase": game.phase.value,
         "prompt": PHASE_WORDS[game.phase.value],
@@ -89,7 +88,7 @@ def game_state(game: SoloGame) -> dict[str, Any]:
         "sorted_dice": [die_value(v) for v in game.sorted_dice()],
         "shape_face": game.shape_face,
         "block_tile": game.block_tile,
-        "block_letter": None if game.block_tile is None else r.letters[game.block_tile],
+        "block_letter": None if game.block_tile is None else game.rules.letters[game.block_tile],
         "pending_cells": [list(c) for c in game.pending_cells],
         "pending_values": [die_value(v) for v in game.pending_values],
         "selection": [list(c) for c in game.selection],
