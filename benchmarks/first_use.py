@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
 
 CASES = ("quick", "turn", "game", "game-compiled", "cached")
 QUICK = ("quick", "game")
@@ -92,15 +93,13 @@ def _background_cpu(cache: str) -> float:
     spent, pid = 0.0, None
     for _ in range(100):  # the background process takes its lock as it starts
         try:
-            with open(os.path.join(cache, LOCK)) as handle:
-                pid = int(handle.read().strip())
+            pid = int(Path(cache, LOCK).read_text())
             break
         except (OSError, ValueError):
             time.sleep(0.1)
     while pid is not None:
         try:
-            with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             break
         spent = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime

@@ -6,7 +6,6 @@ time in the learner update (``docs/ray.md``). ``--interface turn`` measures ``Nu
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import time
@@ -103,8 +102,6 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--interface", **interfaces, help="NumberDrop-v0 (CNN) or NumberDropTurn-v0 (candidates)")
     parser.add_argument("--runners", default="1,2,4", help="comma-separated env runner counts")
     parser.add_argument("--iterations", type=int, default=4, help="timed PPO iterations per line")
-    parser.add_argument("--no-sb3", action="store_true", help="leave out the SB3 line")
-    parser.add_argument("--json", type=Path, help="also write the lines to this JSON file")
     args = parser.parse_args(argv)
     runners = [int(r) for r in args.runners.split(",") if r.strip()]
     if not runners or min(runners) < 1 or args.iterations < 1:
@@ -117,7 +114,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     )
     print(f"{'trainer':<32} {'steps':>7} {'seconds':>8} {'steps/s':>8} {'sampling':>9} {'learner':>8}", flush=True)
     lines = []
-    for n in [0] * (not args.no_sb3) + runners:  # 0: SB3
+    for n in [0, *runners]:  # 0: SB3
         cfg = bench_config(args.interface)
         lines.append(sb3_rate(cfg, args.iterations) if n == 0 else rllib_rate(cfg, n, args.iterations))
         r = lines[-1]
@@ -126,8 +123,6 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             f"{100 * r['sampling']:>8.0f}% {100 * r['learner']:>7.0f}%",
             flush=True,
         )
-    if args.json:
-        args.json.write_text(json.dumps(lines, indent=1))
     return lines
 
 

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.cli.common import HelpFormatter, plain_text
-from agents.evaluation.solo import advance
+from agents.evaluation.solo import advance, play_game
 from agents.numberdrop.greedy import GreedyPolicy
 from agents.registry import make_policy
 from numberdrop_env import multiplayer_v0  # importing the package registers the environment ids
@@ -89,17 +89,10 @@ def vector_loop(num_envs: int) -> Callable[[float], tuple[int, int]]:
 def lookahead_seconds(games: int = 3) -> float:
     """CPU seconds of one core per game of the shipped agent with its strongest look-ahead."""
     policy = make_policy("ppo", {"lookahead": 8, "samples": 4, "refine": 3})  # needs the train extra
-
-    def play(seed: int) -> None:
-        policy.reset(seed)
-        game = SoloGame(seed=seed)
-        while not game.is_over:
-            game.step(policy.act(game, game.legal_mask()))
-
-    play(10_000)  # compiled code and the network warm up outside the measurement
+    play_game(policy, 10_000)  # compiled code and the network warm up outside the measurement
     start = time.thread_time()
     for seed in range(games):
-        play(seed)
+        play_game(policy, seed)
     return (time.thread_time() - start) / games
 
 

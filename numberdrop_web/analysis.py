@@ -10,8 +10,9 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ class Job:
         self.progress: float | None = None
         self.started = time.monotonic()
         self.cancelled = threading.Event()
-        self.future: Future | None = None
+        self.future: Future = Future()
 
     def report(self, stage: str, progress: float | None = None) -> None:
         if self.cancelled.is_set():
@@ -82,7 +83,7 @@ class Job:
         out["seconds"] = round(time.monotonic() - self.started, 3)
         if self.cancelled.is_set():
             out["status"] = "cancelled"
-        elif self.future is None or not self.future.done():
+        elif not self.future.done():
             out["status"] = "running"
         elif self.future.exception() is not None:
             err = self.future.exception()
@@ -121,10 +122,16 @@ class AgentLine:
         self._free.reset(int(key[:12], 16))
         return self._free
 
+    @contextmanager
+    def asking(self) -> Iterator[None]:
+        """Held while the line's policy is asked (a shared agent is lent the line's state meanwhile)."""
+        with self.lock:
+            yield
+
     def hint(self, game: SoloGame, job: Job | None = None) -> dict[str, Any]:
         """The agent's turn from ``game`` (a copy is played; ``game`` is not touched)."""
         key = state_key(game)
-        with self.lock:
+        with self.asking():
             if key in self.hints:
                 self.hints.move_to_end(key)
                 return self.hints[key]
@@ -192,8 +199,8 @@ class AgentLine:
         job.report("listing the candidates", 0.0)
         if game.phase not in TURN_PHASES:
             return {"hint": hint, "candidates": [], "columns": [], "headings": {}, "note": _MID_TURN}
-        with self.lock:
-            policy = self._policy if self._policy is not None else self.policy(True, "")
+        with self.asking():
+            policy = self.policy(True, "")  # the line's own, whether the hint was on the line or not
             seen = self.seen.get(state_key(game))
             table = explained(self.name, policy, game, seen, top, job) if lookahead else None
             if table is None:
@@ -219,10 +226,8 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "rolls": ("rolls", "how many sampled next rolls the look-ahead averaged"),
 }
 
-AGENT_VALUE = {
-    "ntuple": ("points + n-tuple value", "points now plus the learned n-tuple value of the sheet the turn leaves"),
-    "q": ("network's value", "the Q network's value of the turn, in points up to a constant"),
-}
+AGENT_VALUE = {"ntuple": "points + n-tuple value", "q": "network's value"}
+"""What a one-ply agent maximises, by family, as its sentence names it."""
 
 
 def headings(columns: list[str]) -> dict[str, dict[str, str]]:
@@ -285,11 +290,8 @@ def valued(name: str, policy: Any, game: SoloGame, top: int) -> Table:
 
 
 def _agent_head(name: str) -> str:
-    return AGENT_VALUE.get(_family(name), HEADINGS["agent_value"])[0]
-
-
-def _family(name: str) -> str:
-    return "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best") else name
+    family = "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best") else name
+    return AGENT_VALUE.get(family, HEADINGS["agent_value"][0])
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:

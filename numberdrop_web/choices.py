@@ -75,11 +75,9 @@ class Watch:
                 vars(obj).pop(name, None)  # the class's own method again
 
 
-def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]] | None:
-    """The plans the look-ahead weighed, in its final order (the refined ones first, each by its
-    mean over all its rolls), ``top`` of them, each with its mean, spread and number of rolls."""
-    if not seen.calls:
-        return None
+def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]]:
+    """The plans the look-ahead weighed (``seen.calls``), in its final order (the refined ones first,
+    each by its mean over all its rolls), ``top`` of them, each with its mean, spread and number of rolls."""
     game = seen.calls[0][0]
     plans: dict[Any, dict[str, Any]] = {}
     for _, offered, seeds, means in seen.calls:
@@ -105,11 +103,9 @@ def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[t
     return game, rows
 
 
-def expectimax_rows(policy: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]] | None:
-    """The candidates the expectimax searched, best first, with the score it compared, its spread
-    over the rolls and their number, and the one-ply value that chose them."""
-    if seen.rolls is None or seen.game is None:
-        return None
+def expectimax_rows(policy: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]]:
+    """The candidates the expectimax searched (``seen.rolls``), best first, with the score it compared,
+    its spread over the rolls and their number, and the one-ply value that chose them."""
     game, rolls, planner = seen.game, seen.rolls, policy.planner
     states = planner.pack_batch([game], policy.limit)
     count, arrays, _ = planner.candidate_arrays(states, game.rules, policy.limit)

@@ -47,7 +47,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -85,10 +85,6 @@ def _announce(server: object, host: str, browser: bool, prog: str) -> None:
     print(f"{prog}: serving on {url} (Ctrl-C stops)", flush=True)
     if browser:
         webbrowser.open(url)
-
-
-def cli(argv: list[str] | None = None) -> int:
-    return main(argv)
 
 
 if __name__ == "__main__":

@@ -56,14 +56,8 @@ class HostGuard:
         self.app, self.hosts = app, frozenset(host_name(h) for h in hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        refusal = self.refusal(scope)
-        if refusal is not None:
-            await error(403, refusal)(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+        refusal = self.refusal(scope) if scope["type"] == "http" else None
+        await (self.app if refusal is None else error(403, refusal))(scope, receive, send)
 
     def refusal(self, scope: Scope) -> str | None:
         headers = {k.lower(): v for k, v in scope["headers"]}
@@ -151,8 +145,8 @@ def parse_json(raw: bytes) -> Any:
         raise GameError(f"malformed JSON: {err}", 400) from err
 
 
-async def read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object (an empty body is ``{}``); anything else is a 4xx."""
+async def read_json(request: Request, allowed: set[str]) -> dict[str, Any]:
+    """The body as a JSON object of the ``allowed`` fields (an empty body is ``{}``); anything else is a 4xx."""
     kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if kind != "application/json":
         raise GameError(f"send JSON (Content-Type: application/json), not {kind!r}", 415)
@@ -162,6 +156,9 @@ async def read_json(request: Request) -> dict[str, Any]:
     data = parse_json(raw)
     if not isinstance(data, dict):
         raise GameError(f"the body must be a JSON object, got {type(data).__name__}", 400)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise GameError(f"unknown field(s) {unknown}; allowed: {sorted(allowed)}", 400)
     return data
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +92,6 @@ class Lane:
 
 def _run(task: Task) -> None:
     future = task.job.future
-    assert future is not None
     if task.job.cancelled.is_set():  # cancelled while it waited
         future.cancel()
     if not future.set_running_or_notify_cancel():
@@ -108,8 +106,7 @@ def _drop(job: Job) -> None:
     """A job that will not run: cancelled before it started."""
     job.cancelled.set()
     job.stage = "replaced by a newer request"
-    if job.future is not None:
-        job.future.cancel()
+    job.future.cancel()
 
 
 class Jobs:
@@ -124,7 +121,6 @@ class Jobs:
     def submit(self, kind: str, work: Callable[[Job], Any], game: str = "", agent: str = "") -> Job:
         """A job for ``game`` (replacing the game's earlier one), in the quick lane for a cheap agent."""
         job = Job(kind)
-        job.future = Future()
         with self._lock:
             self._jobs[job.id] = job
             while len(self._jobs) > self.keep:

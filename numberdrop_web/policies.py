@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -115,7 +116,6 @@ class SharedLine(AgentLine):
 
     def __init__(self, name: str, session: GameSession) -> None:
         super().__init__(name, session)
-        self.lock = threading.RLock()  # type: ignore[assignment]  # held around the base class's own use
         self._state: State | None = None
         self._lent: Built | None = None
 
@@ -129,25 +129,16 @@ class SharedLine(AgentLine):
         put(agent.policy, self._state)
         return agent.policy
 
-    def _keep(self) -> None:
-        """Take the line's state back from the instance it was lent to."""
-        if self._lent is not None:
-            self._state = take(self._lent.policy, self._lent.paths)
-            self._lent = None
-
-    def hint(self, game: Any, job: Any = None) -> dict[str, Any]:
+    @contextmanager
+    def asking(self) -> Iterator[None]:
+        """The line's state is taken back from the instance it was lent to once asked."""
         with self.lock:
             try:
-                return super().hint(game, job)
+                yield
             finally:
-                self._keep()
-
-    def analyse(self, game: Any, job: Any, top: int = 8, lookahead: bool = True) -> dict[str, Any]:
-        with self.lock:
-            try:
-                return super().analyse(game, job, top, lookahead)
-            finally:
-                self._keep()
+                if self._lent is not None:
+                    self._state = take(self._lent.policy, self._lent.paths)
+                    self._lent = None
 
 
 def line_of(session: GameSession, agent: str, kind: type[AgentLine] = SharedLine) -> AgentLine:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
 import time
@@ -146,13 +147,7 @@ class GameSession:
         return sorted(self._checkpoints)
 
     def to_record(self) -> Record:
-        return Record(
-            list(self.record.actions),
-            seed=self.record.seed,
-            state=self.record.state,
-            player=self.record.player,
-            score=self.game.score(),
-        )
+        return dataclasses.replace(self.record, actions=list(self.actions), score=self.game.score())
 
 
 class GameStore:

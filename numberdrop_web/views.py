@@ -64,24 +64,16 @@ def geometry(rules: Rules) -> dict[str, Any]:
     }
 
 
+SHEET_ARRAYS = ("values", "used", "identical", "consecutive", "circled", "lines", "penalties", "heights")
+
+
 def sheet_state(game: SoloGame) -> dict[str, Any]:
     s = game.sheet
-    return {
-        "values": s.values.tolist(),
-        "used": s.used.tolist(),
-        "identical": s.identical.tolist(),
-        "consecutive": s.consecutive.tolist(),
-        "bonus": bool(s.bonus),
-        "circled": s.circled.tolist(),
-        "lines": s.lines.tolist(),
-        "penalties": s.penalties.tolist(),
-        "heights": s.heights.tolist(),
-    }
+    return {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)}
 
 
 def game_state(game: SoloGame) -> dict[str, Any]:
     """The whole game as the page draws it, with the options of the pending decision."""
-    r = game.rules
     return {
         "phase": game.phase.value,
         "prompt": PHASE_WORDS[game.phase.value],
@@ -96,7 +88,7 @@ def game_state(game: SoloGame) -> dict[str, Any]:
         "sorted_dice": [die_value(v) for v in game.sorted_dice()],
         "shape_face": game.shape_face,
         "block_tile": game.block_tile,
-        "block_letter": None if game.block_tile is None else r.letters[game.block_tile],
+        "block_letter": None if game.block_tile is None else game.rules.letters[game.block_tile],
         "pending_cells": [list(c) for c in game.pending_cells],
         "pending_values": [die_value(v) for v in game.pending_values],
         "selection": [list(c) for c in game.selection],
@@ -118,7 +110,8 @@ def legal_options(game: SoloGame) -> dict[str, Any]:
             for a in legal
         ]
     elif p in (Phase.BLOCK, Phase.PLACE):
-        out["placements"] = _placements(game, legal, L.block if p is Phase.BLOCK else L.place)
+        offset = L.block if p is Phase.BLOCK else L.place
+        out["placements"] = [_placement(game, a, offset) for a in legal]
     elif p is Phase.ARRANGE:
         dice = game.sorted_dice()
         out["cells"] = [list(c) for c in game.pending_cells]
@@ -136,22 +129,11 @@ def legal_options(game: SoloGame) -> dict[str, Any]:
     return out
 
 
-def _placements(game: SoloGame, legal: list[int], offset: int) -> list[dict[str, Any]]:
-    t, cols = game.table, game.rules.cols
-    out = []
-    for a in legal:
-        o, col = divmod(a - offset, cols)
-        cells = t.cells(a - offset, game.sheet.heights)
-        out.append(
-            {
-                "action": a,
-                "orientation": o,
-                "column": col,
-                "shape": t.names[int(t.orientation_shape[o])],
-                "cells": [list(c) for c in cells],
-            }
-        )
-    return out
+def _placement(game: SoloGame, action: int, offset: int) -> dict[str, Any]:
+    t, (o, col) = game.table, divmod(action - offset, game.rules.cols)
+    shape = t.names[int(t.orientation_shape[o])]
+    cells = [list(c) for c in t.cells(action - offset, game.sheet.heights)]
+    return {"action": action, "orientation": o, "column": col, "shape": shape, "cells": cells}
 
 
 def options_actions(options: dict[str, Any]) -> list[int]:

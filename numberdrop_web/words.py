@@ -25,10 +25,7 @@ def cells_picture(cells: dict[tuple[int, int], str]) -> str:
 
 
 def _slides(slides: Sequence[int], letters: str) -> str:
-    moved = []
-    for i, n in enumerate(slides):
-        if n:
-            moved.append(letters[i] + ("" if n == 1 else " twice" if n == 2 else f" {n} times"))
+    moved = [letters[i] + ("" if n == 1 else " twice" if n == 2 else f" {n} times") for i, n in enumerate(slides) if n]
     return "slide " + " and ".join(moved) if moved else ""
 
 
