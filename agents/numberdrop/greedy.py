@@ -71,12 +71,6 @@ class PlanningPolicy:
         return self.fallback(game, mask)
 
 
-def make_weights(weights: dict[str, Any] | Weights | None) -> Weights:
-    if weights is None:
-        return DEFAULT_WEIGHTS
-    return weights if isinstance(weights, Weights) else replace(DEFAULT_WEIGHTS, **dict(weights))
-
-
 class GreedyPolicy(PlanningPolicy):
     """Argmax of the planner value over the turn's candidates."""
 
@@ -89,7 +83,9 @@ class GreedyPolicy(PlanningPolicy):
         start_column: int = 0,
         weights: dict[str, Any] | Weights | None = None,
     ) -> None:
-        self.planner = TurnPlanner(make_weights(weights), width, block_width)
+        if weights is not None and not isinstance(weights, Weights):
+            weights = replace(DEFAULT_WEIGHTS, **dict(weights))
+        self.planner = TurnPlanner(weights or DEFAULT_WEIGHTS, width, block_width)
         self.start_column = int(start_column)
         self._follow = PlanFollower()
 
@@ -113,15 +109,11 @@ class GreedyPolicy(PlanningPolicy):
         return decisions
 
     def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
-        """The starting number in ``start_column`` (or the first legal one), or ``finish_turn``."""
-        if game.phase is Phase.START:
-            col = self.start_column if mask[game.layout.start + self.start_column] else int(np.flatnonzero(mask)[0])
-            return game.layout.start + col
-        return self.finish_turn(game, mask)
-
-    def finish_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        """Decisions in states the planner did not set up (a turn begun by someone else)."""
+        """Decisions in states the planner did not set up: the starting number in ``start_column``
+        (or the first legal one), and a turn begun by someone else."""
         L = game.layout
+        if game.phase is Phase.START:
+            return L.start + (self.start_column if mask[L.start + self.start_column] else int(np.flatnonzero(mask)[0]))
         if game.phase is Phase.WILD:
             v = self.planner.weights.wild_default
             return L.wild + v if mask[L.wild + v] else int(np.flatnonzero(mask)[0])

@@ -121,14 +121,11 @@ class SearchPolicy(PlanningPolicy):
         """Each plan's look-ahead value (``refined``: with ``refine`` only the refined stay finite)."""
         startup.compiled()
 
-        def values_of(i: np.ndarray) -> list[float]:
-            return self.lookahead(game, [plans[j] for j in i], self.sample_rolls())
+        def values_of(i: np.ndarray) -> list[float]:  # a round: the same sampled rolls for every plan
+            seeds = self.rng.integers(0, 2**63 - 1, size=self.samples)
+            return self.lookahead(game, [plans[j] for j in i], seeds)
 
         return refined(values_of, len(plans), self.refine)
-
-    def sample_rolls(self) -> np.ndarray:
-        """Seeds of the sampled next rolls, the same for every plan valued in one round."""
-        return self.rng.integers(0, 2**63 - 1, size=self.samples)
 
     def lookahead(self, game: SoloGame, plans: list[Candidate], seeds: np.ndarray) -> list[float]:
         """Each plan's points plus the mean value of the next turn over the sampled rolls
@@ -160,11 +157,8 @@ class SearchPolicy(PlanningPolicy):
     def _next_turn_values(self, games: list[SoloGame]) -> list[float]:
         if self.critic is not None:
             return self.critic.values(games)
-        out = []
-        for g in games:
-            nxt = self.inner.planner.candidates(g, limit=1)
-            out.append(nxt[0].value if nxt else 0.0)
-        return out
+        best = [self.inner.planner.candidates(g, limit=1) for g in games]
+        return [nxt[0].value if nxt else 0.0 for nxt in best]
 
 
 def turn_scores(count: np.ndarray, arrays: TurnArrays, values: np.ndarray) -> np.ndarray:

@@ -110,7 +110,7 @@ class TurnNetwork(PlanningPolicy):
         return offered, self.pick(game, offered, batch, masks)
 
     def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
-        return GreedyPolicy().finish_turn(game, mask)  # a turn begun by someone else
+        return GreedyPolicy().fallback(game, mask)  # a turn begun by someone else
 
     def act(self, game: SoloGame, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
