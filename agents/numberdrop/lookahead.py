@@ -5,7 +5,7 @@ value over shared rolls; on game clones (``SearchPolicy``, the ``search`` agent)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -22,7 +22,6 @@ from .greedy import GreedyPolicy, PlanFollower, PlanningPolicy
 
 if TYPE_CHECKING:
     from ..values.ntuple import NTupleValue
-    from .network import LearnedValue
 
 DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
 """The phases of a plan that say where its dice land: plans alike in these are one drop."""
@@ -58,6 +57,13 @@ def refined(values_of: Callable[[np.ndarray], Sequence[float]], n: int, refine: 
     return out
 
 
+class NextTurnValue(Protocol):
+    """Values a batch of games at a turn's first decision (``network.LearnedValue``, which this
+    module loads by name: the network agents import this one)."""
+
+    def values(self, games: list[SoloGame]) -> list[float]: ...
+
+
 class SearchPolicy(PlanningPolicy):
     """The look-ahead on game clones: ``samples`` seeded rolls a round, the next turn valued by the
     greedy, a ``critic``, a turn-level network's critic (``value="learned"``) or played out
@@ -75,7 +81,7 @@ class SearchPolicy(PlanningPolicy):
         value: str = "heuristic",
         model: str | None = None,
         refine: int = 0,
-        critic: LearnedValue | None = None,
+        critic: NextTurnValue | None = None,
     ) -> None:
         if value not in ("heuristic", "learned"):
             raise ValueError(f"value must be 'heuristic' or 'learned', got {value!r}")
