@@ -75,10 +75,9 @@ class NTuplePolicy(GreedyPolicy):
 
     def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
         """The turn's candidates and the index of the one to play."""
-        states, count, arrays, values = self._valued(game)
-        score = turn_scores(count, arrays, values)[0]
-        if self.searches and count[0] > 1:
-            searched = top_k(score, min(self.top, int(count[0])))
+        states, arrays, score, offered = self._valued(game)
+        if self.searches and len(offered) > 1:
+            searched = top_k(score, min(self.top, len(offered)))
 
             def values_of(i: np.ndarray) -> np.ndarray:
                 plans, rolls = searched[None, i], self.turn_rolls(game)
@@ -86,25 +85,24 @@ class NTuplePolicy(GreedyPolicy):
 
             score = np.full(score.shape, -np.inf)
             score[searched] = refined(values_of, len(searched), self.refine)
-        return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score))
+        return offered, int(np.argmax(score))
 
     def ranked(self, game: SoloGame, top: int) -> tuple[list, np.ndarray]:
         """The turn's ``top`` candidates by points plus value, best first, with those numbers
         (what an analysis shows; the search, when on, re-ranks the best of them)."""
-        _, count, arrays, values = self._valued(game)
-        score = turn_scores(count, arrays, values)[0]
-        order = top_k(score, min(top, int(count[0])))
-        offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
+        _, _, score, offered = self._valued(game)
+        order = top_k(score, min(top, len(offered)))
         return [offered[int(i)] for i in order], score[order]
 
-    def _valued(self, game: SoloGame) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
-        """The packed game, its candidates and the value of each."""
+    def _valued(self, game: SoloGame) -> tuple[np.ndarray, Any, np.ndarray, TurnCandidates]:
+        """The packed game, its candidates' arrays, each one's points plus value, and the candidates."""
         if getattr(game, "rivals", None) is not None:
             raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
         startup.poll()
         states, count, arrays = self.planner.game_arrays(game, self.limit)
         values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
-        return states, count, arrays, values
+        offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
+        return states, arrays, turn_scores(count, arrays, values)[0], offered
 
     def turn_rolls(self, game: SoloGame) -> Rolls:
         """A round of rolls of the next turn: all of them, or a fresh sample."""
