@@ -31,10 +31,10 @@ strongest without torch (about 1 CPU-s)."""
 _CLASSES: dict[str, str] = {
     "random": "agents.base:RandomPolicy",
     "greedy": "agents.numberdrop.greedy:GreedyPolicy",
-    "search": "agents.numberdrop.search:SearchPolicy",
+    "search": "agents.numberdrop.lookahead:SearchPolicy",
     "ntuple": "agents.numberdrop.ntuple:NTuplePolicy",
-    "ppo": "agents.numberdrop.ppo:PPOPolicy [train]",
-    "q": "agents.numberdrop.q:QPolicy [train]",
+    "ppo": "agents.numberdrop.network:PPOPolicy [train]",
+    "q": "agents.numberdrop.network:QPolicy [train]",
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
 }
 AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}

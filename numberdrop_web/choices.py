@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.numberdrop.lookahead import expectimax, turn_scores
-from agents.numberdrop.search import SearchPolicy
+from agents.numberdrop.lookahead import SearchPolicy, expectimax, turn_scores
 from numberdrop_env.engine.dice import Rolls
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import TurnCandidates

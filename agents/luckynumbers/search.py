@@ -105,33 +105,26 @@ class SearchPolicy:
         out.sort(key=lambda gc: -gc[0])
         return out
 
-    def _best_gain(self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float], last: int) -> float:
-        """The best gain of ``tile`` on board ``b`` (0 when it has no cell); ``FINISH`` when it fills
-        ``last``, the only empty cell (-1 when more are empty)."""
-        lo, hi = bounds
-        if last >= 0 and lo[last] < tile < hi[last]:
-            return FINISH
-        ranked = self._ranked(bv, b, tile, bounds, before)
-        return ranked[0][0] if ranked else 0.0
-
     def _next_turn(self, bv: BoardValue, b: list[int], table: list[int], tiles: list[int]) -> float:
-        """Expected gain of the next turn on board ``b``: the sampled draws against the best face-up tile."""
+        """Expected gain of the next turn on board ``b``: the sampled draws against the best face-up
+        tile; a tile that fills the only empty cell is worth ``FINISH``."""
         bounds, before = self._bounds(bv, b), {}
+        lo, hi = bounds
         empty = [c for c in range(len(b)) if not b[c]]
         last = empty[0] if len(empty) == 1 else -1
         gains: dict[int, float] = {}  # a number drawn twice gains the same
 
         def gain(tile: int) -> float:
             if tile not in gains:
-                gains[tile] = self._best_gain(bv, b, tile, bounds, before, last)
+                if last >= 0 and lo[last] < tile < hi[last]:
+                    gains[tile] = FINISH
+                else:
+                    ranked = self._ranked(bv, b, tile, bounds, before)
+                    gains[tile] = ranked[0][0] if ranked else 0.0
             return gains[tile]
 
-        face_up = 0.0
-        for v in range(1, len(table)):
-            if table[v]:
-                face_up = max(face_up, gain(v))
-        face_up *= self.table_weight  # the opponents may take it first
-        total = 0.0
+        face_up = self.table_weight * max([0.0, *(gain(v) for v in range(1, len(table)) if table[v])])
+        total = 0.0  # the opponents may take the face-up tile first: it counts at ``table_weight``
         for t in tiles:
             total += max(face_up, gain(t))
         return self.next_weight * total / len(tiles)

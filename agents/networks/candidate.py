@@ -121,42 +121,32 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
     ) -> None:
         if planner_scale <= 0:
             raise ValueError(f"planner_scale must be > 0, got {planner_scale}")
-        self.scorer_hidden, self.value_hidden = list(scorer_hidden), list(value_hidden)
         self.planner_scale = float(planner_scale)
-        self.activation = activation
         self.freeze_actor = False
-        kwargs.update(
-            features_extractor_class=CandidateEncoder,
-            ortho_init=False,
-            features_extractor_kwargs=dict(
-                candidate_hidden=list(candidate_hidden),
-                state_hidden=list(state_hidden),
-                activation=activation,
-                grid_channels=list(grid_channels),
-            ),
+        self.net_kwargs = dict(
+            candidate_hidden=list(candidate_hidden),
+            state_hidden=list(state_hidden),
+            scorer_hidden=list(scorer_hidden),
+            value_hidden=list(value_hidden),
+            planner_scale=self.planner_scale,
+            activation=activation,
+            grid_channels=list(grid_channels),
         )
+        """The constructor's network arguments, as ``_get_constructor_parameters`` gives them back."""
+        encoder = {k: self.net_kwargs[k] for k in ("candidate_hidden", "state_hidden", "activation", "grid_channels")}
+        kwargs.update(features_extractor_class=CandidateEncoder, ortho_init=False, features_extractor_kwargs=encoder)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        enc = self.features_extractor_kwargs
-        data.update(
-            candidate_hidden=enc["candidate_hidden"],
-            state_hidden=enc["state_hidden"],
-            scorer_hidden=self.scorer_hidden,
-            value_hidden=self.value_hidden,
-            planner_scale=self.planner_scale,
-            activation=self.activation,
-            grid_channels=enc["grid_channels"],
-        )
         for key in ("features_extractor_class", "features_extractor_kwargs", "ortho_init"):
             data.pop(key, None)
-        return data
+        return {**data, **self.net_kwargs}
 
     def _build(self, lr_schedule: Any) -> None:
-        enc: CandidateEncoder = self.features_extractor
+        n = self.net_kwargs
         self.scorer, self.term_weights, self.value_head = build_heads(
-            enc, self.scorer_hidden, self.value_hidden, self.planner_scale, self.activation
+            self.features_extractor, n["scorer_hidden"], n["value_hidden"], self.planner_scale, n["activation"]
         )
         self.action_dist = MaskableCategoricalDistribution(int(self.action_space.n))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)

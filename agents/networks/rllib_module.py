@@ -27,13 +27,8 @@ class GridVectorNet(nn.Module):
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
         act = activation_of(config["activation"])
-        self.features = GridVectorExtractor(
-            observation_space,
-            cnn_channels=config["cnn_channels"],
-            cnn_hidden=config["cnn_hidden"],
-            vector_hidden=config["vector_hidden"],
-            activation=config["activation"],
-        )
+        keys = ("cnn_channels", "cnn_hidden", "vector_hidden", "activation")
+        self.features = GridVectorExtractor(observation_space, **{k: config[k] for k in keys})
         self.mlp = MlpExtractor(self.features.features_dim, dict(pi=list(config["pi"]), vf=list(config["vf"])), act)
         self.action_net = nn.Linear(self.mlp.latent_dim_pi, n_actions)
         self.value_net = nn.Linear(self.mlp.latent_dim_vf, 1)
@@ -55,12 +50,8 @@ class CandidateNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        self.encoder = CandidateEncoder(
-            observation_space,
-            candidate_hidden=config["candidate_hidden"],
-            state_hidden=config["state_hidden"],
-            activation=config["activation"],
-        )
+        keys = ("candidate_hidden", "state_hidden", "activation")
+        self.encoder = CandidateEncoder(observation_space, **{k: config[k] for k in keys})
         self.scorer, self.term_weights, self.value_head = build_heads(
             self.encoder, config["scorer_hidden"], config["value_hidden"], config["planner_scale"], config["activation"]
         )

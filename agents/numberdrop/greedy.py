@@ -3,8 +3,9 @@ whenever the game is not where the plan expected."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from numberdrop_env import startup
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.heuristic import DEFAULT_WEIGHTS, Weights
-from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnPlanner
+from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnCandidates, TurnPlanner
 
 QUICK_START_STEPS = ("NumberDrop-v0 game", "NumberDropTurn-v0 game")
 """What a background compile runs while a first game over an empty numba cache plays the planner's
@@ -45,13 +46,32 @@ class PlanFollower:
         return None
 
 
-def make_weights(weights: dict[str, Any] | Weights | None) -> Weights:
-    if weights is None:
-        return DEFAULT_WEIGHTS
-    return weights if isinstance(weights, Weights) else replace(DEFAULT_WEIGHTS, **dict(weights))
+class PlanningPolicy:
+    """Chooses a whole turn at its first decision (``choose``: the offered candidates and the index
+    of the one to play) and plays it action by action while the game goes as planned; the other
+    decisions are ``fallback``'s."""
+
+    plan_phases: ClassVar[tuple[Phase, ...]] = PLAN_PHASES
+    _follow: PlanFollower
+
+    def choose(self, game: SoloGame) -> tuple[Sequence[Candidate], int]:
+        raise NotImplementedError
+
+    def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int:
+        planned = self._follow.next(game, mask)
+        if planned is not None:
+            return planned
+        if game.phase in self.plan_phases:
+            offered, i = self.choose(game)
+            if len(offered):
+                return self._follow.begin(offered[i], game)
+        return self.fallback(game, mask)
 
 
-class GreedyPolicy:
+class GreedyPolicy(PlanningPolicy):
     """Argmax of the planner value over the turn's candidates."""
 
     name = "greedy"
@@ -63,7 +83,9 @@ class GreedyPolicy:
         start_column: int = 0,
         weights: dict[str, Any] | Weights | None = None,
     ) -> None:
-        self.planner = TurnPlanner(make_weights(weights), width, block_width)
+        if weights is not None and not isinstance(weights, Weights):
+            weights = replace(DEFAULT_WEIGHTS, **dict(weights))
+        self.planner = TurnPlanner(weights or DEFAULT_WEIGHTS, width, block_width)
         self.start_column = int(start_column)
         self._follow = PlanFollower()
 
@@ -71,35 +93,27 @@ class GreedyPolicy:
         self._follow = PlanFollower()
         startup.begin(self.name, QUICK_START_STEPS, COMPILED)  # compiled code not cached: start at once
 
-    def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        planned = self._follow.next(game, mask)
-        if planned is not None:
-            return planned
-        if game.phase is Phase.START:
-            col = self.start_column if mask[game.layout.start + self.start_column] else int(np.flatnonzero(mask)[0])
-            return game.layout.start + col
-        if game.phase in PLAN_PHASES:
-            startup.poll()
-            best = self.planner.candidates(game, limit=1)
-            if best:
-                return self._follow.begin(best[0], game)
-        return self.finish_turn(game, mask)
+    def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
+        startup.poll()
+        return self.planner.candidates(game, limit=1), 0
 
     def play_turn(self, game: SoloGame) -> int:
-        """The best candidate's afterstate in one move (``agents.base.TurnPlayer``)."""
+        """The chosen candidate's afterstate in one move (``agents.base.TurnPlayer``)."""
         if game.phase not in PLAN_PHASES:
             return 0
-        startup.poll()
-        best = self.planner.candidates(game, limit=1)
-        if not best:
+        offered, i = self.choose(game)
+        if not offered:
             return 0
-        decisions = int(best.arrays.n_actions[0])
-        best.play(0, game)
+        decisions = int(offered.arrays.n_actions[i])
+        offered.play(i, game)
         return decisions
 
-    def finish_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        """Decisions in states the planner did not set up (a turn begun by someone else)."""
+    def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
+        """Decisions in states the planner did not set up: the starting number in ``start_column``
+        (or the first legal one), and a turn begun by someone else."""
         L = game.layout
+        if game.phase is Phase.START:
+            return L.start + (self.start_column if mask[L.start + self.start_column] else int(np.flatnonzero(mask)[0]))
         if game.phase is Phase.WILD:
             v = self.planner.weights.wild_default
             return L.wild + v if mask[L.wild + v] else int(np.flatnonzero(mask)[0])

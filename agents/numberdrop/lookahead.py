@@ -1,23 +1,27 @@
 """The look-ahead: an agent's ``top`` candidates re-ranked by points plus the next turn's expected
-value over shared rolls; ``GameLookAhead`` on game clones, ``expectimax`` on packed games."""
+value over shared rolls; on game clones (``SearchPolicy``, the ``search`` agent) or on packed games
+(``expectimax``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from numberdrop_env import startup
 from numberdrop_env.engine.actions import Phase
-from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
+from numberdrop_env.engine.dice import Rolls
 from numberdrop_env.engine.rules import Rules
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.packing import TurnArrays
-from numberdrop_env.planner.turns import PLAN_PHASES, Candidate, TurnPlanner
+from numberdrop_env.planner.turns import Candidate, TurnPlanner
 
 from .. import registry
-from .greedy import GreedyPolicy, PlanFollower
+from .greedy import GreedyPolicy, PlanFollower, PlanningPolicy
+
+if TYPE_CHECKING:
+    from ..values.ntuple import NTupleValue
 
 DROP_PHASES = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
 """The phases of a plan that say where its dice land: plans alike in these are one drop."""
@@ -53,21 +57,19 @@ def refined(values_of: Callable[[np.ndarray], Sequence[float]], n: int, refine: 
     return out
 
 
-def draw_rolls(rng: np.random.Generator, rolls: int, rules: Rules) -> Rolls:
-    """A round of rolls for ``expectimax``: every roll (``ALL_ROLLS``) or ``rolls`` sampled."""
-    return roll_distribution(rules) if rolls == ALL_ROLLS else sample_rolls(rng, rolls, rules)
-
-
 class NextTurnValue(Protocol):
-    """Values a batch of games at a turn's first decision (a learned critic)."""
+    """Values a batch of games at a turn's first decision (``network.LearnedValue``, which this
+    module loads by name: the network agents import this one)."""
 
     def values(self, games: list[SoloGame]) -> list[float]: ...
 
 
-class GameLookAhead:
+class SearchPolicy(PlanningPolicy):
     """The look-ahead on game clones: ``samples`` seeded rolls a round, the next turn valued by the
     greedy, a ``critic``, a turn-level network's critic (``value="learned"``) or played out
-    (``rollout``). As an agent (``search``) it ranks the greedy's ``width`` best plans."""
+    (``rollout``). As the ``search`` agent it ranks the greedy's ``width`` best plans."""
+
+    name = "search"
 
     def __init__(
         self,
@@ -101,24 +103,16 @@ class GameLookAhead:
         self.inner.reset(seed)
         self._follow = PlanFollower()
 
-    def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        """The chosen plan's next action, or the greedy's outside a plan."""
-        planned = self._follow.next(game, mask)
-        if planned is not None:
-            return planned
-        if game.phase in PLAN_PHASES:
-            plan = self.choose(game)
-            if plan is not None:
-                return self._follow.begin(plan, game)
+    def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
         return self.greedy.act(game, mask)
 
-    def choose(self, game: SoloGame) -> Candidate | None:
+    def choose(self, game: SoloGame) -> tuple[Sequence[Candidate], int]:
         """The best of the greedy's ``width`` best plans, one per distinct drop (its slide and
         combination variants would fill the budget), by ``rank``."""
         startup.compiled()  # many sampled games a turn: wait for a background compile, not interpret
         ranked = self.greedy.planner.candidates(game)
         if len(ranked) <= 1 or self.samples <= 0 or self.width <= 1:
-            return ranked[0] if ranked else None
+            return ranked, 0
         plans, drops = [], set()
         for plan in ranked:
             drop = tuple(a for a, ph in zip(plan.actions, plan.phases) if ph in DROP_PHASES)
@@ -127,20 +121,17 @@ class GameLookAhead:
                 plans.append(plan)
             if len(plans) == self.width:
                 break
-        return plans[int(np.argmax(self.rank(game, plans)))]
+        return plans, int(np.argmax(self.rank(game, plans)))
 
     def rank(self, game: SoloGame, plans: list[Candidate]) -> np.ndarray:
         """Each plan's look-ahead value (``refined``: with ``refine`` only the refined stay finite)."""
         startup.compiled()
 
-        def values_of(i: np.ndarray) -> list[float]:
-            return self.lookahead(game, [plans[j] for j in i], self.sample_rolls())
+        def values_of(i: np.ndarray) -> list[float]:  # a round: the same sampled rolls for every plan
+            seeds = self.rng.integers(0, 2**63 - 1, size=self.samples)
+            return self.lookahead(game, [plans[j] for j in i], seeds)
 
         return refined(values_of, len(plans), self.refine)
-
-    def sample_rolls(self) -> np.ndarray:
-        """Seeds of the sampled next rolls, the same for every plan valued in one round."""
-        return self.rng.integers(0, 2**63 - 1, size=self.samples)
 
     def lookahead(self, game: SoloGame, plans: list[Candidate], seeds: np.ndarray) -> list[float]:
         """Each plan's points plus the mean value of the next turn over the sampled rolls
@@ -172,19 +163,8 @@ class GameLookAhead:
     def _next_turn_values(self, games: list[SoloGame]) -> list[float]:
         if self.critic is not None:
             return self.critic.values(games)
-        out = []
-        for g in games:
-            nxt = self.inner.planner.candidates(g, limit=1)
-            out.append(nxt[0].value if nxt else 0.0)
-        return out
-
-
-class CandidateValue(Protocol):
-    """An afterstate value of every candidate of packed games (``NTupleValue``)."""
-
-    def candidate_values(
-        self, states: np.ndarray, rows: np.ndarray, count: np.ndarray, arrays: TurnArrays
-    ) -> tuple[np.ndarray, ...]: ...
+        best = [self.inner.planner.candidates(g, limit=1) for g in games]
+        return [nxt[0].value if nxt else 0.0 for nxt in best]
 
 
 def turn_scores(count: np.ndarray, arrays: TurnArrays, values: np.ndarray) -> np.ndarray:
@@ -196,7 +176,7 @@ def turn_scores(count: np.ndarray, arrays: TurnArrays, values: np.ndarray) -> np
 
 def expectimax(
     planner: TurnPlanner,
-    value: CandidateValue,
+    value: NTupleValue,
     states: np.ndarray,
     rules: Rules,
     count: np.ndarray,
@@ -221,7 +201,7 @@ def expectimax(
 
 def expected(
     planner: TurnPlanner,
-    value: CandidateValue,
+    value: NTupleValue,
     states: np.ndarray,
     rules: Rules,
     arrays: TurnArrays,

@@ -1,10 +1,12 @@
-"""Networks in MaskablePPO's ``.zip`` format (the ``ppo`` and ``q`` agents): offering them a turn's
-candidates or the pending decision, reading their scores, playing them in lockstep."""
+"""Networks in MaskablePPO's ``.zip`` format and the agents that play them: ``ppo`` (MaskablePPO) and
+``q`` (Q-iteration), alike but for their default network, alone or re-ranked by a one-turn
+look-ahead valued by their own critic; also offering a turn's candidates and playing in lockstep."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -16,7 +18,8 @@ from numberdrop_env.envs.turn import observe_turn
 from numberdrop_env.planner.turns import TURN_PHASES, Candidate, TurnPlanner
 
 from ..base import MODELS, load_model
-from .greedy import GreedyPolicy, PlanFollower
+from .greedy import GreedyPolicy, PlanFollower, PlanningPolicy
+from .lookahead import SearchPolicy
 
 PPO_MODEL = MODELS / "ppo_turn.zip"
 """The shipped MaskablePPO network: the ``ppo`` agent's and the learned critic's default."""
@@ -86,22 +89,41 @@ def best_candidates(
     return top, logits[top] / getattr(model.policy, "planner_scale", 1.0)
 
 
-def turn_decision(
-    follow: PlanFollower,
-    setup: TurnSetup,
-    game: SoloGame,
-    mask: np.ndarray,
-    choose: Callable[[SoloGame, list[Candidate], dict[str, np.ndarray], np.ndarray], int],
-) -> int:
-    """A turn-level agent's action: the next step of its plan, or at a turn's first decision
-    the first step of the candidate ``choose(game, offered, batch, masks)`` picks."""
-    planned = follow.next(game, mask)
-    if planned is not None:
-        return planned
-    if game.phase not in TURN_PHASES:  # a turn begun by someone else: finish it like the greedy
-        return GreedyPolicy().finish_turn(game, mask)
-    (offered,), batch, masks = offer_turns(setup, [game])
-    return follow.begin(offered[choose(game, offered, batch, masks)], game)
+class TurnNetwork(PlanningPolicy):
+    """An agent played by a network: at a turn's first decision (``turn_level``) it offers the
+    candidates and plays the one ``pick`` picks, otherwise each decision is ``decide``'s."""
+
+    plan_phases = TURN_PHASES
+    turn_level: bool
+    setup: TurnSetup
+    auto_forced = True
+    """Play a forced decision directly, as the environment did in training."""
+
+    def pick(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def decide(self, game: SoloGame, mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def choose(self, game: SoloGame) -> tuple[list[Candidate], int]:
+        (offered,), batch, masks = offer_turns(self.setup, [game])
+        return offered, self.pick(game, offered, batch, masks)
+
+    def fallback(self, game: SoloGame, mask: np.ndarray) -> int:
+        return GreedyPolicy().fallback(game, mask)  # a turn begun by someone else
+
+    def act(self, game: SoloGame, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action: the game is over")
+        if self.turn_level:
+            return super().act(game, mask)
+        if len(legal) == 1 and self.auto_forced:
+            return int(legal[0])
+        action = self.decide(game, mask)
+        if not mask[action]:  # cannot happen with a masked distribution; never play an illegal move
+            raise RuntimeError(f"{self.name} network chose masked action {action}")
+        return action
 
 
 class LearnedValue:
@@ -176,3 +198,113 @@ def _play_decisions(model: Any, games: list[SoloGame], deterministic: bool) -> N
         actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
         for i, a in zip(waiting, np.asarray(actions).reshape(-1)):
             games[i].step(int(a))
+
+
+class NetworkPolicy(TurnNetwork):
+    """Plays the action a network picks among the legal ones; ``lookahead=k`` re-ranks its k most
+    likely candidates by a look-ahead valued by its critic, ``slots=n`` offers n candidates a turn."""
+
+    name: ClassVar[str]
+    default_model: ClassVar[str | Path]
+    """The shipped network played when no ``path`` is given."""
+
+    def __init__(
+        self,
+        path: str | None = None,
+        deterministic: bool = True,
+        lookahead: int = 0,
+        samples: int = 8,
+        refine: int = 0,
+        slots: int | None = None,
+    ) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # evaluate runs one process per core
+        self.path = str(self.default_model if path is None else path)
+        self.deterministic = bool(deterministic)
+        self.lookahead, self.samples = int(lookahead), int(samples)
+        if self.lookahead < 0 or self.samples < 1:
+            raise ValueError(f"lookahead must be >= 0 and samples >= 1, got {lookahead} and {samples}")
+        if refine and self.lookahead < 2:
+            raise ValueError(f"refine={refine} re-values look-ahead candidates: it needs lookahead >= 2")
+        self.model = load_model(self.path)
+        self.turn_level = is_turn_model(self.model)
+        if slots is None and self.turn_level:
+            slots = getattr(self.model, "turn_slots", None)
+        if slots is not None:
+            self._check_slots(slots)
+        if self.turn_level:
+            self.setup = turn_setup(self.model, slots)
+        self.search = None
+        if self.lookahead > 1:  # valued by this network's critic (this model, not a second copy)
+            if not self.turn_level:
+                raise ValueError(f"{self.path}: lookahead needs a turn-level model (NumberDropTurn-v0)")
+            if not self.deterministic:
+                raise ValueError("lookahead plays the best valued candidate: it needs deterministic=True")
+            critic = LearnedValue(model=self.model)
+            self.search = SearchPolicy(width=self.lookahead, samples=self.samples, refine=refine, critic=critic)
+        self._follow = PlanFollower()
+
+    def _check_slots(self, slots: int) -> None:
+        """Offering other than the trained number of candidates needs a network that scores each
+        candidate on its own (``heads``) and plays its best (no sampling)."""
+        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+            raise ValueError(f"slots must be an int >= 1, got {slots!r}")
+        if self.turn_level and slots == self.model.action_space.n:
+            return  # as trained
+        if not self.turn_level or not hasattr(self.model.policy, "heads"):
+            raise ValueError(f"{self.path}: slots needs a turn-level candidate-scoring network")
+        if not self.deterministic:
+            raise ValueError(
+                f"slots={slots} plays the network's best candidates: it needs deterministic=True"
+                f" (slots={self.model.action_space.n} samples, as the network was trained)"
+            )
+
+    def reset(self, seed: int) -> None:
+        self._follow = PlanFollower()
+        if self.search is not None:
+            self.search.reset(seed)
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(seed)
+
+    def decide(self, game: SoloGame, mask: np.ndarray) -> int:
+        action, _ = self.model.predict(
+            observe(game), action_masks=np.asarray(mask, bool), deterministic=self.deterministic
+        )
+        return int(np.asarray(action).reshape(-1)[0])
+
+    def pick(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray) -> int:
+        if self.search is not None:
+            return self._look_ahead(game, offered, batch, masks)
+        if masks.shape[1] != self.model.action_space.n:  # offered more (or fewer) than it trained on
+            return int(np.argmax(masked_logits(self.model, batch, masks)))
+        choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
+        return int(np.asarray(choice).reshape(-1)[0])
+
+    def _look_ahead(
+        self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray
+    ) -> int:
+        """The slot of the best of the network's ``lookahead`` most likely candidates by points
+        now plus the critic's expected value of the next turn."""
+        top = best_candidates(self.model, batch, masks, self.lookahead)[0]  # most likely first, ties by slot
+        if len(top) == 1:
+            return int(top[0])
+        values = self.search.rank(game, [offered[j] for j in top])
+        return int(top[int(np.argmax(values))])
+
+
+class PPOPolicy(NetworkPolicy):
+    """A MaskablePPO network (``algorithm: ppo``): its policy picks, its critic values the look-ahead."""
+
+    name = "ppo"
+    default_model = PPO_MODEL
+
+
+class QPolicy(NetworkPolicy):
+    """The Q-iteration network, whose score of a candidate is its value in points, offered the 128
+    candidates it was saved with: its scores pick, its value head values the look-ahead (``best``)."""
+
+    name = "q"
+    default_model = MODELS / "q_turn.zip"

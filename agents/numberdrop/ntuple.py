@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 
 from numberdrop_env import startup
-from numberdrop_env.engine.dice import Rolls
+from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
 from numberdrop_env.engine.solo import SoloGame
-from numberdrop_env.planner.turns import PLAN_PHASES, TurnCandidates, TurnPlanner
+from numberdrop_env.planner.turns import TurnCandidates
 
 from ..base import MODELS
 from ..values.ntuple import NTupleValue
 from . import greedy
 from .greedy import GreedyPolicy, PlanFollower
-from .lookahead import ALL_ROLLS, check_positive, check_refine, draw_rolls, expected, refined, top_k, turn_scores
+from .lookahead import ALL_ROLLS, check_positive, check_refine, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
 QUICK_START_STEPS = (*greedy.QUICK_START_STEPS, "n-tuple value")
@@ -29,8 +29,9 @@ COMPILED = ("planner.batch.enumerate_many", "planner.batch.turn_costs")
 lists them (a warm-up, a background compile or a trainer's workers), no quick start."""
 
 
-class NTuplePolicy:
-    """Argmax of points plus an n-tuple afterstate value, optionally over a next-roll expectimax."""
+class NTuplePolicy(GreedyPolicy):
+    """Argmax of points plus an n-tuple afterstate value, optionally over a next-roll expectimax;
+    the starting number and foreign turns as the greedy plays them."""
 
     name = "ntuple"
 
@@ -57,12 +58,10 @@ class NTuplePolicy:
                 f"n-tuple value {str(self.path)!r} not found (save one with NTupleValue.save, or pass path=)"
             )
         self.value = NTupleValue.load(self.path)
-        self.planner = TurnPlanner(width=width, block_width=block_width)
+        super().__init__(width, block_width)
         self.limit, self.top, self.rolls, self.inner_limit, self.refine = limit, top, rolls, inner_limit, int(refine)
         self.seed = int(seed)
         self.rng = np.random.default_rng([self.seed, 0])
-        self._greedy = GreedyPolicy(width, block_width)
-        self._follow = PlanFollower()
 
     @property
     def searches(self) -> bool:
@@ -74,33 +73,11 @@ class NTuplePolicy:
         if not self.searches:  # the search plans many games at once: it waits for the compiled planner
             startup.begin(self.name, QUICK_START_STEPS, COMPILED)
 
-    def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        planned = self._follow.next(game, mask)
-        if planned is not None:
-            return planned
-        if game.phase in PLAN_PHASES:
-            offered, i = self.choose(game)
-            if offered:
-                return self._follow.begin(offered[i], game)
-        return self._greedy.act(game, mask)  # the starting number (first column) and foreign turns
-
-    def play_turn(self, game: SoloGame) -> int:
-        """The chosen candidate's afterstate in one move (``agents.base.TurnPlayer``)."""
-        if game.phase not in PLAN_PHASES:
-            return 0
-        offered, i = self.choose(game)
-        if not offered:
-            return 0
-        decisions = int(offered.arrays.n_actions[i])
-        offered.play(i, game)
-        return decisions
-
     def choose(self, game: SoloGame) -> tuple[TurnCandidates, int]:
         """The turn's candidates and the index of the one to play."""
-        states, count, arrays, values = self._valued(game)
-        score = turn_scores(count, arrays, values)[0]
-        if self.searches and count[0] > 1:
-            searched = top_k(score, min(self.top, int(count[0])))
+        states, arrays, score, offered = self._valued(game)
+        if self.searches and len(offered) > 1:
+            searched = top_k(score, min(self.top, len(offered)))
 
             def values_of(i: np.ndarray) -> np.ndarray:
                 plans, rolls = searched[None, i], self.turn_rolls(game)
@@ -108,26 +85,27 @@ class NTuplePolicy:
 
             score = np.full(score.shape, -np.inf)
             score[searched] = refined(values_of, len(searched), self.refine)
-        return TurnCandidates.of_batch(arrays, 0, int(count[0])), int(np.argmax(score))
+        return offered, int(np.argmax(score))
 
     def ranked(self, game: SoloGame, top: int) -> tuple[list, np.ndarray]:
         """The turn's ``top`` candidates by points plus value, best first, with those numbers
         (what an analysis shows; the search, when on, re-ranks the best of them)."""
-        _, count, arrays, values = self._valued(game)
-        score = turn_scores(count, arrays, values)[0]
-        order = top_k(score, min(top, int(count[0])))
-        offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
+        _, _, score, offered = self._valued(game)
+        order = top_k(score, min(top, len(offered)))
         return [offered[int(i)] for i in order], score[order]
 
-    def _valued(self, game: SoloGame) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
-        """The packed game, its candidates and the value of each."""
+    def _valued(self, game: SoloGame) -> tuple[np.ndarray, Any, np.ndarray, TurnCandidates]:
+        """The packed game, its candidates' arrays, each one's points plus value, and the candidates."""
         if getattr(game, "rivals", None) is not None:
             raise ValueError("the ntuple agent plays solo games: its value learned from solo games, without rivals")
         startup.poll()
         states, count, arrays = self.planner.game_arrays(game, self.limit)
         values = self.value.candidate_values(states, np.arange(1), count, arrays)[0]
-        return states, count, arrays, values
+        offered = TurnCandidates.of_batch(arrays, 0, int(count[0]))
+        return states, arrays, turn_scores(count, arrays, values)[0], offered
 
     def turn_rolls(self, game: SoloGame) -> Rolls:
         """A round of rolls of the next turn: all of them, or a fresh sample."""
-        return draw_rolls(self.rng, self.rolls, game.rules)
+        if self.rolls == ALL_ROLLS:
+            return roll_distribution(game.rules)
+        return sample_rolls(self.rng, self.rolls, game.rules)

@@ -11,11 +11,11 @@ import numpy as np
 
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
-from numberdrop_env.planner.turns import TurnPlanner
+from numberdrop_env.planner.turns import Candidate, TurnPlanner
 
 from ..networks import MASK_KEY, OBS_KEY
 from .greedy import PlanFollower
-from .network import TurnSetup, turn_decision
+from .network import TurnNetwork, TurnSetup
 
 MODULE_SUBDIR = Path("learner_group") / "learner" / "rl_module" / "default_policy"
 
@@ -52,7 +52,7 @@ def load_module(path: str | Path) -> Any:
     return module
 
 
-class RLlibPolicy:
+class RLlibPolicy(TurnNetwork):
     """Plays the legal action an RLlib-trained ``NumberDropRLModule`` scores highest."""
 
     name = "rllib"
@@ -65,16 +65,16 @@ class RLlibPolicy:
         self.path = str(path)
         self.module = load_module(self.path)
         config = dict(self.module.model_config)
-        self.interface = config["interface"]
+        self.turn_level = config["interface"] == "turn"
         self.auto_forced = bool(config.get("auto_forced", True))
-        if self.interface == "turn":
+        if self.turn_level:
             self.setup = TurnSetup(TurnPlanner(width=int(config["width"])), int(self.module.action_space.n))
         self._follow = PlanFollower()
 
     def reset(self, seed: int) -> None:
         self._follow = PlanFollower()
 
-    def _choose(self, observation: dict[str, Any], mask: np.ndarray) -> int:
+    def _argmax(self, observation: dict[str, Any], mask: np.ndarray) -> int:
         import torch
 
         batch = {
@@ -83,24 +83,8 @@ class RLlibPolicy:
         }
         return int(self.module.masked_argmax(batch)[0])
 
-    def act(self, game: SoloGame, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise ValueError("no legal action: the game is over")
-        if self.interface == "turn":
-            return self._act_turn(game, mask)
-        if len(legal) == 1 and self.auto_forced:
-            return int(legal[0])
-        action = self._choose(observe(game), mask)
-        if not mask[action]:  # cannot happen with masked logits; never play an illegal move
-            raise RuntimeError(f"module chose masked action {action}")
-        return action
+    def decide(self, game: SoloGame, mask: np.ndarray) -> int:
+        return self._argmax(observe(game), mask)
 
-    def _act_turn(self, game: SoloGame, mask: np.ndarray) -> int:
-        return turn_decision(
-            self._follow,
-            self.setup,
-            game,
-            mask,
-            lambda _game, _offered, batch, masks: self._choose({k: v[0] for k, v in batch.items()}, masks[0]),
-        )
+    def pick(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray) -> int:
+        return self._argmax({k: v[0] for k, v in batch.items()}, masks[0])

@@ -5,7 +5,6 @@ and which entries a sheet reads (``sheet_lookups``, ``candidate_values``); the f
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -66,7 +65,10 @@ class Layout:
         self.nbrs = neighbour_table(rules.rows, rules.cols)
         faces = {v for die in rules.number_dice for v in die}
         self.on_dice = np.array([v in faces for v in range(rules.max_number + 1)], np.bool_)
-        self.tables = self._tables()
+        families = self._families()
+        self.tables = [(f"{f}/{k}", n) for f in spec.families for k, n in enumerate(families[f][0])]
+        self.max_lookups = sum(families[f][1] for f in spec.families)
+        """Lookups of one sheet at most (the width of the lookup rows)."""
         sizes = [size for _, size in self.tables]
         self.size = int(sum(sizes))
         self.starts = dict(zip((name for name, _ in self.tables), np.cumsum([0, *sizes[:-1]]).tolist()))
@@ -75,43 +77,23 @@ class Layout:
             family, k = name.rsplit("/", 1)
             self.offsets[FAMILIES.index(family), int(k)] = start
 
-    def _tables(self) -> list[tuple[str, int]]:
+    def _families(self) -> dict[str, tuple[list[int], int]]:
+        """Per family: the sizes of its tables, and how many lookups a sheet makes in them."""
         r, s = self.rules, self.spec.stages
         boxes, letters, last = len(r.box_sizes), len(r.letters), r.last_notch
         kind_masks = 2 ** (boxes + 1)  # the boxes of one kind ticked, and the bonus box
-        sizes = {
-            "track": [2 ** (2 * boxes + 1) * (letters * last + 1)],
-            "letters": [(2 * (last + 1)) ** letters],
-            "identical": [kind_masks * REGION_CODES**2] * 2 + [s * kind_masks * REGION_CODES],
-            "consecutive": [kind_masks * PATH_CODES**2] * 2 + [s * kind_masks * PATH_CODES],
-            "rows": [r.regular_rows * 3**r.cols],
-            "heights": [(r.cols - 2) * (MAX_HEIGHT + 1) ** 3],
-            "surface": [(r.cols - 1) * STEP_CODES * CELL_CODES**2],
-            "regions": [s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES],
-            "planner": [
-                s * POTENTIAL_BINS,
-                s * GEOMETRY_BINS,
-                s * -(-POTENTIAL_BINS // COARSE) * -(-GEOMETRY_BINS // COARSE),  # _coarse's, without compiling it
-            ],
+        joint = -(-POTENTIAL_BINS // COARSE) * -(-GEOMETRY_BINS // COARSE)  # _coarse's, without compiling it
+        return {
+            "track": ([2 ** (2 * boxes + 1) * (letters * last + 1)], 1),
+            "letters": ([(2 * (last + 1)) ** letters], 1),
+            "identical": ([kind_masks * REGION_CODES**2] * 2 + [s * kind_masks * REGION_CODES], 3),
+            "consecutive": ([kind_masks * PATH_CODES**2] * 2 + [s * kind_masks * PATH_CODES], 3),
+            "rows": ([r.regular_rows * 3**r.cols], 2 * r.regular_rows),
+            "heights": ([(r.cols - 2) * (MAX_HEIGHT + 1) ** 3], 2 * (r.cols - 2)),
+            "surface": ([(r.cols - 1) * STEP_CODES * CELL_CODES**2], 2 * (r.cols - 1)),
+            "regions": ([s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES], 3),
+            "planner": ([s * POTENTIAL_BINS, s * GEOMETRY_BINS, s * joint], 3),
         }
-        return [(f"{f}/{k}", n) for f in self.spec.families for k, n in enumerate(sizes[f])]
-
-    @cached_property
-    def max_lookups(self) -> int:
-        """Lookups of one sheet at most (the width of the lookup rows)."""
-        r = self.rules
-        per = {
-            "track": 1,
-            "letters": 1,
-            "identical": 3,
-            "consecutive": 3,
-            "rows": 2 * r.regular_rows,
-            "heights": 2 * (r.cols - 2),
-            "surface": 2 * (r.cols - 1),
-            "planner": 3,
-            "regions": 3,
-        }
-        return sum(per[f] for f in self.spec.families)
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import pytest
 
 from agents.evaluation.solo import advance
 from agents.numberdrop.greedy import GreedyPolicy
-from agents.numberdrop.search import SearchPolicy
+from agents.numberdrop.lookahead import SearchPolicy
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.heuristic import Context
 from tests.support.helpers import finish_legally, mid_turn_game

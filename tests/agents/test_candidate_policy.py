@@ -16,9 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 from agents.cli import train  # noqa: E402
 from agents.evaluation.solo import play_game  # noqa: E402
-from agents.numberdrop.network import load_model, offer_turns, play_games  # noqa: E402
-from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
-from agents.numberdrop.q import QPolicy  # noqa: E402
+from agents.numberdrop.network import PPOPolicy, QPolicy, load_model, offer_turns, play_games  # noqa: E402
 from numberdrop_env.envs.turn import NumberDropTurnEnv  # noqa: E402
 from tests.support.helpers import finish_legally, mid_turn_game  # noqa: E402
 
@@ -127,7 +125,7 @@ def test_turn_training_smoke_run_and_the_ppo_agent(tmp_path):
     assert play_game(PPOPolicy(path=str(run / "best_model.zip")), 3).score == first.score
     lockstep = play_games(load_model(run / "best_model.zip"), [3])
     assert lockstep[0]["score"] == first.score
-    from agents.numberdrop.search import SearchPolicy
+    from agents.numberdrop.lookahead import SearchPolicy
 
     search = SearchPolicy(width=2, samples=2, inner_width=4, value="learned", model=str(run / "best_model.zip"))
     game_a = play_game(search, 5)

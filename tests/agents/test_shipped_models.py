@@ -67,8 +67,7 @@ def test_lucky_numbers_model_scores_as_shipped():
 
 
 def test_q_and_best_load_the_q_iteration_network_and_ppo_the_maskable_ppo_one():
-    from agents.numberdrop.ppo import PPOPolicy
-    from agents.numberdrop.q import QPolicy
+    from agents.numberdrop.network import PPOPolicy, QPolicy
 
     q, best, ppo = make_policy("q"), make_policy("best"), make_policy("ppo")
     assert type(q) is type(best) is QPolicy and type(ppo) is PPOPolicy

@@ -20,8 +20,7 @@ import torch  # noqa: E402
 
 from agents.cli import train  # noqa: E402
 from agents.evaluation.solo import play_game  # noqa: E402
-from agents.numberdrop.network import load_model, play_games  # noqa: E402
-from agents.numberdrop.ppo import PPOPolicy  # noqa: E402
+from agents.numberdrop.network import PPOPolicy, load_model, play_games  # noqa: E402
 from agents.training import common, q_iteration  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 from agents.training.imitation import pretrain  # noqa: E402

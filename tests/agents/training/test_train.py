@@ -168,8 +168,7 @@ def test_tensorboard_has_game_metrics(smoke_run):
 
 
 def test_save_load_predict_same_legal_actions(smoke_run):
-    from agents.numberdrop.network import load_model, play_games
-    from agents.numberdrop.ppo import PPOPolicy
+    from agents.numberdrop.network import PPOPolicy, load_model, play_games
     from numberdrop_env.envs.decision import observe
 
     _, run_dir, _ = smoke_run
@@ -199,7 +198,7 @@ def test_save_load_predict_same_legal_actions(smoke_run):
 
 
 def test_ppo_policy_missing_model(tmp_path):
-    from agents.numberdrop.ppo import PPOPolicy
+    from agents.numberdrop.network import PPOPolicy
 
     with pytest.raises(FileNotFoundError, match="not found"):
         PPOPolicy(path=str(tmp_path / "missing.zip"))

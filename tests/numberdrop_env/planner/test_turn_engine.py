@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from agents.numberdrop.greedy import GreedyPolicy
-from agents.numberdrop.search import SearchPolicy
+from agents.numberdrop.lookahead import SearchPolicy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.rules import DEFAULT_RULES, WILD, Rules
 from numberdrop_env.engine.sheet import SCORE_PARTS
