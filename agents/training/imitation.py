@@ -97,6 +97,10 @@ def collect_demonstrations(
     work, more = (_record_lucky, tuple(lucky)) if lucky else (_record_games, (gamma,))
     parts = map_tasks(work, [(agent, chunk, *more) for chunk in chunks], workers, bar, lambda task: len(task[1]))
     bar.close()
+    return concatenate(parts)
+
+
+def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
