@@ -162,13 +162,11 @@ def checkpoint_step(path: str | Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def numbered_checkpoints(folder: str | Path) -> list[Path]:
+def numbered_checkpoints(folder: Path) -> list[Path]:
     """The numbered checkpoints of a folder (temporary files left out), newest first."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
-    found = [p for p in folder.iterdir() if not p.name.startswith(".") and checkpoint_step(p) is not None]
-    return sorted(found, key=lambda p: checkpoint_step(p) or 0, reverse=True)
+    found = folder.iterdir() if folder.is_dir() else []
+    numbered = [p for p in found if not p.name.startswith(".") and checkpoint_step(p) is not None]
+    return sorted(numbered, key=checkpoint_step, reverse=True)
 
 
 def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoint: Callable[[Path], bool]) -> Path:
@@ -197,17 +195,13 @@ def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoin
 def _candidates(path: Path, is_checkpoint: Callable[[Path], bool]) -> list[Path]:
     """``path`` then the older numbered checkpoints beside it, or a folder's checkpoints."""
     if not is_checkpoint(path):
-        folders = [path / "checkpoints", path] if (path / "checkpoints").is_dir() else [path]
-        return [p for folder in folders for p in numbered_checkpoints(folder)]
+        return [p for folder in (path / "checkpoints", path) for p in numbered_checkpoints(folder)]
     step = checkpoint_step(path)
     folders = [path.parent] if step is not None else [path.parent / "checkpoints", path.parent]
     older = [
-        p
-        for folder in folders
-        for p in numbered_checkpoints(folder)
-        if p != path and (step is None or (checkpoint_step(p) or 0) < step)
+        p for f in folders for p in numbered_checkpoints(f) if p != path and (step is None or checkpoint_step(p) < step)
     ]
-    return [path] + older
+    return [path, *older]
 
 
 STEPS_FILE = "numberdrop_progress.json"

@@ -106,15 +106,6 @@ def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "trainin
         return None
 
 
-def best_model(run_dir: Path, final: str) -> Path:
-    """``best_model.zip`` (``best_checkpoint`` on Ray): the final one when no evaluation kept one."""
-    best = run_dir / ("best_checkpoint" if final == "final_checkpoint" else "best_model.zip")
-    if not best.exists():
-        with atomic_path(best) as tmp:
-            (shutil.copytree if best.suffix != ".zip" else shutil.copy2)(run_dir / final, tmp)
-    return best
-
-
 def final_evaluation(
     cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
 ) -> dict[str, Any] | None:
@@ -213,7 +204,10 @@ def finish(
     ship: Callable | None = None,
 ) -> dict[str, Any]:
     """After a PPO run: the best model (``final`` when no evaluation kept one), the closing table."""
-    best = best_model(run_dir, final)
+    best = run_dir / ("best_checkpoint" if final == "final_checkpoint" else "best_model.zip")
+    if not best.exists():
+        with atomic_path(best) as tmp:
+            (shutil.copytree if best.suffix != ".zip" else shutil.copy2)(run_dir / final, tmp)
     fps = trained / seconds if seconds > 0 else float("nan")
     what, lucky = ("win rate", True) if cfg.game == "luckynumbers" else ("mean", False)
     print(
@@ -303,10 +297,8 @@ class Evaluation:
         return {"score_mean": max(means)} if means else None
 
     def __call__(self, model: Any, steps: int, final: bool) -> None:
-        if final:
-            if steps != self.evaluated_at or not (self.run_dir / self.best_file).exists():
-                self.evaluate(model, steps)
-        elif self.schedule.due(steps):
+        missed = steps != self.evaluated_at or not (self.run_dir / self.best_file).exists()
+        if missed if final else self.schedule.due(steps):
             self.evaluate(model, steps)
 
     def gate(self, results: list[Result]) -> bool:
@@ -329,10 +321,9 @@ class Evaluation:
             self.save_best(model)
             self.best = scalars[self.key]
             lists = {"scores": [r.score for r in results], **({"wins": [r.win for r in results]} if self.lucky else {})}
-            best = {"win_rate": scalars["win_rate"], "score_mean": scalars["score_mean"]} if self.lucky else {}
-            self.best_state = {**best, self.key: self.best, **lists}
-            saved = best or {"score": self.best}
-            write_json(self.run_dir / "best.json", {**saved, "step": steps, **lists})
+            kept = {k: scalars[k] for k in ("win_rate", "score_mean")} if self.lucky else {"score": self.best}
+            self.best_state = {**kept, self.key: self.best, **lists}
+            write_json(self.run_dir / "best.json", {**kept, "step": steps, **lists})
         self.log(steps, {**logged, f"eval/best_{self.key}": self.best})
         entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}}
         if self.lucky:

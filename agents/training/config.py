@@ -185,14 +185,6 @@ SCHEMAS: dict[tuple[str, str, str], str] = {
     ("numberdrop", "ray", "ntuple"): "agents.training.ntuple_config:NTupleConfig",
 }
 """Each trainer's schema, by ``(game, backend, algorithm)``: the module beside its trainer."""
-OLD_BACKENDS = {("q_iteration", "sb3"): "local"}
-"""Backends that earlier configs named, read as today's (Q-iteration runs no SB3 algorithm)."""
-
-
-def _today(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with the backend an earlier config named read as today's."""
-    new = OLD_BACKENDS.get((data.get("algorithm", "ppo"), data.get("backend")))
-    return {**data, "backend": new} if new else data
 
 
 def schema_of(data: dict[str, Any]) -> type[TrainConfig]:
@@ -255,7 +247,8 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise TypeError(f"a config must be a mapping at the top level, got {type(data).__name__}")
-    data = _today(data)
+    if (data.get("algorithm"), data.get("backend")) == ("q_iteration", "sb3"):  # as earlier configs said
+        data = {**data, "backend": "local"}  # Q-iteration runs no SB3 algorithm
     chosen = schema_of(data)
     try:
         return chosen.model_validate(data)

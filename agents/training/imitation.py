@@ -98,6 +98,10 @@ def collect_demonstrations(
     with pool(workers) as where:
         parts = where.map(work, [(agent, chunk, *more) for chunk in chunks], bar, lambda task: len(task[1]))
     bar.close()
+    return concatenate(parts)
+
+
+def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

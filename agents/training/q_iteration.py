@@ -29,7 +29,7 @@ from . import checkpoints, common
 from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json, write_jsonl
 from .common import gate_entry, paired_gate
 from .config import Env
-from .imitation import pretrain
+from .imitation import concatenate, pretrain
 from .q_iteration_config import QIterationConfig, QLoop
 from .resume import save_model
 from .sb3 import build_model, ship
@@ -66,10 +66,6 @@ def _model(path: str) -> Any:
         _MODELS.clear()
         _MODELS[key] = load_model(path)
     return _MODELS[key]
-
-
-def concatenate(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def q_self_play(

@@ -11,7 +11,6 @@ import signal
 import sys
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,10 @@ import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import SubprocVecEnv, VecEnv
 
-from .checkpoints import Boundaries, atomic_path, pick_checkpoint
+from .checkpoints import atomic_path, pick_checkpoint
 
 RESUME_ENTRY = "numberdrop_resume.pkl"
 VERSION = 1
@@ -129,15 +127,6 @@ def _resume_entry(path: str | Path) -> dict[str, Any] | None:
     return state if isinstance(state, dict) and state.get("version") == VERSION else None
 
 
-@dataclass
-class Resumed:
-    """A model to train; ``rng`` is set just before training, after anything else that draws."""
-
-    model: Any
-    venv: VecEnv
-    rng: dict[str, Any] | None
-
-
 def envs_key(cfg: Any) -> dict[str, Any]:
     """What a checkpoint's environments must match for an exact resume."""
     return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.env.model_dump()}
@@ -150,65 +139,22 @@ def start_or_resume(
     custom_objects: dict[str, Any],
     key: dict[str, Any],
     seed: int,
-) -> Resumed:
-    """A new model, or ``resume`` continued: exactly with environments like these, else on new games."""
+) -> tuple[Any, VecEnv, dict[str, Any] | None]:
+    """A new model, or ``resume`` continued: exactly with environments like these, else on new
+    games; its environments; the random states to set just before training (``None``: none)."""
     if resume is None:
-        return Resumed(build(venv), venv, None)
+        return build(venv), venv, None
     state = _resume_entry(resume)
     if state is not None and state["envs_key"] == key:
         model = MaskablePPO.load(str(resume), device="cpu", custom_objects=custom_objects)
         venv = restore_envs(venv, state["envs"])
         model.set_env(venv, force_reset=False)  # its last observations are those of the restored games
-        resumed = Resumed(model, venv, state["rng"])
+        rng, how = state["rng"], "exactly where it stopped"
     else:  # new games: load() seeds ``venv`` with the run's first seed, seeded again here
         model = MaskablePPO.load(str(resume), env=venv, device="cpu", custom_objects=custom_objects)
-        resumed = Resumed(model, venv, None)
         venv.seed(seed)
         set_random_seed(seed)
-    how = (
-        "exactly where it stopped"
-        if resumed.rng is not None
-        else "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)"
-    )
-    print(f"resuming from {resume} at step {resumed.model.num_timesteps}, {how}", file=sys.stderr)
-    return resumed
-
-
-class UpdateBoundaries(BaseCallback):
-    """``Boundaries`` at SB3's: training's start, each later rollout's start, training's end."""
-
-    def __init__(
-        self,
-        folder: Path,
-        every: int,
-        envs_key: dict[str, Any],
-        evaluate: Any,
-        stop: Any,
-        start: int,
-        resumed_from: Path | None,
-    ) -> None:
-        super().__init__()
-        self.folder, self.envs_key, self.at = folder, envs_key, -1
-        self.boundaries = Boundaries(
-            self._save, every, lambda n, final: evaluate(self.model, n, final), stop, start, resumed_from
-        )
-
-    def _save(self, n: int) -> Path:
-        return save_checkpoint(self.model, self.folder / f"ppo_{n}_steps.zip", self.envs_key)
-
-    def _boundary(self, final: bool) -> None:
-        self.at = self.num_timesteps
-        self.boundaries(self.num_timesteps, final)
-
-    def _on_training_start(self) -> None:
-        self._boundary(final=False)
-
-    def _on_rollout_start(self) -> None:
-        if self.num_timesteps != self.at:
-            self._boundary(final=False)
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_training_end(self) -> None:
-        self._boundary(final=True)
+        rng = None
+        how = "on new games (the checkpoint holds no environments like these: weights, optimizer and step count only)"
+    print(f"resuming from {resume} at step {model.num_timesteps}, {how}", file=sys.stderr)
+    return model, venv, rng

@@ -32,10 +32,9 @@ from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .checkpoints import Interrupted, StopRequest, keep_up_to
+from .checkpoints import Boundaries, Interrupted, StopRequest, keep_up_to
 from .config import Env
 from .resume import (
-    UpdateBoundaries,
     check_checkpoint,
     envs_key,
     save_checkpoint,
@@ -115,25 +114,26 @@ def new_model(cfg: SB3Config, venv: Any) -> Any:
     return model
 
 
-def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> Any:
-    """The model to train and its environments: a new one (cloned first when ``pretrain.games``
-    asks), or the checkpoint ``resume`` continued."""
+def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> tuple[Any, Any, Any]:
+    """``start_or_resume``'s model, environments and random states: a new model (cloned first when
+    ``pretrain.games`` asks), or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
     venv = build_vec_env(cfg, seed)
     try:
-        resumed = start_or_resume(resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed)
-        venv = resumed.venv
+        model, venv, rng = start_or_resume(
+            resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed
+        )
         if resume is not None:  # the evaluations after the checkpoint are written again
             keep_up_to(run_dir / "evals.jsonl", start_steps)
-        resumed.model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if resume is None and cfg.pretrain.games:
-            imitation.behaviour_cloning(cfg, resumed.model, run_dir, progress)
+            imitation.behaviour_cloning(cfg, model, run_dir, progress)
     except BaseException:
         venv.close()
         raise
-    return resumed
+    return model, venv, rng
 
 
 class ModelGames:
@@ -201,16 +201,26 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
 
 
-class RolloutCallback(BaseCallback):
+class TrainingCallback(BaseCallback):
     """Per rollout: the training games' means (``game/*``; tables: ``game/win``), the value head
-    trained alone for the first ``warmup`` steps, and the progress bar (moved every 1,000 steps)."""
+    trained alone for the first ``actor_warmup_steps``, and the progress bar (moved every 1,000
+    steps); ``Boundaries`` at training's start, each later rollout's start and training's end."""
 
-    def __init__(self, warmup: int, total: int, evals: Any, progress: bool) -> None:
+    def __init__(
+        self, cfg: SB3Config, run_dir: Path, evals: Any, stop: StopRequest, start: int, resume: Any, progress: bool
+    ) -> None:
         super().__init__()
-        self.warmup, self.total, self.evals, self.progress = warmup, total, evals, progress
+        self.warmup, self.evals, self.progress = cfg.ppo.actor_warmup_steps, evals, progress
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
         self.last_score: float | None = None
         self.bar: common.StepProgress | None = None
+        self.at, self.total, key = -1, cfg.total_timesteps, envs_key(cfg)
+
+        def save(n: int) -> Path:
+            return save_checkpoint(self.model, run_dir / "checkpoints" / f"ppo_{n}_steps.zip", key)
+
+        every = cfg.checkpoint.every_steps
+        self.boundaries = Boundaries(save, every, lambda n, final: evals(self.model, n, final), stop, start, resume)
 
     def _freeze(self, frozen: bool) -> None:
         if hasattr(self.model.policy, "freeze_actor"):
@@ -220,6 +230,12 @@ class RolloutCallback(BaseCallback):
         self._freeze(self.num_timesteps < self.warmup)
         if self.progress:
             self.bar = common.StepProgress(self.total, self.num_timesteps)
+        self._on_rollout_start()
+
+    def _on_rollout_start(self) -> None:
+        if self.num_timesteps != self.at:
+            self.at = self.num_timesteps
+            self.boundaries(self.num_timesteps)
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
@@ -251,6 +267,7 @@ class RolloutCallback(BaseCallback):
     def _on_training_end(self) -> None:
         self._freeze(False)
         self.close()
+        self.boundaries(self.num_timesteps, final=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -262,36 +279,33 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     torch.set_num_threads(cfg.network.torch_threads)
     run_dir, resume, progress = common.open_run(cfg, args)
     common.write_config(cfg, run_dir)
-    resumed = start_model(cfg, resume, run_dir, progress)
-    model, start_steps = resumed.model, resumed.model.num_timesteps
+    model, venv, rng = start_model(cfg, resume, run_dir, progress)
+    start_steps = model.num_timesteps
     try:
         evals = evaluation(cfg, run_dir, start_steps if resume else 0, model)
         stop = StopRequest()
-        every = cfg.checkpoint.every_steps
-        boundaries = UpdateBoundaries(run_dir / "checkpoints", every, envs_key(cfg), evals, stop, start_steps, resume)
-        callbacks = [RolloutCallback(cfg.ppo.actor_warmup_steps, cfg.total_timesteps, evals, progress), boundaries]
+        callback = TrainingCallback(cfg, run_dir, evals, stop, start_steps, resume, progress)
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
             print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)
-        if resumed.rng is not None:
-            set_rng_state(resumed.rng)  # last: after anything else that might draw random numbers
+        if rng is not None:
+            set_rng_state(rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
         with stop:
             try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
-                model.learn(remaining, callbacks, log_interval=1, reset_num_timesteps=resume is None)
+                model.learn(remaining, callback, log_interval=1, reset_num_timesteps=resume is None)
             except Interrupted as stopped:
                 model.logger.close()
                 return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
             finally:
-                for callback in callbacks:
-                    getattr(callback, "close", lambda: None)()
+                callback.close()
         seconds = time.perf_counter() - start
         save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
         model.logger.close()
     finally:
-        resumed.venv.close()
+        venv.close()
     if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
-        return common.stopped_early(args.config, run_dir, boundaries.boundaries.latest, model.num_timesteps)
+        return common.stopped_early(args.config, run_dir, callback.boundaries.latest, model.num_timesteps)
     steps = model.num_timesteps
     return common.finish(
         cfg, run_dir, "final_model.zip", steps, steps - start_steps, seconds, evals.best, progress, ship

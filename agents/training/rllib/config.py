@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from ..config import Count, Env, Eval, FinalEval, Name, Positive, Rate, RayCluster, Rule
 from ..sb3_config import Network, PPORun
@@ -42,11 +42,6 @@ class RLlibConfig(PPORun):
     def train_batch_size(self) -> int:
         """Environment steps per PPO iteration, over all env runners."""
         return self.ppo.n_steps * self.n_envs * max(1, self.ray.env_runners)
-
-    def module_config(self) -> dict[str, Any]:
-        """What the RL module is built from: the interface, its environment settings and the network."""
-        env = self.env.model_dump(include={"interface", "auto_forced", "candidates", "width"})
-        return {**env, **self.network.model_dump()}
 
     def rules(self) -> list[Rule]:
         p = self.ppo

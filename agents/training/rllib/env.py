@@ -35,15 +35,11 @@ class MaskInObservation(gym.ObservationWrapper):
 
 
 def make_env(env_config: dict[str, Any]) -> gym.Env:
-    """One training environment from RLlib's ``env_config`` (module-level: env runners import it)."""
-    config = dict(env_config)
-    interface = config.get("interface", "decision")
-    if interface == "turn":
-        env: gym.Env = NumberDropTurnEnv(
-            candidates=int(config.get("candidates", 32)), width=int(config.get("width", 12))
-        )
-    elif interface == "decision":
-        env = NumberDropEnv(auto_forced=bool(config.get("auto_forced", True)))
+    """One training environment from the ``env_config`` of ``algorithm_config`` (module-level:
+    env runners import it)."""
+    c = env_config
+    if c["interface"] == "turn":
+        env: gym.Env = NumberDropTurnEnv(candidates=c["candidates"], width=c["width"])
     else:
-        raise ValueError(f"env interface must be 'decision' or 'turn', got {interface!r}")
-    return MaskInObservation(env, lose_mask=bool(config.get("lose_mask", False)))
+        env = NumberDropEnv(auto_forced=c["auto_forced"])
+    return MaskInObservation(env, lose_mask=c["lose_mask"])

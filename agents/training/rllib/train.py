@@ -83,19 +83,11 @@ def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
     """RLlib's PPO config for ``cfg``. ``lose_mask`` offers every action (tests only: the run must fail)."""
     register_env(ENV_NAME, make_env)
     p, r, e = cfg.ppo, cfg.ray, cfg.env
-    lr: Any = p.learning_rate
-    if p.lr_schedule == "linear":
-        lr = [[0, p.learning_rate], [cfg.total_timesteps, 0.0]]
-    env_config = {
-        "interface": e.interface,
-        "auto_forced": e.auto_forced,
-        "candidates": e.candidates,
-        "width": e.width,
-        "lose_mask": lose_mask,
-    }
+    lr = [[0, p.learning_rate], [cfg.total_timesteps, 0.0]] if p.lr_schedule == "linear" else p.learning_rate
+    env = e.model_dump(include={"interface", "auto_forced", "candidates", "width"})  # the module's too
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_config)
+        .environment(ENV_NAME, env_config={**env, "lose_mask": lose_mask})
         .env_runners(
             env_runner_cls=FailFastEnvRunner,
             num_env_runners=r.env_runners,
@@ -122,7 +114,11 @@ def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
             num_epochs=p.n_epochs,
             shuffle_batch_per_epoch=True,
         )
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=NumberDropRLModule, model_config=cfg.module_config()))
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=NumberDropRLModule, model_config={**env, **cfg.network.model_dump()}
+            )
+        )
         .fault_tolerance(
             restart_failed_env_runners=False,
             ignore_env_runner_failures=False,
