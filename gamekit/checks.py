@@ -53,6 +53,12 @@ def expect_keys(data: Any, keys: set[str], where: str) -> None:
         raise ValueError(f"{where}: missing keys {sorted(missing)}, unknown keys {sorted(map(str, unknown))}")
 
 
+def check_version(value: Any, expected: int) -> None:
+    """The ``version`` of saved data: exactly the int this code writes."""
+    if isinstance(value, bool) or not isinstance(value, int) or value != expected:
+        raise ValueError(f"state.version: expected {expected}, got {value!r}")
+
+
 def as_list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise TypeError(f"{where}: expected a list, got {type(value).__name__}")

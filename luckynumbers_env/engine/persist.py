@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamekit.checks import as_bool, as_int, as_list, expect_keys
+from gamekit.checks import as_bool, as_int, as_list, check_version, expect_keys
 
 from .actions import Phase
 from .rules import Rules
@@ -46,16 +46,8 @@ def game_to_dict(game: Any) -> dict[str, Any]:
     }
 
 
-def _int(value: Any, lo: int, hi: int, name: str) -> int:
-    return as_int(value, lo, hi, f"state.{name}")
-
-
-def _bool(value: Any, name: str) -> bool:
-    return as_bool(value, f"state.{name}")
-
-
 def _ints(value: Any, lo: int, hi: int, name: str) -> list[int]:
-    return [_int(v, lo, hi, f"{name}[{i}]") for i, v in enumerate(as_list(value, f"state.{name}"))]
+    return [as_int(v, lo, hi, f"state.{name}[{i}]") for i, v in enumerate(as_list(value, f"state.{name}"))]
 
 
 def _check_board(board: list[int], size: int, name: str) -> None:
@@ -70,8 +62,7 @@ def _check_board(board: list[int], size: int, name: str) -> None:
 def game_from_dict(cls: type, data: Any) -> Any:
     """Rebuild a game (``cls``: ``Game``) from ``Game.to_dict`` data, checking every field first."""
     expect_keys(data, _KEYS, "state")
-    if isinstance(data["version"], bool) or not isinstance(data["version"], int) or data["version"] != STATE_VERSION:
-        raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
+    check_version(data["version"], STATE_VERSION)
     rules = Rules.from_dict(data["rules"])
     n, size, top = rules.players, rules.size, rules.max_tile
     if not isinstance(data["boards"], list) or len(data["boards"]) != n:
@@ -85,14 +76,14 @@ def game_from_dict(cls: type, data: Any) -> Any:
         boards.append(board)
     pool = _ints(data["pool"], 1, top, "pool")
     table = _ints(data["table"], 1, top, "table")
-    player = _int(data["player"], 0, n - 1, "player")
+    player = as_int(data["player"], 0, n - 1, "state.player")
     try:
         phase = Phase(data["phase"])
     except ValueError:
         raise ValueError(f"state.phase: expected one of {[p.value for p in Phase]}, got {data['phase']!r}") from None
-    hand = _int(data["hand"], 0, top, "hand")
-    drawn, extra = _bool(data["drawn"], "drawn"), _bool(data["extra"], "extra")
-    turn = _int(data["turn"], 0, 10**6, "turn")
+    hand = as_int(data["hand"], 0, top, "state.hand")
+    drawn, extra = as_bool(data["drawn"], "state.drawn"), as_bool(data["extra"], "state.extra")
+    turn = as_int(data["turn"], 0, 10**6, "state.turn")
     winners = _ints(data["winners"], 0, n - 1, "winners")
     ended_by = data["ended_by"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_bool, as_int, as_list, as_names, expect_keys, make_rng, restore_rng
+from gamekit.checks import as_bool, as_int, as_list, as_names, check_version, expect_keys, make_rng, restore_rng
 
 from .actions import PHASES, Phase, block_table
 from .combos import ComboIndex
@@ -40,7 +40,7 @@ def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     """Rebuild a solo game (``cls``: ``SoloGame``) from ``SoloGame.to_dict`` data; the generator is
     touched only once all is valid."""
     expect_keys(data, _KEYS, "state")
-    _version(data["version"], STATE_VERSION)
+    check_version(data["version"], STATE_VERSION)
     rng = make_rng(seed)
     game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
     game.sheet = Sheet.from_dict(data["sheet"], rules, "state.sheet")
@@ -184,11 +184,6 @@ def _roll(data: dict[str, Any], rules: Rules, rolled: bool, when: str) -> tuple[
     return tuple(int(v) for v in dice), face
 
 
-def _version(value: Any, expected: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value != expected:
-        raise ValueError(f"state.version: expected {expected}, got {value!r}")
-
-
 def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.phase") -> Phase:
     phase = value if isinstance(value, str) and value in {p.value for p in phases} else None
     if phase is None:
@@ -222,7 +217,7 @@ def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     """Rebuild a multiplayer table (``cls``: ``Table``) from ``Table.to_dict`` data, refusing what the
     rules cannot reach."""
     expect_keys(data, _TABLE_KEYS, "state")
-    _version(data["version"], TABLE_STATE_VERSION)
+    check_version(data["version"], TABLE_STATE_VERSION)
     seats = as_list(data["seats"], "state.seats")
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise ValueError(f"state.seats: expected {MIN_PLAYERS}..{MAX_PLAYERS} seats, got {len(seats)}")
