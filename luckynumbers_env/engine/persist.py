@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamekit.checks import as_bool, as_int, as_list, check_version, expect_keys
+from gamekit.checks import as_bool, as_int, as_list, expect_keys
 
 from .actions import Phase
 from .rules import Rules
@@ -61,8 +61,7 @@ def _check_board(board: list[int], size: int, name: str) -> None:
 
 def game_from_dict(cls: type, data: Any) -> Any:
     """Rebuild a game (``cls``: ``Game``) from ``Game.to_dict`` data, checking every field first."""
-    expect_keys(data, _KEYS, "state")
-    check_version(data["version"], STATE_VERSION)
+    expect_keys(data, _KEYS, "state", STATE_VERSION)
     rules = Rules.from_dict(data["rules"])
     n, size, top = rules.players, rules.size, rules.max_tile
     if not isinstance(data["boards"], list) or len(data["boards"]) != n:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_bool, as_int, as_list, as_names, check_version, expect_keys, make_rng, restore_rng
+from gamekit.checks import as_bool, as_int, as_list, as_names, expect_keys, int_grid, make_rng, restore_rng
 
 from .actions import PHASES, Phase, block_table
 from .combos import ComboIndex
@@ -39,15 +39,15 @@ _KEYS = {
 def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     """Rebuild a solo game (``cls``: ``SoloGame``) from ``SoloGame.to_dict`` data; the generator is
     touched only once all is valid."""
-    expect_keys(data, _KEYS, "state")
-    check_version(data["version"], STATE_VERSION)
+    expect_keys(data, _KEYS, "state", STATE_VERSION)
     rng = make_rng(seed)
     game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
     game.sheet = Sheet.from_dict(data["sheet"], rules, "state.sheet")
     if game.sheet.crossed.any():
         raise ValueError("state.sheet.crossed: letters are crossed off only in multiplayer games")
     game.tiles = tuple(as_names(data["tiles"], rules.shape_names, "state.tiles"))
-    game.notches = _int_list(data["notches"], len(rules.letters), 0, rules.last_notch, "notches")
+    notches = range(rules.last_notch + 1)
+    game.notches = int_grid(data["notches"], (len(rules.letters),), notches, "state.notches", f"a notch {notches}")
     game.phase = _phase(data["phase"])
     game.turn = as_int(data["turn"], 0, len(rules.letters) * rules.last_notch, "state.turn")
     game.star_pending = as_bool(data["star_pending"], "state.star_pending")
@@ -191,13 +191,6 @@ def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.p
     return Phase(phase)
 
 
-def _int_list(value: Any, n: int, lo: int, hi: int, name: str) -> np.ndarray:
-    items = as_list(value, f"state.{name}")
-    if len(items) != n:
-        raise ValueError(f"state.{name}: expected {n} entries, got {len(items)}")
-    return np.array([as_int(v, lo, hi, f"state.{name}[{i}]") for i, v in enumerate(items)], np.int64)
-
-
 def _cell(value: Any, rules: Rules, where: str) -> tuple[int, int]:
     items = as_list(value, where)
     if len(items) != 2:
@@ -216,8 +209,7 @@ _NOT_DROPPED = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
 def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     """Rebuild a multiplayer table (``cls``: ``Table``) from ``Table.to_dict`` data, refusing what the
     rules cannot reach."""
-    expect_keys(data, _TABLE_KEYS, "state")
-    check_version(data["version"], TABLE_STATE_VERSION)
+    expect_keys(data, _TABLE_KEYS, "state", TABLE_STATE_VERSION)
     seats = as_list(data["seats"], "state.seats")
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise ValueError(f"state.seats: expected {MIN_PLAYERS}..{MAX_PLAYERS} seats, got {len(seats)}")

@@ -98,18 +98,11 @@ class Observer:
 
     def boxes(self, sheet: Sheet) -> tuple[dict[str, int], np.ndarray]:
         """The score breakdown and the ``track`` (shared, read only), kept while no box changes."""
-        key = (
-            sheet.identical.tobytes(),
-            sheet.consecutive.tobytes(),
-            sheet.bonus,
-            sheet.circled.tobytes(),
-            sheet.lines.tobytes(),
-            sheet.penalties.tobytes(),
-        )
+        track = np.concatenate(
+            [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
+        ).astype(np.float32)
+        key = track.tobytes()  # every box the score counts, and the circled letters
         if key != self.boxes_memo[0]:
-            track = np.concatenate(
-                [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
-            ).astype(np.float32)
             self.boxes_memo = (key, sheet.score_breakdown(), track)
         return self.boxes_memo[1], self.boxes_memo[2]
 
