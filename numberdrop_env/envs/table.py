@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from gamekit.env import seat_opponents
@@ -46,7 +47,7 @@ class NumberDropTableEnv(NumberDropTurnEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; NumberDropTable-v0 takes none")
-        super(NumberDropTurnEnv, self).reset(seed=seed)  # gymnasium seeding only
+        gym.Env.reset(self, seed=seed)  # gymnasium seeding only
         game_seed = int(self.np_random.integers(2**63 - 1))
         table = Table(self.num_players, self.rules, seed=game_seed)
         return self._sit(table, int(self.np_random.integers(self.num_players)), game_seed)

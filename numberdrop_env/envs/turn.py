@@ -15,11 +15,9 @@ from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame
-from ..numba_cache import warn_if_not_compiled
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
 from .base import SoloEnvBase, breakdown_info
-from .decision import game_from_options
 
 CANDIDATE_FEATURES = (
     "present",
@@ -70,6 +68,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     with ``replay=True`` by its decisions (``docs/envs/numberdrop-turn.md``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    env_id = "NumberDropTurn-v0"
 
     def __init__(
         self,
@@ -88,7 +87,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.slots = check_slots(candidates, rules)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        warn_if_not_compiled("NumberDropTurn-v0", startup.enabled())  # one log line if the first steps will compile
         self.game = SoloGame(rules, seed=0)
         self.replay = bool(replay)
         self.afterstates = bool(afterstates)
@@ -96,12 +94,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._mask = np.zeros(self.slots, bool)
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        startup.begin("NumberDropTurn-v0")  # not compiled yet: compile in the background, play as Python meanwhile
-        super().reset(seed=seed)
-        self._start(game_from_options(options, self.rules, self.np_random))
-        return self._obs(), self._info()
 
     def step(self, action: int):
         if self.game.is_over:
