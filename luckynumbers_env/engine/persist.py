@@ -8,24 +8,9 @@ from typing import Any
 from gamekit.checks import as_bool, as_int, as_list, expect_keys
 
 from .actions import Phase
-from .rules import Rules
+from .rules import DEFAULT_RULES, Rules
 
 STATE_VERSION = 1
-_KEYS = {
-    "version",
-    "rules",
-    "boards",
-    "pool",
-    "table",
-    "player",
-    "phase",
-    "hand",
-    "drawn",
-    "extra",
-    "turn",
-    "winners",
-    "ended_by",
-}
 
 
 def game_to_dict(game: Any) -> dict[str, Any]:
@@ -61,7 +46,7 @@ def _check_board(board: list[int], size: int, name: str) -> None:
 
 def game_from_dict(cls: type, data: Any) -> Any:
     """Rebuild a game (``cls``: ``Game``) from ``Game.to_dict`` data, checking every field first."""
-    expect_keys(data, _KEYS, "state", STATE_VERSION)
+    expect_keys(data, set(game_to_dict(cls(DEFAULT_RULES, 0))), "state", STATE_VERSION)  # the keys to_dict writes
     rules = Rules.from_dict(data["rules"])
     n, size, top = rules.players, rules.size, rules.max_tile
     if not isinstance(data["boards"], list) or len(data["boards"]) != n:

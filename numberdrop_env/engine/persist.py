@@ -18,30 +18,13 @@ from .sheet import Sheet
 
 STATE_VERSION = TABLE_STATE_VERSION = 1  # of SoloGame.to_dict and Table.to_dict data
 
-_KEYS = {
-    "version",
-    "sheet",
-    "tiles",
-    "notches",
-    "dice",
-    "shape_face",
-    "phase",
-    "turn",
-    "star_pending",
-    "block_tile",
-    "pending_cells",
-    "pending_values",
-    "selection",
-    "rng",
-}
-
 
 def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     """Rebuild a solo game (``cls``: ``SoloGame``) from ``SoloGame.to_dict`` data; the generator is
     touched only once all is valid."""
-    expect_keys(data, _KEYS, "state", STATE_VERSION)
-    rng = make_rng(seed)
     game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
+    expect_keys(data, set(game.to_dict()), "state", STATE_VERSION)
+    rng = make_rng(seed)
     game.sheet = Sheet.from_dict(data["sheet"], rules, "state.sheet")
     if game.sheet.crossed.any():
         raise ValueError("state.sheet.crossed: letters are crossed off only in multiplayer games")
@@ -90,7 +73,8 @@ def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rule
         raise ValueError(f"{where}.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
     if any(game.sheet.values[r, c] != EMPTY for r, c in cells):
         raise ValueError(f"{where}.pending_cells: a pending cell is already filled")
-    if cells and sorted(cells) not in _landings(game):
+    legal = np.flatnonzero(game._placements(game.allowed_shapes())) if cells else ()
+    if cells and sorted(cells) not in [game.table.cells(int(p), game.sheet.heights) for p in legal]:
         raise ValueError(f"{where}.pending_cells: not a legal landing of an allowed tetromino")
     if (p is Phase.WILD) != bool(values) or (values and (len(values) != 4 or WILD not in values)):
         raise ValueError(f"{where}.pending_values: four values with a wild left exactly in phase 'wild'")
@@ -145,11 +129,6 @@ def _boxes_ticked(sheet: Sheet, rules: Rules, where: str) -> None:
         raise ValueError(f"{where}.lines: a complete regular row is ticked at the end of the turn that completes it")
     if (sheet.penalties != filled[rules.regular_rows :].any(axis=1)).any():
         raise ValueError(f"{where}.penalties: an occupied penalty row is ticked at the end of the game")
-
-
-def _landings(game: Any) -> list[list[tuple[int, int]]]:
-    legal = np.flatnonzero(game._placements(game.allowed_shapes()))
-    return [game.table.cells(int(p), game.sheet.heights) for p in legal]
 
 
 def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
