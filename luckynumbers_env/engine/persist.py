@@ -3,6 +3,7 @@ anything is built (the class is passed in: ``Game.from_dict`` calls this module)
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from gamekit.checks import as_bool, as_int, as_list, expect_keys
@@ -71,9 +72,7 @@ def game_from_dict(cls: type, data: Any) -> Any:
     winners = _ints(data["winners"], 0, n - 1, "winners")
     ended_by = data["ended_by"]
 
-    counts = [0] * (top + 1)
-    for v in [t for b in boards for t in b if t] + pool + table + ([hand] if hand else []):
-        counts[v] += 1
+    counts = Counter([t for b in boards for t in b if t] + pool + table + ([hand] if hand else []))
     wrong = [v for v in range(1, top + 1) if counts[v] != n]
     if wrong:
         raise ValueError(
@@ -131,9 +130,7 @@ def game_from_dict(cls: type, data: Any) -> Any:
     cls.__init__(game, rules, 0)  # a blank game, then every field from the data
     game.boards = boards
     game._pool = pool[::-1]
-    game.table = [0] * (top + 1)
-    for v in table:
-        game.table[v] += 1
+    game.table = [table.count(v) for v in range(top + 1)]
     game.player, game.phase, game.hand, game.drawn, game.extra, game.turn = player, phase, hand, drawn, extra, turn
     game.winners, game.ended_by = sorted(winners), ended_by
     game._refresh_all()
