@@ -100,9 +100,11 @@ class SoloEnvBase(gym.Env):
         return picture(self.game, self.render_mode)
 
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
-        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action
-        of the wrong type or outside the space always raises: it is a bug, not a move."""
-        if self.illegal_action != "penalize" or self.game.is_over:
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; a step
+        after the end, or an action of the wrong type or outside the space, raises: it is a bug, not a move."""
+        if self.game.is_over:
+            raise ValueError("the game is over: call reset() before step()")
+        if self.illegal_action != "penalize":
             return None
         index = as_action(action, len(legal))
         if legal[index]:

@@ -47,12 +47,9 @@ class NumberDropEnv(SoloEnvBase):
     def step(self, action: int):
         startup.poll()  # the compiled code, once the background compile has it ready
         game = self.game
-        if game.is_over:
-            raise ValueError("the game is over: call reset() before step()")
-        if self.illegal_action == "penalize":
-            penalized = self._penalize(action, game.legal_mask())
-            if penalized is not None:
-                return penalized
+        penalized = self._penalize(action, game.legal_mask())
+        if penalized is not None:
+            return penalized
         reward = game.step(action)
         if self.auto_forced:
             reward += self._skip_forced()

@@ -79,8 +79,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
 
     def step(self, action: int):
-        if self.game.is_over:
-            raise ValueError("the game is over: call reset() before step()")
         penalized = self._penalize(action, self._mask)
         if penalized is not None:
             return penalized

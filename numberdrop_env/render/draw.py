@@ -230,7 +230,8 @@ def _score(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None
     words = ("same", "run", "bonus", "columns", "lines", "penalty")
     for i, (key, word) in enumerate(zip(SCORE_PARTS, words)):  # every part but the total
         draw.text((x, y + 34 + 15 * i), word, font=font(11), fill=FAINT)
-        _right(draw, (x + 100, y + 34 + 15 * i), f"{parts[key]:+d}" if parts[key] else "0", font(11), INK)
+        text = f"{parts[key]:+d}" if parts[key] else "0"  # right-aligned
+        draw.text((x + 100 - draw.textlength(text, font=font(11)), y + 34 + 15 * i), text, font=font(11), fill=INK)
 
 
 # ---------------------------------------------------------------------------- the solo board and dice
@@ -439,10 +440,6 @@ def _centered(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: s
     left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     draw.text((round(cx - (left + right) / 2), round(cy - (top + bottom) / 2)), text, font=f, fill=fill)
-
-
-def _right(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, f, fill: RGB) -> None:
-    draw.text((xy[0] - draw.textlength(text, font=f), xy[1]), text, font=f, fill=fill)
 
 
 def _star(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, fill: RGB) -> None:
