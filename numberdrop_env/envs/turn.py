@@ -82,7 +82,7 @@ class NumberDropTurnEnv(SoloEnvBase):
         penalized = self._penalize(action, self._mask)
         if penalized is not None:
             return penalized
-        reward = self._play(as_action(action, self.slots))
+        reward = self._play(action)
         self._offer()
         return self._obs(), float(reward), self.game.is_over, False, self._info()
 
@@ -101,13 +101,12 @@ class NumberDropTurnEnv(SoloEnvBase):
     def _start(self, game: SoloGame) -> None:
         super()._start(check_turn_start(game))
 
-    def _play(self, i: int) -> int:
-        """Play candidate ``i``: jump to its afterstate, or with ``replay`` step its decisions."""
-        if not self._mask[i]:
-            raise ValueError(f"action {i} is not legal: this turn has {len(self.offered)} candidates")
+    def _play(self, action: Any) -> int:
+        """Play candidate ``action``: jump to its afterstate, or with ``replay`` step its decisions."""
+        candidate = self._candidate(action)  # refuses an action not offered
         if self.replay:
-            return sum(self.game.step(a) for a in self.offered[i].actions)
-        return self.offered.play(i, self.game)
+            return sum(self.game.step(a) for a in candidate.actions)
+        return self.offered.play(int(action), self.game)
 
     def _candidate(self, action: Any) -> Candidate:
         action = as_action(action, self.slots)
