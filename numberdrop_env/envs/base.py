@@ -128,9 +128,12 @@ class SoloEnvBase(gym.Env):
             obs["action_mask"] = self.action_masks().astype(np.int8)
         return obs
 
-    def _mask_info(self) -> dict[str, Any]:
-        """``{"action_mask": ...}``, or nothing when the observation holds it already."""
-        return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+    def _score_info(self, breakdown: dict[str, int], **more: Any) -> dict[str, Any]:
+        """The info of both solo environments: the mask (unless the observation holds it), the score
+        and its parts, ``more``, and no illegal action."""
+        mask = {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+        score = {"score": np.int64(breakdown["total"]), "score_breakdown": breakdown_info(breakdown)}
+        return {**mask, **score, **more, "illegal_action": np.False_}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

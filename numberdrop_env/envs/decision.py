@@ -13,7 +13,7 @@ from .. import startup
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame
-from .base import SoloEnvBase, breakdown_info
+from .base import SoloEnvBase
 from .observe import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
 
 
@@ -79,14 +79,7 @@ class NumberDropEnv(SoloEnvBase):
 
     def _info(self, breakdown: dict[str, int] | None = None) -> dict[str, Any]:
         breakdown = self._observe.boxes(self.game.sheet)[0] if breakdown is None else breakdown
-        return {
-            **self._mask_info(),
-            "score": np.int64(breakdown["total"]),
-            "score_breakdown": breakdown_info(breakdown),
-            "phase_code": phase_code(self.game.phase),
-            "turn": np.int64(self.game.turn),
-            "illegal_action": np.False_,
-        }
+        return self._score_info(breakdown, phase_code=phase_code(self.game.phase), turn=np.int64(self.game.turn))
 
     def _observation(self) -> dict[str, np.ndarray]:
         return self._observe(self.game)[0]

@@ -17,7 +17,7 @@ from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
-from .base import SoloEnvBase, breakdown_info
+from .base import SoloEnvBase
 
 CANDIDATE_FEATURES = (
     *"present planner_value points identical consecutive combo_size ends_game geometry potential turns".split(),
@@ -122,16 +122,13 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        breakdown, s = self._breakdown, self.game.sheet
-        return {
-            **self._mask_info(),
-            "score": np.int64(breakdown["total"]),
-            "score_breakdown": breakdown_info(breakdown),
-            "turn": np.int64(self.game.turn),
-            "candidate_count": np.int64(len(self.offered)),
-            "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
-            "illegal_action": np.False_,
-        }
+        s = self.game.sheet
+        return self._score_info(
+            self._breakdown,
+            turn=np.int64(self.game.turn),
+            candidate_count=np.int64(len(self.offered)),
+            boxes=np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+        )
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
