@@ -29,8 +29,8 @@ def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     if game.sheet.crossed.any():
         raise ValueError("state.sheet.crossed: letters are crossed off only in multiplayer games")
     game.tiles = tuple(as_names(data["tiles"], rules.shape_names, "state.tiles"))
-    notches = range(rules.last_notch + 1)
-    game.notches = int_grid(data["notches"], (len(rules.letters),), notches, "state.notches", f"a notch {notches}")
+    notches, last = (len(rules.letters),), rules.last_notch
+    game.notches = int_grid(data["notches"], notches, range(last + 1), "state.notches", f"a notch 0..{last}")
     game.phase = _phase(data["phase"])
     game.turn = as_int(data["turn"], 0, len(rules.letters) * rules.last_notch, "state.turn")
     game.star_pending = as_bool(data["star_pending"], "state.star_pending")
