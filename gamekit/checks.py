@@ -44,13 +44,16 @@ def positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
-def expect_keys(data: Any, keys: set[str], where: str) -> None:
-    """``data`` is a dict with exactly ``keys``."""
+def expect_keys(data: Any, keys: set[str], where: str, version: int | None = None) -> None:
+    """``data`` is a dict with exactly ``keys``, and with ``version`` its ``"version"`` is that int."""
     if not isinstance(data, dict):
         raise TypeError(f"{where}: expected a dict, got {type(data).__name__}")
     missing, unknown = keys - data.keys(), data.keys() - keys
     if missing or unknown:
         raise ValueError(f"{where}: missing keys {sorted(missing)}, unknown keys {sorted(map(str, unknown))}")
+    found = data.get("version")
+    if version is not None and (isinstance(found, bool) or not isinstance(found, int) or found != version):
+        raise ValueError(f"{where}.version: expected {version}, got {found!r}")
 
 
 def as_list(value: Any, where: str) -> list[Any]:

@@ -130,9 +130,3 @@ class SeatAgents:
             self.terminations = dict.fromkeys(self.agents, True)
         self.infos = {a: self._info(a) for a in self.agents}
         self._accumulate_rewards()
-
-    def _info(self, agent: str) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass

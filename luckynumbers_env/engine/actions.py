@@ -5,11 +5,12 @@ on cell 0..15 (a swap on a full cell), 37 discard, 38..41 setup on diagonal cell
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
+
+from gamekit.checks import as_action
 
 from .rules import Rules
 
@@ -35,74 +36,37 @@ def phase_code(phase: Phase) -> np.int64:
     return np.int64(PHASE_CODES[phase])
 
 
-@dataclass(frozen=True, eq=False)
 class ActionLayout:
-    """Index ranges of the flat action space for one ``Rules``."""
+    """Index ranges of the flat action space for one board ``size`` and top tile."""
 
-    max_tile: int
-    size: int
+    draw = 0
 
-    @property
-    def draw(self) -> int:
-        return 0
+    def __init__(self, max_tile: int, size: int) -> None:
+        self.max_tile, self.size = max_tile, size
+        self.place0 = max_tile + 1
+        self.discard = self.place0 + size * size
+        self.setup0 = self.discard + 1
+        self.stop = self.setup0 + size
+        self.n = self.stop + 1
+        kinds = [("draw", 0)] + [("take", v) for v in range(1, self.place0)]
+        kinds += [("place", c) for c in range(size * size)] + [("discard", 0)]
+        self.kinds = tuple(kinds + [("setup", k) for k in range(size)] + [("stop", 0)])
+        """``(kind, argument)`` of every action, as ``decode`` gives it."""
 
     def take(self, tile: int) -> int:
         return tile
 
-    @property
-    def place0(self) -> int:
-        return self.max_tile + 1
-
     def place(self, cell: int) -> int:
         return self.place0 + cell
-
-    @property
-    def discard(self) -> int:
-        return self.place0 + self.size * self.size
-
-    @property
-    def setup0(self) -> int:
-        return self.discard + 1
 
     def setup(self, k: int) -> int:
         return self.setup0 + k
 
-    @property
-    def stop(self) -> int:
-        return self.setup0 + self.size
-
-    @property
-    def n(self) -> int:
-        return self.stop + 1
-
     def decode(self, action: int) -> tuple[str, int]:
         """``(kind, argument)``: kind is draw, take (tile), place (cell), discard, setup (k) or stop."""
-        if type(action) is int and 0 <= action < len(self.kinds):
+        if type(action) is int and 0 <= action < self.n:  # agents' own ints: no checks to pay
             return self.kinds[action]
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            action = action[()]  # a 0-d integer array, as the Number Drop envs accept
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int, got {action!r}")
-        if not 0 <= action < self.n:
-            raise ValueError(f"action {int(action)} is outside 0..{self.n - 1}")
-        return self.kinds[int(action)]
-
-    @cached_property
-    def kinds(self) -> tuple[tuple[str, int], ...]:
-        return tuple(self._kind(a) for a in range(self.n))
-
-    def _kind(self, a: int) -> tuple[str, int]:
-        if a == self.draw:
-            return "draw", 0
-        if a < self.place0:
-            return "take", a
-        if a < self.discard:
-            return "place", a - self.place0
-        if a == self.discard:
-            return "discard", 0
-        if a < self.stop:
-            return "setup", a - self.setup0
-        return "stop", 0
+        return self.kinds[as_action(action, self.n)]
 
 
 @lru_cache(maxsize=32)

@@ -5,7 +5,7 @@ before it and the smallest after it in its row and column, so legality is two co
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,9 +36,11 @@ def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
     return tuple(before), tuple(after), tuple(diag), tuple(lines)
 
 
+@cache
 def line_bounds(line: tuple[int, ...], top: int) -> tuple[list[int], list[int]]:
     """Per cell of one row or column: the largest tile before it (0 if none) and the
-    smallest after it (``top`` if none); empty cells (0) are skipped."""
+    smallest after it (``top`` if none); empty cells (0) are skipped. Cached: few lines recur
+    (read only)."""
     lows, highs = [], []
     low = 0
     for v in line:
@@ -53,9 +55,6 @@ def line_bounds(line: tuple[int, ...], top: int) -> tuple[list[int], list[int]]:
     return lows, highs[::-1]
 
 
-_LINE_CACHES: dict[tuple[int, int], dict[tuple[int, ...], tuple[list[int], list[int]]]] = {}
-
-
 class Game:
     """One game of Lucky Numbers, from the setup to the end."""
 
@@ -64,7 +63,6 @@ class Game:
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         self.rules = rules
         self.layout: ActionLayout = layout_for(rules)
-        self._line_cache = _LINE_CACHES.setdefault((rules.size, rules.max_tile), {})
         self._before, self._after, self._diag, self._lines = geometry(rules.size)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         tiles = np.repeat(np.arange(1, rules.max_tile + 1), rules.players)
@@ -109,26 +107,19 @@ class Game:
 
     def _refresh(self, p: int, cell: int | None = None) -> None:
         """Recompute player ``p``'s bounds (every cell, or the row and column of ``cell``) and the
-        bit mask of numbers that fit somewhere; a line's bounds are cached by its tiles."""
+        bit mask of numbers that fit somewhere."""
         b, size = self.boards[p], self.rules.size
         lo, hi, bits = self._lo[p], self._hi[p], self._bits[p]
         rlo, rhi, clo, chi = self._line_bounds[p]
-        bounds, top = self._line_cache, self.rules.max_tile + 1
+        top = self.rules.max_tile + 1
         rows = range(size) if cell is None else (cell // size,)
         cols = range(size) if cell is None else (cell % size,)
         for r in rows:
-            key = tuple(b[r * size : (r + 1) * size])
-            found = bounds.get(key)
-            if found is None:
-                found = bounds[key] = line_bounds(key, top)
-            rlo[r * size : (r + 1) * size], rhi[r * size : (r + 1) * size] = found
+            row = slice(r * size, (r + 1) * size)
+            rlo[row], rhi[row] = line_bounds(tuple(b[row]), top)
         n = len(b)
         for k in cols:
-            key = tuple(b[k:n:size])
-            found = bounds.get(key)
-            if found is None:
-                found = bounds[key] = line_bounds(key, top)
-            clo[k:n:size], chi[k:n:size] = found
+            clo[k:n:size], chi[k:n:size] = line_bounds(tuple(b[k:n:size]), top)
         for c in range(n) if cell is None else self._lines[cell]:
             low = rlo[c] if rlo[c] > clo[c] else clo[c]
             high = rhi[c] if rhi[c] < chi[c] else chi[c]

@@ -3,29 +3,15 @@ anything is built (the class is passed in: ``Game.from_dict`` calls this module)
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from gamekit.checks import as_bool, as_int, as_list, expect_keys
 
 from .actions import Phase
-from .rules import Rules
+from .rules import DEFAULT_RULES, Rules
 
 STATE_VERSION = 1
-_KEYS = {
-    "version",
-    "rules",
-    "boards",
-    "pool",
-    "table",
-    "player",
-    "phase",
-    "hand",
-    "drawn",
-    "extra",
-    "turn",
-    "winners",
-    "ended_by",
-}
 
 
 def game_to_dict(game: Any) -> dict[str, Any]:
@@ -46,16 +32,8 @@ def game_to_dict(game: Any) -> dict[str, Any]:
     }
 
 
-def _int(value: Any, lo: int, hi: int, name: str) -> int:
-    return as_int(value, lo, hi, f"state.{name}")
-
-
-def _bool(value: Any, name: str) -> bool:
-    return as_bool(value, f"state.{name}")
-
-
 def _ints(value: Any, lo: int, hi: int, name: str) -> list[int]:
-    return [_int(v, lo, hi, f"{name}[{i}]") for i, v in enumerate(as_list(value, f"state.{name}"))]
+    return [as_int(v, lo, hi, f"state.{name}[{i}]") for i, v in enumerate(as_list(value, f"state.{name}"))]
 
 
 def _check_board(board: list[int], size: int, name: str) -> None:
@@ -69,9 +47,7 @@ def _check_board(board: list[int], size: int, name: str) -> None:
 
 def game_from_dict(cls: type, data: Any) -> Any:
     """Rebuild a game (``cls``: ``Game``) from ``Game.to_dict`` data, checking every field first."""
-    expect_keys(data, _KEYS, "state")
-    if isinstance(data["version"], bool) or not isinstance(data["version"], int) or data["version"] != STATE_VERSION:
-        raise ValueError(f"state.version: expected {STATE_VERSION}, got {data['version']!r}")
+    expect_keys(data, set(game_to_dict(cls(DEFAULT_RULES, 0))), "state", STATE_VERSION)  # the keys to_dict writes
     rules = Rules.from_dict(data["rules"])
     n, size, top = rules.players, rules.size, rules.max_tile
     if not isinstance(data["boards"], list) or len(data["boards"]) != n:
@@ -85,20 +61,18 @@ def game_from_dict(cls: type, data: Any) -> Any:
         boards.append(board)
     pool = _ints(data["pool"], 1, top, "pool")
     table = _ints(data["table"], 1, top, "table")
-    player = _int(data["player"], 0, n - 1, "player")
+    player = as_int(data["player"], 0, n - 1, "state.player")
     try:
         phase = Phase(data["phase"])
     except ValueError:
         raise ValueError(f"state.phase: expected one of {[p.value for p in Phase]}, got {data['phase']!r}") from None
-    hand = _int(data["hand"], 0, top, "hand")
-    drawn, extra = _bool(data["drawn"], "drawn"), _bool(data["extra"], "extra")
-    turn = _int(data["turn"], 0, 10**6, "turn")
+    hand = as_int(data["hand"], 0, top, "state.hand")
+    drawn, extra = as_bool(data["drawn"], "state.drawn"), as_bool(data["extra"], "state.extra")
+    turn = as_int(data["turn"], 0, 10**6, "state.turn")
     winners = _ints(data["winners"], 0, n - 1, "winners")
     ended_by = data["ended_by"]
 
-    counts = [0] * (top + 1)
-    for v in [t for b in boards for t in b if t] + pool + table + ([hand] if hand else []):
-        counts[v] += 1
+    counts = Counter([t for b in boards for t in b if t] + pool + table + ([hand] if hand else []))
     wrong = [v for v in range(1, top + 1) if counts[v] != n]
     if wrong:
         raise ValueError(
@@ -156,9 +130,7 @@ def game_from_dict(cls: type, data: Any) -> Any:
     cls.__init__(game, rules, 0)  # a blank game, then every field from the data
     game.boards = boards
     game._pool = pool[::-1]
-    game.table = [0] * (top + 1)
-    for v in table:
-        game.table[v] += 1
+    game.table = [table.count(v) for v in range(top + 1)]
     game.player, game.phase, game.hand, game.drawn, game.extra, game.turn = player, phase, hand, drawn, extra, turn
     game.winners, game.ended_by = sorted(winners), ended_by
     game._refresh_all()

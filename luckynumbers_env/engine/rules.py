@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 SETUPS = ("standard", "michael")
@@ -54,17 +54,11 @@ class Rules:
         return self.players * self.max_tile
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "players": self.players,
-            "size": self.size,
-            "max_tile": self.max_tile,
-            "setup": self.setup,
-            "bruno": self.bruno,
-        }
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> Rules:
-        keys = {"players", "size", "max_tile", "setup", "bruno"}
+        keys = {f.name for f in fields(cls)}
         if not isinstance(data, dict) or set(data) != keys:
             raise ValueError(f"rules must be a dict with keys {sorted(keys)}, got {data!r}")
         return cls(**data)

@@ -23,9 +23,7 @@ from .observe import observation_size, observe
 def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
     """The rules of a table: ``rules`` as given, or the defaults for ``num_players``."""
     if rules is None:
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise TypeError(f"num_players must be an int, got {num_players!r}")
-        return Rules(players=num_players)
+        return Rules(players=num_players)  # refuses a num_players that is not an int 2..4
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
     if num_players is not None and num_players != rules.players:

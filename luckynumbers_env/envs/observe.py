@@ -25,32 +25,17 @@ def board_features(game: Game, p: int) -> np.ndarray:
 
 def observe(game: Game, seat: int) -> np.ndarray:
     r = game.rules
-    n, top, cells = r.players, r.max_tile, r.cells
-    out = np.zeros(observation_size(r), np.float32)
+    n, top, over = r.players, r.max_tile, game.phase is Phase.OVER
     lo, hi = game.bounds(seat)
-    i = 0
-    out[i : i + 2 * cells] = board_features(game, seat)
-    i += 2 * cells
-    out[i : i + cells] = np.asarray(lo, np.float32) / top
-    out[i + cells : i + 2 * cells] = np.asarray(hi, np.float32) / (top + 1)
-    i += 2 * cells
-    for k in range(1, MAX_PLAYERS):
-        if k < n:
-            out[i : i + 2 * cells] = board_features(game, (seat + k) % n)
-            out[i + 2 * cells] = 1.0
-        i += 2 * cells + 1
-    out[i : i + top] = np.asarray(game.table[1:], np.float32) / n
-    i += top
-    out[i] = game.pool_size / r.tiles
-    i += 1
+    others = np.zeros((MAX_PLAYERS - 1, 2 * r.cells + 1), np.float32)  # left neighbour first, then padding
+    for k in range(1, n):
+        others[k - 1, :-1], others[k - 1, -1] = board_features(game, (seat + k) % n), 1.0
+    hand, phase = np.zeros(top, np.float32), np.zeros(3, np.float32)
     if game.hand:
-        out[i + game.hand - 1] = 1.0
-    i += top
-    out[i] = float(game.drawn)
-    i += 1
-    if game.phase is not Phase.OVER:
-        out[i + (Phase.SETUP, Phase.CHOOSE, Phase.PLACE).index(game.phase)] = 1.0
-    i += 3
-    out[i] = float(game.extra)
-    out[i + 1] = float(game.phase is not Phase.OVER and game.player == seat)
-    return out
+        hand[game.hand - 1] = 1.0
+    if not over:
+        phase[(Phase.SETUP, Phase.CHOOSE, Phase.PLACE).index(game.phase)] = 1.0
+    parts = [board_features(game, seat), np.asarray(lo, np.float32) / top, np.asarray(hi, np.float32) / (top + 1)]
+    parts += [others.ravel(), np.asarray(game.table[1:], np.float32) / n, [game.pool_size / r.tiles], hand]
+    parts += [[float(game.drawn)], phase, [float(game.extra), float(not over and game.player == seat)]]
+    return np.concatenate(parts).astype(np.float32)

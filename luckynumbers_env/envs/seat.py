@@ -49,8 +49,7 @@ class LuckyNumbersEnv(gym.Env):
         mask_in_obs: bool = False,
         policy_factory: str | Callable[[str], Any] = AGENT_FACTORY,
     ) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= 4:
-            raise ValueError(f"num_players must be an int 2..4, got {num_players!r}")
+        self.rules = Rules(players=num_players, setup=setup, bruno=bruno)  # refuses a num_players outside 2..4
         check_render_mode(self.metadata, render_mode)
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or shaping < 0:
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
@@ -59,7 +58,6 @@ class LuckyNumbersEnv(gym.Env):
         self.illegal_action, self.illegal_reward, self.max_illegal = illegal_action, float(illegal_reward), max_illegal
         self.illegal_streak = 0
         self.shaping = float(shaping)
-        self.rules = Rules(players=num_players, setup=setup, bruno=bruno)
         self.render_mode = render_mode
         self.opponent_names, self.opponents = seat_opponents(opponents, num_players - 1, policy_factory)
         self.game = Game(self.rules, seed=0)

@@ -5,7 +5,6 @@ which block of integers is meaningful, at offsets fixed by the rules.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 
@@ -46,43 +45,22 @@ def phase_code(phase: Phase) -> np.int64:
     return np.int64(PHASE_CODES[phase])
 
 
-@dataclass(frozen=True)
 class ActionLayout:
     """Offsets of each block of actions in the flat ``Discrete`` space, from the size of each block
     (plain attributes: read in hot loops)."""
 
-    rows: int
-    cols: int
-    tiles: int
-    placements: int
-    wild_values: int
-    start: int = field(init=False, repr=False)
-    slide: int = field(init=False, repr=False)
-    block: int = field(init=False, repr=False)
-    place: int = field(init=False, repr=False)
-    arrange: int = field(init=False, repr=False)
-    wild: int = field(init=False, repr=False)
-    select: int = field(init=False, repr=False)
-    confirm: int = field(init=False, repr=False)
-    pass_: int = field(init=False, repr=False)
-    size: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        offset = 0
-        for name, count in (
-            ("start", self.cols),
-            ("slide", self.tiles),
-            ("block", self.placements),
-            ("place", self.placements),
-            ("arrange", len(PERMUTATIONS)),
-            ("wild", self.wild_values),
-            ("select", self.rows * self.cols),
-            ("confirm", 1),
-            ("pass_", 1),
-            ("size", 0),
-        ):
-            object.__setattr__(self, name, offset)
-            offset += count
+    def __init__(self, rows: int, cols: int, tiles: int, placements: int, wild_values: int) -> None:
+        self.rows, self.cols, self.tiles, self.placements, self.wild_values = rows, cols, tiles, placements, wild_values
+        self.start = 0
+        self.slide = self.start + cols
+        self.block = self.slide + tiles
+        self.place = self.block + placements
+        self.arrange = self.place + placements
+        self.wild = self.arrange + len(PERMUTATIONS)
+        self.select = self.wild + wild_values
+        self.confirm = self.select + rows * cols
+        self.pass_ = self.confirm + 1
+        self.size = self.pass_ + 1
 
     def phase_range(self, phase: Phase) -> range:
         """Actions that can be legal in a phase."""

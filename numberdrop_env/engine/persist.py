@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_bool, as_int, as_list, as_names, expect_keys, make_rng, restore_rng
+from gamekit.checks import as_bool, as_int, as_list, as_names, expect_keys, int_grid, make_rng, restore_rng
 
 from .actions import PHASES, Phase, block_table
 from .combos import ComboIndex
@@ -18,36 +18,19 @@ from .sheet import Sheet
 
 STATE_VERSION = TABLE_STATE_VERSION = 1  # of SoloGame.to_dict and Table.to_dict data
 
-_KEYS = {
-    "version",
-    "sheet",
-    "tiles",
-    "notches",
-    "dice",
-    "shape_face",
-    "phase",
-    "turn",
-    "star_pending",
-    "block_tile",
-    "pending_cells",
-    "pending_values",
-    "selection",
-    "rng",
-}
-
 
 def restore_solo(cls: type, data: Any, rules: Rules, seed: Any) -> Any:
     """Rebuild a solo game (``cls``: ``SoloGame``) from ``SoloGame.to_dict`` data; the generator is
     touched only once all is valid."""
-    expect_keys(data, _KEYS, "state")
-    _version(data["version"], STATE_VERSION)
-    rng = make_rng(seed)
     game = cls(rules, np.random.default_rng(0))  # a blank game, then every field from the data
+    expect_keys(data, set(game.to_dict()), "state", STATE_VERSION)
+    rng = make_rng(seed)
     game.sheet = Sheet.from_dict(data["sheet"], rules, "state.sheet")
     if game.sheet.crossed.any():
         raise ValueError("state.sheet.crossed: letters are crossed off only in multiplayer games")
     game.tiles = tuple(as_names(data["tiles"], rules.shape_names, "state.tiles"))
-    game.notches = _int_list(data["notches"], len(rules.letters), 0, rules.last_notch, "notches")
+    notches, last = (len(rules.letters),), rules.last_notch
+    game.notches = int_grid(data["notches"], notches, range(last + 1), "state.notches", f"a notch 0..{last}")
     game.phase = _phase(data["phase"])
     game.turn = as_int(data["turn"], 0, len(rules.letters) * rules.last_notch, "state.turn")
     game.star_pending = as_bool(data["star_pending"], "state.star_pending")
@@ -90,7 +73,8 @@ def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rule
         raise ValueError(f"{where}.pending_cells: four landed cells exactly in phases 'arrange' and 'wild'")
     if any(game.sheet.values[r, c] != EMPTY for r, c in cells):
         raise ValueError(f"{where}.pending_cells: a pending cell is already filled")
-    if cells and sorted(cells) not in _landings(game):
+    legal = np.flatnonzero(game._placements(game.allowed_shapes())) if cells else ()
+    if cells and sorted(cells) not in [game.table.cells(int(p), game.sheet.heights) for p in legal]:
         raise ValueError(f"{where}.pending_cells: not a legal landing of an allowed tetromino")
     if (p is Phase.WILD) != bool(values) or (values and (len(values) != 4 or WILD not in values)):
         raise ValueError(f"{where}.pending_values: four values with a wild left exactly in phase 'wild'")
@@ -147,11 +131,6 @@ def _boxes_ticked(sheet: Sheet, rules: Rules, where: str) -> None:
         raise ValueError(f"{where}.penalties: an occupied penalty row is ticked at the end of the game")
 
 
-def _landings(game: Any) -> list[list[tuple[int, int]]]:
-    legal = np.flatnonzero(game._placements(game.allowed_shapes()))
-    return [game.table.cells(int(p), game.sheet.heights) for p in legal]
-
-
 def _dice(game: Any, data: dict[str, Any], rules: Rules) -> None:
     roll = _roll(data, rules, game.phase is not Phase.START, "dice are rolled in every phase but 'start'")
     if roll is None:
@@ -184,23 +163,11 @@ def _roll(data: dict[str, Any], rules: Rules, rolled: bool, when: str) -> tuple[
     return tuple(int(v) for v in dice), face
 
 
-def _version(value: Any, expected: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value != expected:
-        raise ValueError(f"state.version: expected {expected}, got {value!r}")
-
-
 def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.phase") -> Phase:
     phase = value if isinstance(value, str) and value in {p.value for p in phases} else None
     if phase is None:
         raise ValueError(f"{where}: {value!r} is not one of {[p.value for p in phases]}")
     return Phase(phase)
-
-
-def _int_list(value: Any, n: int, lo: int, hi: int, name: str) -> np.ndarray:
-    items = as_list(value, f"state.{name}")
-    if len(items) != n:
-        raise ValueError(f"state.{name}: expected {n} entries, got {len(items)}")
-    return np.array([as_int(v, lo, hi, f"state.{name}[{i}]") for i, v in enumerate(items)], np.int64)
 
 
 def _cell(value: Any, rules: Rules, where: str) -> tuple[int, int]:
@@ -221,8 +188,7 @@ _NOT_DROPPED = (Phase.BLOCK, Phase.PLACE, Phase.ARRANGE, Phase.WILD)
 def restore_table(cls: type, data: Any, rules: Rules) -> Any:
     """Rebuild a multiplayer table (``cls``: ``Table``) from ``Table.to_dict`` data, refusing what the
     rules cannot reach."""
-    expect_keys(data, _TABLE_KEYS, "state")
-    _version(data["version"], TABLE_STATE_VERSION)
+    expect_keys(data, _TABLE_KEYS, "state", TABLE_STATE_VERSION)
     seats = as_list(data["seats"], "state.seats")
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise ValueError(f"state.seats: expected {MIN_PLAYERS}..{MAX_PLAYERS} seats, got {len(seats)}")

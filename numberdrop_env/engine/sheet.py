@@ -97,27 +97,23 @@ class Sheet:
     def copy(self) -> Sheet:
         other = Sheet.__new__(Sheet)
         other.rules = self.rules
-        for name in _ARRAYS:
+        for name in (*_SAVED, "heights"):
             setattr(other, name, getattr(self, name).copy())
         other.bonus = self.bonus
         return other
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {name: getattr(self, name).tolist() for name in _ARRAYS if name != "heights"}
-        out["bonus"] = self.bonus
-        return out
+        return {**{name: getattr(self, name).tolist() for name in _SAVED}, "bonus": self.bonus}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules, where: str = "sheet") -> Sheet:
         """Rebuild a sheet, refusing anything the rules could not have produced (cells are checked
         as Python ints before they are stored as ``int8``)."""
-        expect_keys(data, set(_ARRAYS) - {"heights"} | {"bonus"}, where)
+        expect_keys(data, {*_SAVED, "bonus"}, where)
         sheet = cls(rules)
         cell_values = {EMPTY, X, *range(rules.max_number + 1)}
         described = f"{EMPTY} (empty), 0..{rules.max_number} or {X} (X)"
-        for name in _ARRAYS:
-            if name == "heights":
-                continue
+        for name in _SAVED:
             template = getattr(sheet, name)
             if template.dtype == bool:
                 arr = bool_grid(data[name], template.shape, f"{where}.{name}")
@@ -149,7 +145,8 @@ class Sheet:
             raise ValueError(f"{where}.circled: a circled letter needs both boxes of its size")
 
 
-_ARRAYS = ("values", "used", "heights", "identical", "consecutive", "circled", "crossed", "lines", "penalties")
+_SAVED = ("values", "used", "identical", "consecutive", "circled", "crossed", "lines", "penalties")
+"""The arrays of a saved sheet (``heights`` follow from ``values``)."""
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_action, make_rng
+from gamekit.checks import as_action, as_int, make_rng
 
 from .actions import Phase, block_table
 from .persist import TABLE_STATE_VERSION, restore_table
@@ -89,10 +89,7 @@ class Table:
     def __init__(
         self, num_players: int = 2, rules: Rules = DEFAULT_RULES, seed: np.random.Generator | int | None = None
     ) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise TypeError(f"num_players must be an int, got {type(num_players).__name__}")
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+        num_players = as_int(num_players, MIN_PLAYERS, MAX_PLAYERS, "num_players")
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
         self.rules = rules
@@ -101,7 +98,7 @@ class Table:
         self.blocks: tuple[str, ...] = tuple(names[i] for i in self.rng.permutation(len(names)))
         for name in self.blocks:
             block_table(rules, name)
-        self.seats = [Seat(rules, p, self.rng) for p in range(int(num_players))]
+        self.seats = [Seat(rules, p, self.rng) for p in range(num_players)]
         self.turn = 0
         self.dice: tuple[int, ...] | None = None
         self.shape_face: str | None = None
@@ -132,7 +129,7 @@ class Table:
         return [] if self.over else [p for p, s in enumerate(self.seats) if s.phase not in (Phase.WAIT, Phase.OVER)]
 
     def legal_mask(self, seat: int) -> np.ndarray:
-        return self.seats[self._seat(seat)].legal_mask()
+        return self.seats[as_int(seat, 0, self.num_players - 1, "seat")].legal_mask()
 
     def scores(self) -> np.ndarray:
         return np.array([s.score() for s in self.seats])
@@ -147,7 +144,7 @@ class Table:
         ticked on the step that finishes the turn, for all seats)."""
         if self.over:
             raise ValueError("the game is over")
-        game = self.seats[self._seat(seat)]
+        game = self.seats[as_int(seat, 0, self.num_players - 1, "seat")]
         action = as_action(action, game.layout.size)
         if game.phase is Phase.WAIT:
             raise ValueError(f"seat {seat} owes no decision now: it waits for the other players")
@@ -156,13 +153,6 @@ class Table:
         if not self.to_act():
             self._end_turn()
         return self.scores() - before
-
-    def _seat(self, seat: Any) -> int:
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
-            raise TypeError(f"seat must be an int, got {type(seat).__name__}")
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
-        return int(seat)
 
     def _end_turn(self) -> None:
         """Section 5 for every sheet, the crossings, then the next roll or the end."""

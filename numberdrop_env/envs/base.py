@@ -12,12 +12,15 @@ from gymnasium import spaces
 from gamekit.checks import as_action
 from gamekit.env import check_flag, check_illegal_options, check_render_mode, mask_space, rebind_mask
 
+from .. import startup
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
+from ..numba_cache import warn_if_not_compiled
 from ..render.draw import picture
 
 BREAKDOWN_KEYS = SCORE_PARTS  # the order of info["score_breakdown"]
+_OPTIONS = {"state"}
 
 
 def breakdown_info(breakdown: dict[str, int]) -> np.ndarray:
@@ -42,10 +45,13 @@ def check_render_and_rules(metadata: dict[str, Any], render_mode: str | None, ru
 
 
 class SoloEnvBase(gym.Env):
-    """Base of the solo environments; subclasses implement ``action_masks`` and ``_offer``."""
+    """Base of the solo environments; subclasses implement ``action_masks``, ``_observation``,
+    ``_info`` and ``_offer``."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     game: SoloGame
+    env_id: str
+    """The registered id: the key of the background compile and of the log line about it."""
 
     def _setup(
         self,
@@ -65,6 +71,13 @@ class SoloEnvBase(gym.Env):
         self.illegal_reward = float(illegal_reward)
         self.max_illegal = int(max_illegal)
         self.illegal_streak = 0
+        warn_if_not_compiled(self.env_id, startup.enabled())  # one log line if the first steps will compile
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        startup.begin(self.env_id)  # not compiled yet: compile in the background, play as Python meanwhile
+        super().reset(seed=seed)
+        self._start(game_from_options(options, self.rules, self.np_random))
+        return self._obs(), self._info()
 
     def get_state(self) -> dict[str, Any]:
         """The game as JSON-safe data (``SoloGame.to_dict``), dice generator included."""
@@ -87,9 +100,11 @@ class SoloEnvBase(gym.Env):
         return picture(self.game, self.render_mode)
 
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
-        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; an action
-        of the wrong type or outside the space always raises: it is a bug, not a move."""
-        if self.illegal_action != "penalize" or self.game.is_over:
+        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; a step
+        after the end, or an action of the wrong type or outside the space, raises: it is a bug, not a move."""
+        if self.game.is_over:
+            raise ValueError("the game is over: call reset() before step()")
+        if self.illegal_action != "penalize":
             return None
         index = as_action(action, len(legal))
         if legal[index]:
@@ -113,22 +128,24 @@ class SoloEnvBase(gym.Env):
             obs["action_mask"] = self.action_masks().astype(np.int8)
         return obs
 
-    def _mask_info(self) -> dict[str, Any]:
-        """``{"action_mask": ...}``, or nothing when the observation holds it already."""
-        return {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+    def _score_info(self, breakdown: dict[str, int], **more: Any) -> dict[str, Any]:
+        """The info of both solo environments: the mask (unless the observation holds it), the score
+        and its parts, ``more``, and no illegal action."""
+        mask = {} if self.mask_in_obs else {"action_mask": self.action_masks()}
+        score = {"score": np.int64(breakdown["total"]), "score_breakdown": breakdown_info(breakdown)}
+        return {**mask, **score, **more, "illegal_action": np.False_}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         rebind_mask(self)
 
-    def action_masks(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
 
-    def _offer(self) -> None:
-        """Prepare what the new position offers (nothing for the decision-level env)."""
-
-    def _observation(self) -> dict[str, np.ndarray]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _info(self) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:
+    """The game a ``reset(options=...)`` asks for: a saved ``state`` to continue, or a new game."""
+    options = options or {}
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+    if "state" in options:
+        return SoloGame.from_dict(options["state"], rules, seed=rng)
+    return SoloGame(rules, seed=rng)

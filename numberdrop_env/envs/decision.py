@@ -13,16 +13,15 @@ from .. import startup
 from ..engine.actions import phase_code
 from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.solo import SoloGame
-from ..numba_cache import warn_if_not_compiled
-from .base import SoloEnvBase, breakdown_info
+from .base import SoloEnvBase
 from .observe import Observer, observation_shapes, observe  # noqa: F401  (observe: agents import it from here)
-
-_OPTIONS = {"state"}
 
 
 class NumberDropEnv(SoloEnvBase):
     """Solo Number Drop, one decision of the rules per step, with exact action masks; the score's
     change is the reward, ``auto_forced=True`` plays single-choice decisions (``docs/envs/numberdrop.md``)."""
+
+    env_id = "NumberDrop-v0"
 
     def __init__(
         self,
@@ -38,7 +37,6 @@ class NumberDropEnv(SoloEnvBase):
         self.auto_forced = bool(auto_forced)
         self.game = SoloGame(rules, seed=0)
         self._observe = Observer(rules)
-        warn_if_not_compiled("NumberDrop-v0", startup.enabled())  # one log line if the first steps will compile
         self.action_space = LegalDiscrete(self.game.layout.size, self.action_masks)
         self.observation_space = self._mask_space(
             spaces.Dict(
@@ -46,21 +44,12 @@ class NumberDropEnv(SoloEnvBase):
             )
         )
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        startup.begin("NumberDrop-v0")  # not compiled yet: compile in the background, play as Python meanwhile
-        super().reset(seed=seed)
-        self._start(game_from_options(options, self.rules, self.np_random))
-        return self._obs(), self._info()
-
     def step(self, action: int):
         startup.poll()  # the compiled code, once the background compile has it ready
         game = self.game
-        if game.is_over:
-            raise ValueError("the game is over: call reset() before step()")
-        if self.illegal_action == "penalize":
-            penalized = self._penalize(action, game.legal_mask())
-            if penalized is not None:
-                return penalized
+        penalized = self._penalize(action, game.legal_mask())
+        if penalized is not None:
+            return penalized
         reward = game.step(action)
         if self.auto_forced:
             reward += self._skip_forced()
@@ -76,6 +65,7 @@ class NumberDropEnv(SoloEnvBase):
         return self.game.describe(action)
 
     def _offer(self) -> None:
+        """Play the forced moves of a new game or position (they cannot score)."""
         self._skip_forced()  # forced moves at the start of a game or position cannot score
 
     def _skip_forced(self) -> int:
@@ -89,25 +79,7 @@ class NumberDropEnv(SoloEnvBase):
 
     def _info(self, breakdown: dict[str, int] | None = None) -> dict[str, Any]:
         breakdown = self._observe.boxes(self.game.sheet)[0] if breakdown is None else breakdown
-        return {
-            **self._mask_info(),
-            "score": np.int64(breakdown["total"]),
-            "score_breakdown": breakdown_info(breakdown),
-            "phase_code": phase_code(self.game.phase),
-            "turn": np.int64(self.game.turn),
-            "illegal_action": np.False_,
-        }
+        return self._score_info(breakdown, phase_code=phase_code(self.game.phase), turn=np.int64(self.game.turn))
 
     def _observation(self) -> dict[str, np.ndarray]:
         return self._observe(self.game)[0]
-
-
-def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:
-    """The game a ``reset(options=...)`` asks for: a saved ``state`` to continue, or a new game."""
-    options = options or {}
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_OPTIONS)}")
-    if "state" in options:
-        return SoloGame.from_dict(options["state"], rules, seed=rng)
-    return SoloGame(rules, seed=rng)

@@ -126,7 +126,7 @@ class _TableCore(SeatAgents):
             self._opponents = [opponent_features(self.table, q) for q in range(self.table.num_players)]
             self._snapshot_turn = self.table.turn
 
-    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
         return {
             "observation": observe_seat(self.table, seat, self._opponents),
@@ -173,9 +173,6 @@ class raw_env(_TableCore, AECEnv):
         self._begin(self.table.over)
         self.agent_selection = self._next_agent()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self._observe(agent)
-
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -217,7 +214,7 @@ class parallel_env(_TableCore, ParallelEnv):
         """A new game, or a saved one; a finished saved table has no agents left (empty dicts)."""
         self._new_table(seed, options)
         self.agents = [] if self.table.over else self.possible_agents[:]
-        return {a: self._observe(a) for a in self.agents}, {a: self._info(a) for a in self.agents}
+        return {a: self.observe(a) for a in self.agents}, {a: self._info(a) for a in self.agents}
 
     def step(self, actions: dict[str, Any]):
         if not self.agents:
@@ -238,7 +235,7 @@ class parallel_env(_TableCore, ParallelEnv):
         over = self.table.over
         terminations = dict.fromkeys(self.agents, over)
         truncations = dict.fromkeys(self.agents, False)
-        observations = {a: self._observe(a) for a in self.agents}
+        observations = {a: self.observe(a) for a in self.agents}
         infos = {a: self._info(a) for a in self.agents}
         if over:
             self.agents = []

@@ -81,7 +81,7 @@ class Observer:
             sheet.heights,
             track,
             *self._pending(game),
-            _flat(game.selection, self.rules.cols),
+            np.array([r * self.rules.cols + c for r, c in game.selection], np.int64) if game.selection else _NO_CELLS,
             _NO_COMBOS if combos is None else combos.structures,
             self._roll(game),
             self.faces.get(game.shape_face, -1),
@@ -98,18 +98,11 @@ class Observer:
 
     def boxes(self, sheet: Sheet) -> tuple[dict[str, int], np.ndarray]:
         """The score breakdown and the ``track`` (shared, read only), kept while no box changes."""
-        key = (
-            sheet.identical.tobytes(),
-            sheet.consecutive.tobytes(),
-            sheet.bonus,
-            sheet.circled.tobytes(),
-            sheet.lines.tobytes(),
-            sheet.penalties.tobytes(),
-        )
+        track = np.concatenate(
+            [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
+        ).astype(np.float32)
+        key = track.tobytes()  # every box the score counts, and the circled letters
         if key != self.boxes_memo[0]:
-            track = np.concatenate(
-                [sheet.identical, sheet.consecutive, [sheet.bonus], sheet.circled, sheet.lines, sheet.penalties]
-            ).astype(np.float32)
             self.boxes_memo = (key, sheet.score_breakdown(), track)
         return self.boxes_memo[1], self.boxes_memo[2]
 
@@ -142,11 +135,6 @@ def _observer(rules: Rules) -> Observer:
 def observe(game: SoloGame) -> dict[str, np.ndarray]:
     """The observation of a solo game (fresh arrays), as documented on ``NumberDropEnv``."""
     return _observer(game.rules)(game)[0]
-
-
-def _flat(cells: list[tuple[int, int]], cols: int) -> np.ndarray:
-    """Flat indices of cells."""
-    return np.array([r * cols + c for r, c in cells], np.int64) if cells else _NO_CELLS
 
 
 # Cells are flat (row * cols + column); WILD dice faces and pending values are -1.

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from gamekit.env import seat_opponents
 
-from ..engine.rules import DEFAULT_RULES, MAX_PLAYERS, Rules
+from ..engine.rules import DEFAULT_RULES, Rules
 from ..engine.table import Table
 from ..render.draw import picture
 from .base import SoloEnvBase
@@ -36,17 +37,15 @@ class NumberDropTableEnv(NumberDropTurnEnv):
         super().__init__(
             render_mode=render_mode, rules=rules, candidates=candidates, width=width, mask_in_obs=mask_in_obs
         )
-        if isinstance(num_players, bool) or not isinstance(num_players, int) or not 2 <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players must be an int 2..{MAX_PLAYERS}, got {num_players!r}")
+        self.table = Table(num_players, rules, seed=0)  # refuses a num_players outside 2..6
         self.num_players = num_players
         self.opponent_names, self.opponents = seat_opponents(opponents, num_players - 1, policy_factory)
-        self.table = Table(num_players, rules, seed=0)
         self.seat = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; NumberDropTable-v0 takes none")
-        super(NumberDropTurnEnv, self).reset(seed=seed)  # gymnasium seeding only
+        gym.Env.reset(self, seed=seed)  # gymnasium seeding only
         game_seed = int(self.np_random.integers(2**63 - 1))
         table = Table(self.num_players, self.rules, seed=game_seed)
         return self._sit(table, int(self.np_random.integers(self.num_players)), game_seed)

@@ -15,32 +15,13 @@ from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame
-from ..numba_cache import warn_if_not_compiled
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
-from .base import SoloEnvBase, breakdown_info
-from .decision import game_from_options
+from .base import SoloEnvBase
 
 CANDIDATE_FEATURES = (
-    "present",
-    "planner_value",
-    "points",
-    "identical",
-    "consecutive",
-    "combo_size",
-    "ends_game",
-    "geometry",
-    "potential",
-    "turns",
-    "letter",
-    "letter_half",
-    "remaining_turns",
-    "holes",
-    "hole_rows",
-    "full_rows",
-    "penalty_rows",
-    "filled",
-    "free_numbers",
+    *"present planner_value points identical consecutive combo_size ends_game geometry potential turns".split(),
+    *"letter letter_half remaining_turns holes hole_rows full_rows penalty_rows filled free_numbers".split(),
     "max_height",
     "bumpiness",
     *(f"height_{c}" for c in range(7)),
@@ -70,6 +51,7 @@ class NumberDropTurnEnv(SoloEnvBase):
     with ``replay=True`` by its decisions (``docs/envs/numberdrop-turn.md``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    env_id = "NumberDropTurn-v0"
 
     def __init__(
         self,
@@ -88,7 +70,6 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._setup(render_mode, rules, illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.slots = check_slots(candidates, rules)
         self.planner = TurnPlanner(width=width, block_width=block_width)
-        warn_if_not_compiled("NumberDropTurn-v0", startup.enabled())  # one log line if the first steps will compile
         self.game = SoloGame(rules, seed=0)
         self.replay = bool(replay)
         self.afterstates = bool(afterstates)
@@ -97,19 +78,11 @@ class NumberDropTurnEnv(SoloEnvBase):
         self.action_space = LegalDiscrete(self.slots, self.action_masks)
         self.observation_space = self._mask_space(spaces.Dict(turn_spaces(rules, self.slots, self.afterstates)))
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        startup.begin("NumberDropTurn-v0")  # not compiled yet: compile in the background, play as Python meanwhile
-        super().reset(seed=seed)
-        self._start(game_from_options(options, self.rules, self.np_random))
-        return self._obs(), self._info()
-
     def step(self, action: int):
-        if self.game.is_over:
-            raise ValueError("the game is over: call reset() before step()")
         penalized = self._penalize(action, self._mask)
         if penalized is not None:
             return penalized
-        reward = self._play(as_action(action, self.slots))
+        reward = self._play(action)
         self._offer()
         return self._obs(), float(reward), self.game.is_over, False, self._info()
 
@@ -128,13 +101,12 @@ class NumberDropTurnEnv(SoloEnvBase):
     def _start(self, game: SoloGame) -> None:
         super()._start(check_turn_start(game))
 
-    def _play(self, i: int) -> int:
-        """Play candidate ``i``: jump to its afterstate, or with ``replay`` step its decisions."""
-        if not self._mask[i]:
-            raise ValueError(f"action {i} is not legal: this turn has {len(self.offered)} candidates")
+    def _play(self, action: Any) -> int:
+        """Play candidate ``action``: jump to its afterstate, or with ``replay`` step its decisions."""
+        candidate = self._candidate(action)  # refuses an action not offered
         if self.replay:
-            return sum(self.game.step(a) for a in self.offered[i].actions)
-        return self.offered.play(i, self.game)
+            return sum(self.game.step(a) for a in candidate.actions)
+        return self.offered.play(int(action), self.game)
 
     def _candidate(self, action: Any) -> Candidate:
         action = as_action(action, self.slots)
@@ -150,16 +122,13 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        breakdown, s = self._breakdown, self.game.sheet
-        return {
-            **self._mask_info(),
-            "score": np.int64(breakdown["total"]),
-            "score_breakdown": breakdown_info(breakdown),
-            "turn": np.int64(self.game.turn),
-            "candidate_count": np.int64(len(self.offered)),
-            "boxes": np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
-            "illegal_action": np.False_,
-        }
+        s = self.game.sheet
+        return self._score_info(
+            self._breakdown,
+            turn=np.int64(self.game.turn),
+            candidate_count=np.int64(len(self.offered)),
+            boxes=np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+        )
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)

@@ -20,8 +20,7 @@ from ..engine.solo import SoloGame, roll_faces, roll_of
 from ..numba_cache import warn_if_not_compiled
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import picture
-from .base import BREAKDOWN_KEYS, check_render_and_rules
-from .decision import game_from_options
+from .base import BREAKDOWN_KEYS, check_render_and_rules, game_from_options
 from .turn import (
     CANDIDATE_FEATURES,
     _state,

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from gamekit.checks import positive_int
+
 from ..engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
-from ..engine.sheet import Sheet
+from ..engine.sheet import SCORE_PARTS, Sheet
 from .text import PHASE_WORDS, render_table, render_text
 
 if TYPE_CHECKING:
@@ -123,14 +125,8 @@ def draw_sheet(
     draw = ImageDraw.Draw(img)
     if title:
         draw.text((MARGIN, MARGIN), title, font=font(14), fill=INK)
-    _grid(
-        draw,
-        layout,
-        sheet,
-        dict(zip(pending_cells, list(pending_values) + [None] * len(pending_cells))),
-        set(map(tuple, selection)),
-        set(map(tuple, fresh)),
-    )
+    pending = dict(zip(pending_cells, list(pending_values) + [None] * len(pending_cells)))
+    _grid(draw, layout, sheet, pending, set(map(tuple, selection)), set(map(tuple, fresh)))
     _row_boxes(draw, layout, sheet)
     _track(draw, layout, sheet)
     _score(draw, layout, sheet)
@@ -168,13 +164,8 @@ def _grid(
                     _centered(draw, box, "?" if shown is None else str(shown), font(16), INK)
             if sheet.used[row, col]:
                 draw.ellipse(_inset(box, 3), outline=PEN, width=2)
-        _centered(
-            draw,
-            (MARGIN, layout.cell_box(row, 0)[1], layout.grid_x - 3, layout.cell_box(row, 0)[3]),
-            str(row),
-            small,
-            FAINT,
-        )
+        _, top, _, bottom = layout.cell_box(row, 0)
+        _centered(draw, (MARGIN, top, layout.grid_x - 3, bottom), str(row), small, FAINT)
     bottom = layout.grid_y + layout.grid_h
     for col in range(r.cols):
         left = layout.grid_x + col * CELL
@@ -236,17 +227,11 @@ def _score(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None
     y = layout.track_box("", sheet.rules.bonus_size)[3] + 44
     draw.text((x, y), "score", font=font(13), fill=INK)
     draw.text((x + 52, y - 8), str(parts["total"]), font=font(28), fill=INK)
-    names = (
-        ("identical", "same"),
-        ("consecutive", "run"),
-        ("bonus", "bonus"),
-        ("column_bonuses", "columns"),
-        ("lines", "lines"),
-        ("penalties", "penalty"),
-    )
-    for i, (key, word) in enumerate(names):
+    words = ("same", "run", "bonus", "columns", "lines", "penalty")
+    for i, (key, word) in enumerate(zip(SCORE_PARTS, words)):  # every part but the total
         draw.text((x, y + 34 + 15 * i), word, font=font(11), fill=FAINT)
-        _right(draw, (x + 100, y + 34 + 15 * i), f"{parts[key]:+d}" if parts[key] else "0", font(11), INK)
+        text = f"{parts[key]:+d}" if parts[key] else "0"  # right-aligned
+        draw.text((x + 100 - draw.textlength(text, font=font(11)), y + 34 + 15 * i), text, font=font(11), fill=INK)
 
 
 # ---------------------------------------------------------------------------- the solo board and dice
@@ -299,7 +284,7 @@ def _board(
         box = (x0 + i * col_w + 2, y + 2, x0 + (i + 1) * col_w - 2, y + NOTCH_H - 2)
         fill = SAFE if circled[i] else (BLOCK if notch == rules.last_notch else TILE)
         draw.rectangle(box, fill=fill, outline=INK)
-        _shape_glyph(draw, rules, shape, _center(box), PAPER if fill == BLOCK else INK)
+        _glyph(draw, rules, shape, _center(box), PAPER if fill == BLOCK else INK)
     return top + (rules.last_notch + 1) * NOTCH_H
 
 
@@ -322,16 +307,13 @@ def _dice(
     if shape_face == "*":
         _star(draw, _center(box), 9, INK)
     elif shape_face is not None:
-        _shape_glyph(draw, rules, shape_face, _center(box), INK)
+        _glyph(draw, rules, shape_face, _center(box), INK)
     return top + DIE
 
 
-def _shape_glyph(draw: ImageDraw.ImageDraw, rules: Rules, name: str, center: tuple[int, int], fill: RGB) -> None:
-    _cells_glyph(draw, dict(rules.tetrominoes + rules.multi_blocks)[name], center, fill)
-
-
-def _cells_glyph(draw: ImageDraw.ImageDraw, cells: Sequence[Cell], center: tuple[int, int], fill: RGB) -> None:
-    unit = 5
+def _glyph(draw: ImageDraw.ImageDraw, rules: Rules, name: str, center: tuple[int, int], fill: RGB) -> None:
+    """A tetromino or block drawn small, by its name."""
+    cells, unit = dict(rules.tetrominoes + rules.multi_blocks)[name], 5
     rows = max(r for r, _ in cells) + 1
     cols = max(c for _, c in cells) + 1
     x0, y0 = center[0] - cols * unit // 2, center[1] - rows * unit // 2
@@ -376,8 +358,7 @@ def draw_game(game: SoloGame, *, fresh: Iterable[Cell] = (), caption: str = "") 
 
 def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
     """A multiplayer table: every seat's sheet (``per_row`` to a row), the block board and the dice."""
-    if isinstance(per_row, bool) or not isinstance(per_row, int) or per_row < 1:
-        raise ValueError(f"per_row must be an int >= 1, got {per_row!r}")
+    per_row = positive_int(per_row, "per_row")
     sheets = [
         draw_sheet(
             s.sheet,
@@ -398,12 +379,11 @@ def draw_table(table: Table, *, per_row: int = 3) -> Image.Image:
     x = img.width - PANEL_W
     draw.text((x + 4, MARGIN), f"turn {table.turn}", font=font(14), fill=INK)
     draw.text((x + 4, MARGIN + 26), "block board", font=font(14), fill=INK)
-    shapes = dict(table.rules.multi_blocks)
     for i, (letter, name) in enumerate(zip(table.rules.letters, table.blocks)):
         y = MARGIN + 50 + i * 40
         box = (x + 34, y, x + 84, y + 34)
         draw.rectangle(box, fill=PENDING if table.block_letter == i else TILE, outline=INK)
-        _cells_glyph(draw, shapes[name], _center(box), INK)
+        _glyph(draw, table.rules, name, _center(box), INK)
         draw.text((x + 8, y + 9), letter, font=font(14), fill=INK)
         if table.crossed[i]:
             draw.line((x + 4, y + 30, x + 88, y + 4), fill=PEN, width=3)
@@ -460,10 +440,6 @@ def _centered(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: s
     left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     draw.text((round(cx - (left + right) / 2), round(cy - (top + bottom) / 2)), text, font=f, fill=fill)
-
-
-def _right(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, f, fill: RGB) -> None:
-    draw.text((xy[0] - draw.textlength(text, font=f), xy[1]), text, font=f, fill=fill)
 
 
 def _star(draw: ImageDraw.ImageDraw, center: tuple[int, int], radius: int, fill: RGB) -> None:
