@@ -162,21 +162,12 @@ async def read_json(request: Request, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
-_INT = re.compile(r"-?[0-9]{1,12}")
-_NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
+_NUMBER = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 
 
-def query_int(request: Request, name: str) -> int:
-    """A query parameter written as a plain integer (ASCII digits, at most 12)."""
-    raw = request.query_params.get(name)
-    if raw is None or not _INT.fullmatch(raw):
-        raise GameError(f"{name} must be an integer written in digits 0-9, got {(raw or '')[:20]!r}", 400)
-    return int(raw)
-
-
-def query_number(request: Request, name: str, default: str) -> float:
-    """A query parameter written as a plain decimal number (``2``, ``0.4``)."""
+def query_number(request: Request, name: str, default: str | None = None) -> int | float:
+    """A query parameter written as a plain decimal number (``2``, ``0.4``): an integer without a point."""
     raw = request.query_params.get(name, default)
-    if not _NUMBER.fullmatch(raw):
-        raise GameError(f"{name} must be a number of seconds written in digits 0-9, got {raw[:20]!r}", 400)
-    return float(raw)
+    if raw is None or not _NUMBER.fullmatch(raw):
+        raise GameError(f"{name} must be a number written in digits 0-9, got {(raw or '')[:20]!r}", 400)
+    return float(raw) if "." in raw else int(raw)

@@ -23,6 +23,12 @@ def die_value(v: int) -> int | str:
     return "*" if v == WILD else int(v)
 
 
+RULES_SHOWN = (
+    "rows cols regular_rows letters box_sizes bonus_size line_points penalty_points full_column_points last_notch"
+    " max_number max_score"
+).split()
+
+
 @lru_cache(maxsize=8)
 def geometry(rules: Rules) -> dict[str, Any]:
     """What never changes during a game: the grid, the boxes and every tetromino orientation
@@ -45,18 +51,7 @@ def geometry(rules: Rules) -> dict[str, Any]:
             }
         )
     return {
-        "rows": rules.rows,
-        "cols": rules.cols,
-        "regular_rows": rules.regular_rows,
-        "letters": rules.letters,
-        "box_sizes": list(rules.box_sizes),
-        "bonus_size": rules.bonus_size,
-        "line_points": rules.line_points,
-        "penalty_points": rules.penalty_points,
-        "full_column_points": rules.full_column_points,
-        "last_notch": rules.last_notch,
-        "max_number": rules.max_number,
-        "max_score": rules.max_score,
+        **{name: getattr(rules, name) for name in RULES_SHOWN},
         "shapes": list(table.names),
         "orientations": orientations,
         "high_scores": list(HIGH_SCORES),
