@@ -253,17 +253,14 @@ class Api:
         return job.to_json()
 
     async def job(self, request: Request) -> Response:
-        if request.method == "DELETE":
-            return await self.cancel(request)
+        """A job as it stands, once done or after ``?wait`` seconds; DELETE cancels it."""
         job = self.jobs.get(request.path_params["job"])
+        if request.method == "DELETE":
+            if not job.future.done():
+                job.cancelled.set()
+            return JSONResponse(job.to_json())
         wait = checked(query_number(request, "wait", "0"), "wait", float, 0, 30)
         return JSONResponse(await self._wait(job, wait))
-
-    async def cancel(self, request: Request) -> Response:
-        job = self.jobs.get(request.path_params["job"])
-        if not job.future.done():
-            job.cancelled.set()
-        return JSONResponse(job.to_json())
 
 
 def _outcome_read(waited: asyncio.Future) -> None:

@@ -7,6 +7,7 @@ import copy
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import reduce
 from typing import Any
 
 import numpy as np
@@ -67,19 +68,13 @@ def state_paths(obj: Any, prefix: Path = (), depth: int = 0) -> Iterator[Path]:
             yield from state_paths(value, (*prefix, name), depth + 1)
 
 
-def _owner(policy: Any, path: Path) -> Any:
-    for name in path[:-1]:
-        policy = getattr(policy, name)
-    return policy
-
-
 def take(policy: Any, paths: list[Path]) -> State:
-    return {path: getattr(_owner(policy, path), path[-1]) for path in paths}
+    return {path: reduce(getattr, path, policy) for path in paths}
 
 
 def put(policy: Any, state: State) -> None:
     for path, value in state.items():
-        setattr(_owner(policy, path), path[-1], value)
+        setattr(reduce(getattr, path[:-1], policy), path[-1], value)
 
 
 class Built:

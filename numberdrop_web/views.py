@@ -62,21 +62,17 @@ def geometry(rules: Rules) -> dict[str, Any]:
 SHEET_ARRAYS = ("values", "used", "identical", "consecutive", "circled", "lines", "penalties", "heights")
 
 
-def sheet_state(game: SoloGame) -> dict[str, Any]:
-    s = game.sheet
-    return {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)}
-
-
 def game_state(game: SoloGame) -> dict[str, Any]:
     """The whole game as the page draws it, with the options of the pending decision."""
+    s = game.sheet
     return {
         "phase": game.phase.value,
         "prompt": PHASE_WORDS[game.phase.value],
         "turn": game.turn,
         "over": game.is_over,
         "score": game.score(),
-        "breakdown": game.sheet.score_breakdown(),
-        "sheet": sheet_state(game),
+        "breakdown": s.score_breakdown(),
+        "sheet": {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)},
         "tiles": list(game.tiles),
         "notches": game.notches.tolist(),
         "dice": None if game.dice is None else [die_value(v) for v in game.dice],
