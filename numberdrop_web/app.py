@@ -142,10 +142,9 @@ class Api:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
 
     async def meta(self, request: Request) -> Response:
+        agents = {"agents": offered_agents(), "default_agent": self.default_agent}
         limits = {"body_limit": BODY_LIMIT, "idle_seconds": self.store.idle_seconds}
-        return JSONResponse(
-            {**geometry(DEFAULT_RULES), "agents": offered_agents(), "default_agent": self.default_agent, **limits}
-        )
+        return JSONResponse({**geometry(DEFAULT_RULES), **agents, **limits})
 
     async def create(self, request: Request) -> Response:
         body = await read_json(request, {"seed", "agent", "actions", "record", "auto", "player"})
