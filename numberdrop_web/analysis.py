@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from agents.numberdrop.network import best_candidates, offer_turns
-from agents.registry import AGENTS, make_policy
+from agents.registry import make_policy
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner.turns import TURN_PHASES, TurnPlanner
 from numberdrop_env.render.text import decision_words
 
-from .choices import Seen, Watch, expectimax_of, expectimax_rows, look_ahead_of, look_ahead_rows
+from .choices import Seen, Watch, expectimax_rows, look_ahead_of, look_ahead_rows
 from .sessions import GameError, GameSession
 from .views import drawing
 from .words import turn_lines
@@ -37,28 +37,15 @@ class Cancelled(Exception):
     """The job was cancelled between two steps."""
 
 
-def agent_names() -> list[str]:
-    """The registry's Number Drop agents, read when asked (new agents appear without a change here)."""
-    return list(AGENTS)
-
-
-def check_agent(name: Any) -> str:
-    if not isinstance(name, str):
-        raise GameError(f"agent must be a string, got {type(name).__name__}", 400)
-    if name not in AGENTS:
-        raise GameError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}", 400)
-    return name
-
-
 def state_key(game: SoloGame) -> str:
     """A position's identity (its whole state, the dice generator's included)."""
     return hashlib.sha1(json.dumps(game.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
-def turn_key(game: SoloGame) -> tuple[bytes, bytes, bytes]:
-    """What a turn leaves: the grid, the used cells and the notches."""
+def turn_end(game: SoloGame) -> str:
+    """What a turn leaves, hashed: the grid, the used cells and the notches."""
     s = game.sheet
-    return s.values.tobytes(), s.used.tobytes(), game.notches.tobytes()
+    return hashlib.sha1(b"|".join((s.values.tobytes(), s.used.tobytes(), game.notches.tobytes()))).hexdigest()
 
 
 class Job:
@@ -99,7 +86,7 @@ class AgentLine:
     """An agent's policies for one game and the hints they gave, by position."""
 
     def __init__(self, name: str, session: GameSession) -> None:
-        self.name = check_agent(name)
+        self.name = name
         self.seed = session.seed if session.seed is not None else 0
         self.lock = threading.Lock()
         self.expected = state_key(session.at(0))
@@ -154,14 +141,14 @@ class AgentLine:
         (as in a whole game); a yes from ``stop`` before a decision raises ``Cancelled``."""
         start = time.perf_counter()
         clone, actions, words = game.clone(), [], []
-        turn, turn_end, turn_actions = clone.turn, None, None
+        turn, end, turn_actions = clone.turn, None, None
         with Watch(policy) as watch:
             while not clone.is_over:
                 if stop is not None and stop():
                     raise Cancelled
                 mask = clone.legal_mask()
                 if clone.turn != turn:
-                    turn_end = turn_end or turn_key(clone)
+                    end = end or turn_end(clone)
                     turn_actions = turn_actions if turn_actions is not None else list(actions)
                     if np.count_nonzero(mask) != 1:
                         break
@@ -186,7 +173,7 @@ class AgentLine:
             "breakdown_after": clone.sheet.score_breakdown(),
             "ends_game": clone.is_over,
             "drawing": drawing(game, clone),
-            "turn_end": _hex(turn_end or turn_key(clone)),
+            "turn_end": end or turn_end(clone),
             "seconds": round(time.perf_counter() - start, 4),
             "_after": state_key(clone),
             "_seen": watch.seen,
@@ -226,16 +213,9 @@ HEADINGS: dict[str, tuple[str, str]] = {
     "rolls": ("rolls", "how many sampled next rolls the look-ahead averaged"),
 }
 
-AGENT_VALUE = {"ntuple": "points + n-tuple value", "q": "network's value"}
-"""What a one-ply agent maximises, by family, as its sentence names it."""
-
 
 def headings(columns: list[str]) -> dict[str, dict[str, str]]:
     return {key: dict(zip(("head", "explain"), HEADINGS[key])) for key in columns}
-
-
-def _hex(key: tuple[bytes, ...]) -> str:
-    return hashlib.sha1(b"|".join(key)).hexdigest()
 
 
 Table = tuple[list[dict[str, Any]], list[str], str]
@@ -247,18 +227,16 @@ def explained(name: str, policy: Any, game: SoloGame, seen: Any, top: int, job: 
     if seen is None:
         return None
     job.report("the look-ahead's numbers", 0.5)
-    search, expecti = look_ahead_of(policy), expectimax_of(policy)
-    if search is not None and seen.calls:
-        start, weighed = look_ahead_rows(search, seen, top)
+    if seen["lookahead"]:  # the agent of the line is the hint's: it has the same look-ahead
+        start, weighed = look_ahead_rows(look_ahead_of(policy), seen, top)
         columns = ["points", "lookahead", "spread", "rolls"]
-        rounds = max(r["rolls"] for _, r in weighed)
         why = (
             f"{name} looked one turn ahead: each plan's points now plus its value of the next turn, "
             f"averaged over sampled rolls; it plays the plan of the highest mean"
         )
         if any(r.get("dropped") for _, r in weighed):
-            why += f" among those valued again on more rolls ({rounds} in all)"
-    elif expecti is not None and seen.rolls is not None:
+            why += f" among those valued again on more rolls ({max(r['rolls'] for _, r in weighed)} in all)"
+    elif seen["turn_rolls"]:
         start, weighed = expectimax_rows(policy, seen, top)
         columns = ["points", "agent_value", "lookahead", "spread", "rolls"]
         why = (
@@ -290,8 +268,10 @@ def valued(name: str, policy: Any, game: SoloGame, top: int) -> Table:
 
 
 def _agent_head(name: str) -> str:
-    family = "ntuple" if name.startswith("ntuple") else "q" if name in ("q", "best") else name
-    return AGENT_VALUE.get(family, HEADINGS["agent_value"][0])
+    """What a one-ply agent maximises, as its sentence names it."""
+    if name.startswith("ntuple"):
+        return "points + n-tuple value"
+    return "network's value" if name in ("q", "best") else HEADINGS["agent_value"][0]
 
 
 def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarray | None]:
@@ -304,11 +284,8 @@ def _offered(policy: Any, game: SoloGame, top: int) -> tuple[list[Any], np.ndarr
         (offered,), batch, masks = offer_turns(policy.setup, [game])
         slots, values = best_candidates(policy.model, batch, masks, top)
         return [offered[int(j)] for j in slots], values
-    planner = getattr(policy, "planner", None)
-    if not isinstance(planner, TurnPlanner):
-        planner = getattr(getattr(policy, "greedy", None), "planner", None)
-    if not isinstance(planner, TurnPlanner):
-        planner = _PLANNER
+    planners = [getattr(owner, "planner", None) for owner in (policy, getattr(policy, "greedy", None))]
+    planner = next((p for p in planners if isinstance(p, TurnPlanner)), _PLANNER)
     return list(planner.candidates(game, limit=top)), None
 
 
@@ -330,7 +307,7 @@ def _candidate_row(game: SoloGame, candidate: Any, rank: int) -> dict[str, Any]:
         "breakdown_after": clone.sheet.score_breakdown(),
         "ends_game": bool(candidate.ends_game),
         "drawing": drawing(game, clone),
-        "turn_end": _hex(turn_key(clone)),
+        "turn_end": turn_end(clone),
         "chosen": False,
     }
 

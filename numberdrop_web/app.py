@@ -33,7 +33,6 @@ from .guard import (
     HostGuard,
     allowed_hosts,
     error,
-    query_int,
     query_number,
     read_json,
 )
@@ -72,28 +71,17 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
 
 
-def integer(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise GameError(f"{name} must be an integer, got {type(value).__name__}", 400)
-    return within(value, name, low, high)
+KINDS = {bool: "true or false", int: "an integer", float: "a finite number"}
 
 
-def number(value: Any, name: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise GameError(f"{name} must be a number, got {value!r}", 400)
-    return float(within(value, name, low, high))
-
-
-def within(value: Any, name: str, low: float, high: float) -> Any:
-    if not low <= value <= high:
+def checked(value: Any, name: str, kind: type = int, low: float = 0, high: float = MAX_SEED) -> Any:
+    """``value`` when it is of ``kind`` (an integer serves as a float) and a number in ``low..high``; else a 400."""
+    fits = isinstance(value, bool) if kind is bool else isinstance(value, (int, kind)) and not isinstance(value, bool)
+    if not fits or (kind is float and not math.isfinite(value)):
+        raise GameError(f"{name} must be {KINDS[kind]}, got {value!r:.20}", 400)
+    if kind is not bool and not low <= value <= high:
         raise GameError(f"{name} must be in {low}..{high}, got {value}", 400)
-    return value
-
-
-def flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise GameError(f"{name} must be true or false, got {value!r}", 400)
-    return value
+    return kind(value)
 
 
 def action_list(value: Any, name: str) -> list[int]:
@@ -106,7 +94,7 @@ def action_list(value: Any, name: str) -> list[int]:
 
 def expect(body: dict[str, Any], session: GameSession) -> None:
     """Refuse (409) a request made for another position than the game's."""
-    if "expect" in body and integer(body["expect"], "expect", 0, MAX_SEED) != session.index:
+    if "expect" in body and checked(body["expect"], "expect") != session.index:
         raise GameError(f"the game is at decision {session.index}, not {body['expect']}: reload its state", 409)
 
 
@@ -154,15 +142,14 @@ class Api:
         self.store, self.jobs, self.default_agent = store, jobs, default_agent
 
     async def meta(self, request: Request) -> Response:
+        agents = {"agents": offered_agents(), "default_agent": self.default_agent}
         limits = {"body_limit": BODY_LIMIT, "idle_seconds": self.store.idle_seconds}
-        return JSONResponse(
-            {**geometry(DEFAULT_RULES), "agents": offered_agents(), "default_agent": self.default_agent, **limits}
-        )
+        return JSONResponse({**geometry(DEFAULT_RULES), **agents, **limits})
 
     async def create(self, request: Request) -> Response:
         body = await read_json(request, {"seed", "agent", "actions", "record", "auto", "player"})
         agent = check_offered(body.get("agent", self.default_agent))
-        auto = flag(body.get("auto", False), "auto")
+        auto = checked(body.get("auto", False), "auto", bool)
         player = body.get("player", "human")
         if not isinstance(player, str) or len(player) > 64:
             raise GameError("player must be a string of at most 64 characters", 400)
@@ -172,7 +159,7 @@ class Api:
             session = self._from_record(body["record"], agent)
         else:
             seed = body.get("seed")
-            seed = secrets.randbelow(1_000_000) if seed is None else integer(seed, "seed", 0, MAX_SEED)
+            seed = secrets.randbelow(1_000_000) if seed is None else checked(seed, "seed")
             actions = action_list(body.get("actions", []), "actions")
             session = GameSession(seed=seed, agent=agent, player=player)
             if actions or auto:
@@ -200,9 +187,9 @@ class Api:
 
     async def state_at(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
-        at = query_int(request, "at")
+        at = query_number(request, "at")
         with session.lock:
-            return JSONResponse(session_json(session, integer(at, "at", 0, session.index)))
+            return JSONResponse(session_json(session, checked(at, "at", int, 0, session.index)))
 
     async def act(self, request: Request) -> Response:
         session = self.store.get(request.path_params["game"])
@@ -210,8 +197,8 @@ class Api:
         if ("action" in body) == ("actions" in body):
             raise GameError("send one of action (an integer) and actions (a list of integers)", 400)
         actions = [body["action"]] if "action" in body else action_list(body["actions"], "actions")
-        auto = flag(body.get("auto", False), "auto")
-        ahead = flag(body.get("ahead", False), "ahead")
+        auto = checked(body.get("auto", False), "auto", bool)
+        ahead = checked(body.get("ahead", False), "ahead", bool)
         with session.lock:
             expect(body, session)
             points = session.play(actions, auto)
@@ -225,7 +212,7 @@ class Api:
         body = await read_json(request, {"count", "expect"})
         with session.lock:
             expect(body, session)
-            session.undo(body.get("count", 1))
+            session.undo(checked(body.get("count", 1), "count", int, 1))
             return JSONResponse(session_json(session))
 
     async def record(self, request: Request) -> Response:
@@ -240,9 +227,9 @@ class Api:
         fields = {"agent", "wait", "top", "lookahead"} if kind == "analysis" else {"agent", "wait"}
         body = await read_json(request, fields)
         agent = check_offered(body.get("agent", session.agent))
-        wait = number(body.get("wait", 2.0), "wait", 0.0, 30.0)
-        top = integer(body.get("top", 8), "top", 1, 32)
-        lookahead = flag(body.get("lookahead", True), "lookahead")
+        wait = checked(body.get("wait", 2.0), "wait", float, 0, 30)
+        top = checked(body.get("top", 8), "top", int, 1, 32)
+        lookahead = checked(body.get("lookahead", True), "lookahead", bool)
         with session.lock:
             if session.game.is_over:
                 raise GameError("the game is over: there is no turn to hint", 422)
@@ -265,17 +252,14 @@ class Api:
         return job.to_json()
 
     async def job(self, request: Request) -> Response:
+        """A job as it stands, once done or after ``?wait`` seconds; DELETE cancels it."""
+        job = self.jobs.get(request.path_params["job"])
         if request.method == "DELETE":
-            return await self.cancel(request)
-        job = self.jobs.get(request.path_params["job"])
-        wait = number(query_number(request, "wait", "0"), "wait", 0.0, 30.0)
+            if not job.future.done():
+                job.cancelled.set()
+            return JSONResponse(job.to_json())
+        wait = checked(query_number(request, "wait", "0"), "wait", float, 0, 30)
         return JSONResponse(await self._wait(job, wait))
-
-    async def cancel(self, request: Request) -> Response:
-        job = self.jobs.get(request.path_params["job"])
-        if not job.future.done():
-            job.cancelled.set()
-        return JSONResponse(job.to_json())
 
 
 def _outcome_read(waited: asyncio.Future) -> None:
@@ -310,17 +294,13 @@ def create_app(
     max_games: int = 1000,
     workers: int = 4,
     default_agent: str = DEFAULT_AGENT,
-    store: GameStore | None = None,
     hosts: Iterable[str] = allowed_hosts(),
     body_seconds: float = BODY_SECONDS,
 ) -> Starlette:
     """The application; ``app.state.store`` and ``app.state.jobs`` hold its games and jobs.
     It answers requests addressed to one of ``hosts`` (this machine's names by default)."""
-    try:
-        check_offered(default_agent)
-    except GameError as err:
-        raise ValueError(str(err)) from None
-    store = store or GameStore(idle_seconds, max_games)
+    check_offered(default_agent)  # a GameError is a ValueError
+    store = GameStore(idle_seconds, max_games)
     jobs = Jobs(workers)
     api = Api(store, jobs, default_agent)
 

@@ -3,7 +3,7 @@ explain the choice): ``Watch`` records what the agent's look-ahead methods were 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
 from typing import Any
 
 import numpy as np
@@ -29,57 +29,48 @@ def expectimax_of(policy: Any) -> Any:
     return None
 
 
-@dataclass
-class Seen:
-    """What the agent's ranking computed during one turn's choice."""
-
-    calls: list[tuple[SoloGame, list[Any], np.ndarray, list[float]]] = field(default_factory=list)
-    rolls: Any = None
-    game: SoloGame | None = None
+Seen = dict[str, list[tuple[Any, ...]]]
+"""What the agent's ranking computed during one turn's choice, by method: each call's position,
+its other arguments and its answer (copies)."""
 
 
 class Watch:
-    """Records, while ``active``, the look-ahead's calls or the expectimax's rolls of ``policy``."""
+    """Records in ``seen``, while ``active``, the calls of the look-ahead's ``lookahead`` or of the
+    expectimax's ``turn_rolls`` that ``policy`` makes."""
 
     def __init__(self, policy: Any) -> None:
-        self.search, self.expecti = look_ahead_of(policy), expectimax_of(policy)
-        self.seen, self.active = Seen(), True
+        self.policy, self.active, self.watched = policy, True, []
+        self.seen: Seen = {"lookahead": [], "turn_rolls": []}
 
     def __enter__(self) -> Watch:
-        if self.search is not None:
-            real = self.search.lookahead
-
-            def lookahead(game: SoloGame, plans: list[Any], seeds: np.ndarray) -> list[float]:
-                out = real(game, plans, seeds)
-                if self.active:
-                    self.seen.calls.append((game.clone(), list(plans), np.array(seeds), list(out)))
-                return out
-
-            self.search.lookahead = lookahead
-        if self.expecti is not None:
-            real_rolls = self.expecti.turn_rolls
-
-            def turn_rolls(game: SoloGame) -> Any:
-                rolls = real_rolls(game)
-                if self.active:
-                    self.seen.rolls, self.seen.game = rolls, game.clone()
-                return rolls
-
-            self.expecti.turn_rolls = turn_rolls
+        for obj, name in ((look_ahead_of(self.policy), "lookahead"), (expectimax_of(self.policy), "turn_rolls")):
+            if obj is not None:
+                self._watch(obj, name)
         return self
 
+    def _watch(self, obj: Any, name: str) -> None:
+        real = getattr(obj, name)
+
+        def watched(game: SoloGame, *args: Any) -> Any:
+            out = real(game, *args)
+            if self.active:
+                self.seen[name].append((game.clone(), *map(copy.copy, args), copy.copy(out)))
+            return out
+
+        setattr(obj, name, watched)
+        self.watched.append((obj, name))
+
     def __exit__(self, *exc: Any) -> None:
-        for obj, name in ((self.search, "lookahead"), (self.expecti, "turn_rolls")):
-            if obj is not None:
-                vars(obj).pop(name, None)  # the class's own method again
+        for obj, name in self.watched:
+            vars(obj).pop(name)  # the class's own method again
 
 
 def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]]:
-    """The plans the look-ahead weighed (``seen.calls``), in its final order (the refined ones first,
+    """The plans the look-ahead weighed (``seen["lookahead"]``), in its final order (the refined ones first,
     each by its mean over all its rolls), ``top`` of them, each with its mean, spread and number of rolls."""
-    game = seen.calls[0][0]
+    game = seen["lookahead"][0][0]
     plans: dict[Any, dict[str, Any]] = {}
-    for _, offered, seeds, means in seen.calls:
+    for _, offered, seeds, means in seen["lookahead"]:
         for plan, mean in zip(offered, means):
             if not np.isfinite(mean):  # a second copy of a plan already valued
                 continue
@@ -103,9 +94,9 @@ def look_ahead_rows(search: Any, seen: Seen, top: int) -> tuple[SoloGame, list[t
 
 
 def expectimax_rows(policy: Any, seen: Seen, top: int) -> tuple[SoloGame, list[tuple[Any, dict[str, Any]]]]:
-    """The candidates the expectimax searched (``seen.rolls``), best first, with the score it compared,
+    """The candidates the expectimax searched (``seen["turn_rolls"]``), best first, with the score it compared,
     its spread over the rolls and their number, and the one-ply value that chose them."""
-    game, rolls, planner = seen.game, seen.rolls, policy.planner
+    (game, rolls), planner = seen["turn_rolls"][-1], policy.planner
     states = planner.pack_batch([game], policy.limit)
     count, arrays, _ = planner.candidate_arrays(states, game.rules, policy.limit)
     values = policy.value.candidate_values(states, np.arange(1), count, arrays)[0]

@@ -16,7 +16,6 @@ and ``mode=watch``, ``mode=replay`` or ``mode=compare``.
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 import time
 import webbrowser
@@ -26,8 +25,8 @@ from agents.cli.common import HelpFormatter, plain_text
 PROG = "numberdrop-web"
 
 
-def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=plain_text(__doc__), formatter_class=HelpFormatter)
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=plain_text(__doc__), formatter_class=HelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)")
     parser.add_argument(
         "--allow-host",
@@ -47,8 +46,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
-    parser = build_parser(prog)
+def cli(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
@@ -68,12 +67,12 @@ def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
         parser.error(str(err))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
-    threading.Thread(target=_announce, args=(server, args.host, not args.no_browser, prog), daemon=True).start()
+    threading.Thread(target=_announce, args=(server, args.host, not args.no_browser), daemon=True).start()
     server.run()
     return 0
 
 
-def _announce(server: object, host: str, browser: bool, prog: str) -> None:
+def _announce(server: object, host: str, browser: bool) -> None:
     """Print the address once the server listens (the port chosen when --port 0), and open it."""
     while not getattr(server, "started", False):
         if getattr(server, "should_exit", False):
@@ -82,10 +81,6 @@ def _announce(server: object, host: str, browser: bool, prog: str) -> None:
     port = server.servers[0].sockets[0].getsockname()[1]  # type: ignore[attr-defined]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     url = f"http://{shown}:{port}/"
-    print(f"{prog}: serving on {url} (Ctrl-C stops)", flush=True)
+    print(f"{PROG}: serving on {url} (Ctrl-C stops)", flush=True)
     if browser:
         webbrowser.open(url)
-
-
-if __name__ == "__main__":
-    sys.exit(cli())

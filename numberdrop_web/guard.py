@@ -85,9 +85,13 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and not (length.isdigit() and len(length) <= 12 and int(length) <= self.limit):
-            await error(413 if length.isdigit() else 400, self._message(length))(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit():
+            await error(400, "Content-Length must be a number of bytes")(scope, receive, send)
+            return
+        if len(length) > 12 or int(length) > self.limit:
+            over = f"request body of {length.decode()[:20]} bytes is over the limit of {self.limit} bytes"
+            await error(413, over)(scope, receive, send)
             return
         seen, complete = 0, False
 
@@ -107,11 +111,6 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
-
-    def _message(self, length: bytes) -> str:
-        if not length.isdigit():
-            return "Content-Length must be a number of bytes"
-        return f"request body of {length.decode()[:20]} bytes is over the limit of {self.limit} bytes"
 
 
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -134,26 +133,21 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_json(raw: bytes) -> Any:
-    """``raw`` parsed, or ``GameError`` (400) for malformed, too deep or too long-numbered JSON."""
-    depth = nesting(raw)
-    if depth > MAX_DEPTH:
-        raise GameError(f"JSON nested {depth} deep (at most {MAX_DEPTH})", 400)
-    try:
-        return json.loads(raw, parse_constant=_no_constant, parse_int=_small_int)
-    except (ValueError, UnicodeDecodeError, RecursionError) as err:
-        raise GameError(f"malformed JSON: {err}", 400) from err
-
-
 async def read_json(request: Request, allowed: set[str]) -> dict[str, Any]:
-    """The body as a JSON object of the ``allowed`` fields (an empty body is ``{}``); anything else is a 4xx."""
+    """The body as a JSON object of the ``allowed`` fields (an empty body is ``{}``); anything else,
+    malformed, too deep or too long-numbered JSON included, is a 4xx."""
     kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if kind != "application/json":
         raise GameError(f"send JSON (Content-Type: application/json), not {kind!r}", 415)
     raw = await request.body()
     if not raw.strip():
         return {}
-    data = parse_json(raw)
+    if (depth := nesting(raw)) > MAX_DEPTH:
+        raise GameError(f"JSON nested {depth} deep (at most {MAX_DEPTH})", 400)
+    try:
+        data = json.loads(raw, parse_constant=_no_constant, parse_int=_small_int)
+    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        raise GameError(f"malformed JSON: {err}", 400) from err
     if not isinstance(data, dict):
         raise GameError(f"the body must be a JSON object, got {type(data).__name__}", 400)
     unknown = sorted(set(data) - allowed)
@@ -162,21 +156,12 @@ async def read_json(request: Request, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
-_INT = re.compile(r"-?[0-9]{1,12}")
-_NUMBER = re.compile(r"[0-9]{1,9}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
+_NUMBER = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 
 
-def query_int(request: Request, name: str) -> int:
-    """A query parameter written as a plain integer (ASCII digits, at most 12)."""
-    raw = request.query_params.get(name)
-    if raw is None or not _INT.fullmatch(raw):
-        raise GameError(f"{name} must be an integer written in digits 0-9, got {(raw or '')[:20]!r}", 400)
-    return int(raw)
-
-
-def query_number(request: Request, name: str, default: str) -> float:
-    """A query parameter written as a plain decimal number (``2``, ``0.4``)."""
+def query_number(request: Request, name: str, default: str | None = None) -> int | float:
+    """A query parameter written as a plain decimal number (``2``, ``0.4``): an integer without a point."""
     raw = request.query_params.get(name, default)
-    if not _NUMBER.fullmatch(raw):
-        raise GameError(f"{name} must be a number of seconds written in digits 0-9, got {raw[:20]!r}", 400)
-    return float(raw)
+    if raw is None or not _NUMBER.fullmatch(raw):
+        raise GameError(f"{name} must be a number written in digits 0-9, got {(raw or '')[:20]!r}", 400)
+    return float(raw) if "." in raw else int(raw)

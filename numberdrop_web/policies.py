@@ -7,6 +7,7 @@ import copy
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import reduce
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from agents.numberdrop.greedy import PlanFollower
 from agents.registry import AGENTS, require_extra
 
 from . import analysis
-from .analysis import AgentLine, agent_names, check_agent
+from .analysis import AgentLine
 from .sessions import GameError, GameSession
 
 Path = tuple[str, ...]
@@ -43,12 +44,16 @@ def unavailable(name: str) -> str | None:
 
 def offered_agents() -> list[str]:
     """The registry's agents that can play here, in the registry's order."""
-    return [name for name in agent_names() if unavailable(name) is None]
+    return [name for name in AGENTS if unavailable(name) is None]
 
 
 def check_offered(name: Any) -> str:
-    """``name`` when it is a known agent that can play here; else a 400 that says why."""
-    why = unavailable(check_agent(name))
+    """``name`` when it is a registered agent that can play here; else a 400 that says why."""
+    if not isinstance(name, str):
+        raise GameError(f"agent must be a string, got {type(name).__name__}", 400)
+    if name not in AGENTS:
+        raise GameError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}", 400)
+    why = unavailable(name)
     if why is not None:
         raise GameError(f"agent {name!r} is not offered: {why}; offered: {', '.join(offered_agents())}", 400)
     return name
@@ -63,19 +68,13 @@ def state_paths(obj: Any, prefix: Path = (), depth: int = 0) -> Iterator[Path]:
             yield from state_paths(value, (*prefix, name), depth + 1)
 
 
-def _owner(policy: Any, path: Path) -> Any:
-    for name in path[:-1]:
-        policy = getattr(policy, name)
-    return policy
-
-
 def take(policy: Any, paths: list[Path]) -> State:
-    return {path: getattr(_owner(policy, path), path[-1]) for path in paths}
+    return {path: reduce(getattr, path, policy) for path in paths}
 
 
 def put(policy: Any, state: State) -> None:
     for path, value in state.items():
-        setattr(_owner(policy, path), path[-1], value)
+        setattr(reduce(getattr, path[:-1], policy), path[-1], value)
 
 
 class Built:

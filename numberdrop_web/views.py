@@ -23,6 +23,12 @@ def die_value(v: int) -> int | str:
     return "*" if v == WILD else int(v)
 
 
+RULES_SHOWN = (
+    "rows cols regular_rows letters box_sizes bonus_size line_points penalty_points full_column_points last_notch"
+    " max_number max_score"
+).split()
+
+
 @lru_cache(maxsize=8)
 def geometry(rules: Rules) -> dict[str, Any]:
     """What never changes during a game: the grid, the boxes and every tetromino orientation
@@ -45,18 +51,7 @@ def geometry(rules: Rules) -> dict[str, Any]:
             }
         )
     return {
-        "rows": rules.rows,
-        "cols": rules.cols,
-        "regular_rows": rules.regular_rows,
-        "letters": rules.letters,
-        "box_sizes": list(rules.box_sizes),
-        "bonus_size": rules.bonus_size,
-        "line_points": rules.line_points,
-        "penalty_points": rules.penalty_points,
-        "full_column_points": rules.full_column_points,
-        "last_notch": rules.last_notch,
-        "max_number": rules.max_number,
-        "max_score": rules.max_score,
+        **{name: getattr(rules, name) for name in RULES_SHOWN},
         "shapes": list(table.names),
         "orientations": orientations,
         "high_scores": list(HIGH_SCORES),
@@ -67,21 +62,17 @@ def geometry(rules: Rules) -> dict[str, Any]:
 SHEET_ARRAYS = ("values", "used", "identical", "consecutive", "circled", "lines", "penalties", "heights")
 
 
-def sheet_state(game: SoloGame) -> dict[str, Any]:
-    s = game.sheet
-    return {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)}
-
-
 def game_state(game: SoloGame) -> dict[str, Any]:
     """The whole game as the page draws it, with the options of the pending decision."""
+    s = game.sheet
     return {
         "phase": game.phase.value,
         "prompt": PHASE_WORDS[game.phase.value],
         "turn": game.turn,
         "over": game.is_over,
         "score": game.score(),
-        "breakdown": game.sheet.score_breakdown(),
-        "sheet": sheet_state(game),
+        "breakdown": s.score_breakdown(),
+        "sheet": {**{name: getattr(s, name).tolist() for name in SHEET_ARRAYS}, "bonus": bool(s.bonus)},
         "tiles": list(game.tiles),
         "notches": game.notches.tolist(),
         "dice": None if game.dice is None else [die_value(v) for v in game.dice],

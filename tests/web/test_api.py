@@ -18,7 +18,7 @@ from agents.cli.replay import Record
 from agents.evaluation.solo import play_game
 from agents.registry import AGENTS, make_policy
 from numberdrop_env.engine.solo import SoloGame
-from numberdrop_web.analysis import AgentLine, Cancelled, Job, agent_names
+from numberdrop_web.analysis import AgentLine, Cancelled, Job
 from numberdrop_web.app import AHEAD_OPTIONS
 from numberdrop_web.sessions import GameSession, GameStore
 from numberdrop_web.views import legal_options, options_actions
@@ -57,7 +57,6 @@ def test_the_options_are_exactly_the_engines_legal_actions(client) -> None:
 
 def test_meta_reads_the_agents_from_the_registry(client) -> None:
     meta = client.get("/api/meta").json()
-    assert list(AGENTS) == agent_names()
     assert meta["agents"] == [
         name for name in AGENTS if name != "rllib"
     ]  # it needs a checkpoint    assert meta["high_scores"] == [99, 92, 75, 61, 55, 46, 34, 27, 13]
@@ -415,7 +414,6 @@ def test_idle_games_are_dropped_and_a_tab_can_set_its_game_up_again(client) -> N
     now[0] = 50
     store.get(kept.id)  # a tab touches its game
     now[0] = 100
-    store.sweep()
     assert store.get(kept.id) is kept
     with pytest.raises(ValueError, match="idle"):
         store.get(idle.id)
