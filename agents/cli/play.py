@@ -162,8 +162,7 @@ def play_agent(args: argparse.Namespace) -> Record:
 def show(record: Record, every_turn: bool) -> SoloGame:
     """Replay the record, printing the sheet (after every turn, or at the end); returns the last game."""
     game, turn = record.start(), 0
-    for step in replay(record):
-        game = step.game
+    for game, _, _ in replay(record):
         if every_turn and game.turn != turn:
             turn = game.turn
             print(render_text(game))

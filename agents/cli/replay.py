@@ -90,18 +90,10 @@ class Record:
         return cls.from_dict(data)
 
 
-@dataclass(frozen=True)
-class Step:
-    """One replayed decision: the game after it, in words as it was taken, and its points."""
-
-    game: SoloGame
-    words: str
-    points: int
-
-
-def replay(record: Record) -> Iterator[Step]:
-    """Play the record's actions one by one (a ValueError when it does not fit its game); every
-    step yields the same live game object, moved on: copy what you keep."""
+def replay(record: Record) -> Iterator[tuple[SoloGame, str, int]]:
+    """Play the record's actions one by one (a ValueError when it does not fit its game): after
+    each, the game, the decision in words and its points. The game is the same live object
+    every time, moved on: copy what you keep."""
     game = record.start()
     for i, action in enumerate(record.actions):
         if game.is_over or not 0 <= action < game.layout.size or not game.legal_mask()[action]:
@@ -110,17 +102,15 @@ def replay(record: Record) -> Iterator[Step]:
                 f"{game.phase.value}): the record does not belong to this game"
             )
         words = decision_words(game, action)
-        yield Step(game, words, game.step(action))
+        yield game, words, game.step(action)
     if record.score is not None and game.score() != record.score:
         raise ValueError(f"the replay scores {game.score()}, the record says {record.score}")
 
 
 def final_game(record: Record) -> SoloGame:
     """The game after all the record's actions."""
-    game = record.start()
-    for step in replay(record):
-        game = step.game
-    return game
+    steps = list(replay(record))
+    return steps[-1][0] if steps else record.start()
 
 
 def frames(record: Record, per_turn: bool = False) -> Iterator[Any]:
@@ -136,14 +126,13 @@ def frames(record: Record, per_turn: bool = False) -> Iterator[Any]:
     game = record.start()
     yield draw_game(game, caption=f"{who}the game starts")
     before, turn, played, points = game.sheet.values.copy(), game.turn, [], 0
-    for n, step in enumerate(replay(record), 1):
-        played.append(step.words)
-        points += step.points
-        game = step.game
+    for n, (game, words, gained) in enumerate(replay(record), 1):
+        played.append(words)
+        points += gained
         if per_turn and game.turn == turn and not game.is_over:
             continue
         # numbered, so no two pictures are alike (a GIF writer merges identical frames)
-        yield picture(game, before, _turn_caption(turn, played, points) if per_turn else f"{n}. {step.words}")
+        yield picture(game, before, _turn_caption(turn, played, points) if per_turn else f"{n}. {words}")
         before, turn, played, points = game.sheet.values.copy(), game.turn, [], 0
     if played:  # a record that stops inside a turn (a game left unfinished) ends on its last decision
         yield picture(game, before, _turn_caption(turn, played, points) + " (unfinished)")
