@@ -64,12 +64,10 @@ class HumanGame:
             legal = [int(a) for a in np.flatnonzero(self.game.legal_mask())]
             if len(legal) == 1:
                 self.say(f"only one choice: {decision_words(self.game, legal[0])}")
-                self._play([legal[0]])
+                self._play(legal)
                 shown = False
                 continue
-            if not shown:
-                self.say(render_text(self.game))
-            self._list(legal)
+            self.say(self._menu(legal) if shown else self._sheet(legal))
             if not self._turn(legal):
                 self._save()
                 return False
@@ -127,31 +125,31 @@ class HumanGame:
         return f"{how}turn {g.turn}{dice}{shape}, {PHASE_WORDS[g.phase.value]} [{keys[0]}-{keys[-1]}, help]> "
 
     def _command(self, line: str, legal: list[int]) -> list[int]:
-        """The decisions a line plays (none for a command that plays nothing); ValueError for bad input."""
-        words = line.split()
-        if not words:
+        """The decisions a line plays (none for a command that only shows something); ValueError for bad input."""
+        head, _, rest = line.partition(" ")
+        shows: dict[tuple[str, ...], Callable[[], str]] = {
+            ("help", "h", "?"): lambda: HELP,
+            ("sheet", "s", "list", "l"): lambda: self._sheet(legal),
+            ("shapes",): lambda: draw_orientations(self.game.table, droppable(self.game)),
+            ("hint",): lambda: self._hint(legal),
+            ("p", "preview"): lambda: self._preview(rest.strip(), legal),
+        }
+        if not head:
             keys = self._keys(legal)
             raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
-        head = words[0]
-        if head in ("help", "h", "?"):
-            self.say(HELP)
-        elif head in ("sheet", "s", "list", "l"):
-            self.say(render_text(self.game))
-            self._list(legal)
-        elif head == "shapes":
-            self.say(draw_orientations(self.game.table, droppable(self.game)))
-        elif head == "hint":
-            self._hint(legal)
-        elif head in ("p", "preview"):
-            if len(words) == 1:
-                raise ValueError("preview which decision? e.g. p 3")
-            preview = self.game.clone()
-            for action in self._decision(line.split(maxsplit=1)[1], legal):
-                preview.step(action)
-            self.say(render_text(preview))
-        else:
+        show = next((show for words, show in shows.items() if head in words), None)
+        if show is None:
             return self._decision(line, legal)
+        self.say(show())
         return []
+
+    def _preview(self, text: str, legal: list[int]) -> str:
+        if not text:
+            raise ValueError("preview which decision? e.g. p 3")
+        preview = self.game.clone()
+        for action in self._decision(text, legal):
+            preview.step(action)
+        return render_text(preview)
 
     def _decision(self, text: str, legal: list[int]) -> list[int]:
         """The decisions one typed decision stands for: a number, ``#ID``, a drop or an arrangement."""
@@ -187,10 +185,10 @@ class HumanGame:
             return [a - self.game.layout.wild for a in legal]
         return list(range(1, len(legal) + 1))
 
-    def _hint(self, legal: list[int]) -> None:
+    def _hint(self, legal: list[int]) -> str:
         action = int(GreedyPolicy().act(self.game.clone(), self.game.legal_mask()))
         key = self._keys(legal)[legal.index(action)]
-        self.say(f"the greedy agent plays {key}: {self._code(action)}{decision_words(self.game, action)}")
+        return f"the greedy agent plays {key}: {self._code(action)}{decision_words(self.game, action)}"
 
     def _undo(self) -> None:
         if not self.history:
@@ -212,15 +210,16 @@ class HumanGame:
         code = arrangement_code(g, action) if g.phase is Phase.ARRANGE else drop_code(g, action)
         return f"{code}  " if code else ""
 
-    def _list(self, legal: list[int]) -> None:
+    def _sheet(self, legal: list[int]) -> str:
+        return f"{render_text(self.game)}\n{self._menu(legal)}"
+
+    def _menu(self, legal: list[int]) -> str:
+        """The decisions, numbered as typed, in up to three columns when there are many."""
         items = [f"{key:>3}. {self._code(a)}{decision_words(self.game, a)}" for key, a in zip(self._keys(legal), legal)]
         width = max(map(len, items)) + 2
         columns = max(1, min(3, 100 // width)) if len(items) > 10 else 1
         rows = -(-len(items) // columns)
-        for r in range(rows):
-            self.say(
-                "".join(items[r + k * rows].ljust(width) for k in range(columns) if r + k * rows < len(items)).rstrip()
-            )
+        return "\n".join("".join(item.ljust(width) for item in items[r::rows]).rstrip() for r in range(rows))
 
 
 def orientations_of(table: ShapeTable, shape: str) -> list[int]:
