@@ -118,10 +118,10 @@ class HumanGame:
         if g.phase is Phase.ARRANGE:
             how = (
                 f"cell order {' '.join(map(cell_name, g.pending_cells))} (bottom row first, left to right): "
-                f"type {len(g.pending_cells)} values, e.g. {arrangement_code(g, legal[0])}, or a number\n"
+                f"type {len(g.pending_cells)} values, e.g. {code(g, legal[0])}, or a number\n"
             )
         elif g.phase in DROPS:
-            how = f"drop as shape, orientation, leftmost column: e.g. {drop_code(g, legal[0])} (`shapes` draws them)\n"
+            how = f"drop as shape, orientation, leftmost column: e.g. {code(g, legal[0])} (`shapes` draws them)\n"
         return f"{how}turn {g.turn}{dice}{shape}, {PHASE_WORDS[g.phase.value]} [{keys[0]}-{keys[-1]}, help]> "
 
     def _command(self, line: str, legal: list[int]) -> list[int]:
@@ -188,7 +188,7 @@ class HumanGame:
     def _hint(self, legal: list[int]) -> str:
         action = int(GreedyPolicy().act(self.game.clone(), self.game.legal_mask()))
         key = self._keys(legal)[legal.index(action)]
-        return f"the greedy agent plays {key}: {self._code(action)}{decision_words(self.game, action)}"
+        return f"the greedy agent plays {key}: {self._words(action)}"
 
     def _undo(self) -> None:
         if not self.history:
@@ -204,18 +204,17 @@ class HumanGame:
             self.record.actions.append(action)
         self.record.score = self.game.score()
 
-    def _code(self, action: int) -> str:
-        """The compact form of a decision and two spaces, where it has one (a drop, an arrangement)."""
-        g = self.game
-        code = arrangement_code(g, action) if g.phase is Phase.ARRANGE else drop_code(g, action)
-        return f"{code}  " if code else ""
+    def _words(self, action: int) -> str:
+        """A decision as listed: its compact code, where it has one, then its words."""
+        typed = code(self.game, action)
+        return f"{typed}  {decision_words(self.game, action)}" if typed else decision_words(self.game, action)
 
     def _sheet(self, legal: list[int]) -> str:
         return f"{render_text(self.game)}\n{self._menu(legal)}"
 
     def _menu(self, legal: list[int]) -> str:
         """The decisions, numbered as typed, in up to three columns when there are many."""
-        items = [f"{key:>3}. {self._code(a)}{decision_words(self.game, a)}" for key, a in zip(self._keys(legal), legal)]
+        items = [f"{key:>3}. {self._words(a)}" for key, a in zip(self._keys(legal), legal)]
         width = max(map(len, items)) + 2
         columns = max(1, min(3, 100 // width)) if len(items) > 10 else 1
         rows = -(-len(items) // columns)
@@ -236,8 +235,11 @@ def droppable(game: SoloGame) -> tuple[str, ...]:
     return game.table.names
 
 
-def drop_code(game: SoloGame, action: int) -> str:
-    """``T2 c4`` for a drop (empty for other decisions): one code per placement, and back."""
+def code(game: SoloGame, action: int) -> str:
+    """The compact form of a decision, as typed: ``T2 c4`` for a drop, ``3512`` for an arrangement
+    (the values of the landed cells in cell order, ``*`` for a star), empty for the others."""
+    if game.phase is Phase.ARRANGE:
+        return "".join(map(str, game.describe(action)["values"]))
     if game.phase not in DROPS:
         return ""
     d = game.describe(action)
@@ -269,18 +271,13 @@ def parse_drop(game: SoloGame, text: str, legal: list[int]) -> int:
     return action
 
 
-def arrangement_code(game: SoloGame, action: int) -> str:
-    """``3512`` for an arrangement: the values of the landed cells in cell order, ``*`` for a star."""
-    return "".join(map(str, game.describe(action)["values"])) if game.phase is Phase.ARRANGE else ""
-
-
 def parse_arrangement(game: SoloGame, text: str, legal: list[int]) -> list[int]:
     """The arrangement a line of values in cell order names, then the values typed for its stars."""
     cells, dice = game.pending_cells, game.sorted_dice()
     if len(text) != len(cells) or not set(text) <= set("0123456789*"):
         raise ValueError(
             f"type {len(cells)} values, one per cell in the order {' '.join(map(cell_name, cells))} "
-            f"(e.g. {arrangement_code(game, legal[0])}), or a number from 1 to {len(legal)}"
+            f"(e.g. {code(game, legal[0])}), or a number from 1 to {len(legal)}"
         )
     left = Counter(v for v in dice if v != WILD)
     values: list[int | str] = []
@@ -323,11 +320,3 @@ def _picture(cells: tuple[tuple[int, int], ...]) -> list[str]:
         "".join(str(cells.index((r, c)) + 1) if (r, c) in cells else "." for c in range(width))
         for r in range(height - 1, -1, -1)
     ]
-
-
-def start(seed: int, resume: Path | None) -> tuple[SoloGame, Record]:
-    """A new game from a seed, or a saved one; the record starts where the game does."""
-    if resume is None:
-        return SoloGame(seed=seed), Record(seed=seed, player="human")
-    game = SoloGame.load(resume)
-    return game, Record(seed=None, state=game.to_dict(), player="human", score=game.score())
