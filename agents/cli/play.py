@@ -135,16 +135,15 @@ def default_agent() -> tuple[str, str]:
     """The strongest agent this install runs, and a line saying which (and why not a stronger one);
     asks only whether each extra's packages are there, so finding out imports no torch."""
     passed = []
-    for name in STRONGEST:
+    for name in STRONGEST:  # the last, greedy, needs no extra
         extra = AGENTS[name].partition("[")[2].rstrip("] ")
         try:
             if extra:
                 require_extra(extra, name)
+            break
         except ImportError:
             passed.append(f"{name} needs the {extra} extra")
-            continue
-        return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
-    return "random", f"agent: random ({'; '.join(passed)})"
+    return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
 
 
 def play_agent(args: argparse.Namespace) -> Record:

@@ -76,15 +76,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return train(*prepare(argv))
 
 
-def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
-    """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
-    try:
-        checkpoint = find_resume(cfg.run_dir, cfg)
-    except (FileNotFoundError, ValueError):
-        return "interrupted: no checkpoint yet; run the same command to start again"
-    return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"
-
-
 def cli(argv: list[str] | None = None) -> int:
     """``python train.py``: exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config."""
     try:
@@ -95,7 +86,13 @@ def cli(argv: list[str] | None = None) -> int:
     try:
         with CompileProgress():  # a line while numba compiles (a fresh install)
             outcome = train(config, arguments)
-    except KeyboardInterrupt:
-        print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
+    except KeyboardInterrupt:  # a second Ctrl-C: the newest checkpoint and how to resume it
+        try:
+            checkpoint = find_resume(config.run_dir, config)
+            resume = resume_command(arguments.config, checkpoint)
+            said = f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume}"
+        except (FileNotFoundError, ValueError):
+            said = "interrupted: no checkpoint yet; run the same command to start again"
+        print(f"\n{said}", file=sys.stderr)
         return 130
     return 130 if outcome.get("interrupted") else 0
