@@ -163,8 +163,6 @@ class HumanGame:
             return [int(text[1:])]
         if self.game.phase is Phase.ARRANGE and self._arrangement_like(text, legal):
             return parse_arrangement(self.game, text, legal)
-        if " " in text:
-            raise ValueError(f"unknown command {text!r}; type help")
         keys = self._keys(legal)
         if not text.isdigit():
             raise ValueError(f"unknown command {text!r}; type a number from {keys[0]} to {keys[-1]}, or help")
