@@ -57,7 +57,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--game",
         choices=["numberdrop", "luckynumbers"],
         default="numberdrop",
-        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)",
+        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/luckynumbers/)",
     )
     parser.add_argument(
         "--setup",

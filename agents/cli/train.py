@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.common import Parser
 from agents.registry import load
 from agents.training.checkpoints import resume_command
 from agents.training.config import TrainConfig, load_config
@@ -27,9 +27,7 @@ from numberdrop_env.compile_progress import CompileProgress
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python train.py", description=plain_text(__doc__), formatter_class=HelpFormatter
-    )
+    parser = Parser("python train.py", __doc__)
     parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
     parser.add_argument(
         "--resume",
