@@ -86,7 +86,14 @@ class HumanGame:
 
     def _turn(self, legal: list[int]) -> bool:
         """Ask until a decision is played or undone (True) or the player quits (False)."""
-        prompt = self._prompt(legal)
+        prompt, keys = self._prompt(legal), self._keys(legal)
+        shows: dict[tuple[str, ...], Callable[[str], str]] = {  # the commands that play nothing
+            ("help", "h", "?"): lambda _: HELP,
+            ("sheet", "s", "list", "l"): lambda _: self._sheet(legal),
+            ("shapes",): lambda _: draw_orientations(self.game.table, droppable(self.game)),
+            ("hint",): lambda _: self._hint(legal),
+            ("p", "preview"): lambda rest: self._preview(rest.strip(), legal),
+        }
         while True:
             try:
                 line = self.ask(prompt).strip().lower()
@@ -95,19 +102,25 @@ class HumanGame:
                 return False
             if line in QUIT:
                 return False
+            head, _, rest = line.partition(" ")
+            show = next((show for words, show in shows.items() if head in words), None)
             try:
+                if not line:
+                    raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
                 if line == "undo":
                     self._undo()
                     return True  # a position with other decisions: list them afresh
-                actions = self._command(line, legal)
+                if show is not None:
+                    self.say(show(rest))
+                    continue
+                actions = self._decision(line, legal)
             except ValueError as err:
                 self.say(str(err))
                 continue
-            if actions:
-                self.history.append((self.game.clone(), len(self.record.actions)))
-                self._play(actions)
-                self.say(render_text(self.game))
-                return True
+            self.history.append((self.game.clone(), len(self.record.actions)))
+            self._play(actions)
+            self.say(render_text(self.game))
+            return True
 
     def _prompt(self, legal: list[int]) -> str:
         """The dice, what is asked and how to type it: the screen above may be scrolled away."""
@@ -123,25 +136,6 @@ class HumanGame:
         elif g.phase in DROPS:
             how = f"drop as shape, orientation, leftmost column: e.g. {code(g, legal[0])} (`shapes` draws them)\n"
         return f"{how}turn {g.turn}{dice}{shape}, {PHASE_WORDS[g.phase.value]} [{keys[0]}-{keys[-1]}, help]> "
-
-    def _command(self, line: str, legal: list[int]) -> list[int]:
-        """The decisions a line plays (none for a command that only shows something); ValueError for bad input."""
-        head, _, rest = line.partition(" ")
-        shows: dict[tuple[str, ...], Callable[[], str]] = {
-            ("help", "h", "?"): lambda: HELP,
-            ("sheet", "s", "list", "l"): lambda: self._sheet(legal),
-            ("shapes",): lambda: draw_orientations(self.game.table, droppable(self.game)),
-            ("hint",): lambda: self._hint(legal),
-            ("p", "preview"): lambda: self._preview(rest.strip(), legal),
-        }
-        if not head:
-            keys = self._keys(legal)
-            raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
-        show = next((show for words, show in shows.items() if head in words), None)
-        if show is None:
-            return self._decision(line, legal)
-        self.say(show())
-        return []
 
     def _preview(self, text: str, legal: list[int]) -> str:
         if not text:
