@@ -119,10 +119,8 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 
 def _check(args: argparse.Namespace) -> None:
-    if args.resume and not args.human:
-        raise ValueError("--resume continues a game you play: add --human")
-    if args.save and not args.human:
-        raise ValueError("--save is where --human saves a game you leave")
+    if (args.resume or args.save) and not args.human:
+        raise ValueError("--resume and --save continue and save a game you play: add --human")
     if (args.per_turn or args.frame_ms is not None) and not args.gif:
         raise ValueError("--per-turn and --frame-ms go with --gif")
     if args.frame_ms is not None and args.frame_ms <= 0:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from gamekit.checks import expect_keys
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.draw import draw_game
 from numberdrop_env.render.text import decision_words
@@ -68,9 +69,7 @@ class Record:
                 f"not a {FORMAT} version {VERSION} file (format {data.get('format')!r}, "
                 f"version {data.get('version')!r})"
             )
-        keys = {"format", "version", "player", "seed", "state", "actions", "score"}
-        if set(data) != keys:
-            raise ValueError(f"record keys must be {sorted(keys)}, got {sorted(data)}")
+        expect_keys(data, {"format", "version", "player", "seed", "state", "actions", "score"}, "record")
         score = data["score"]
         if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
             raise TypeError(f"record score must be an int or null, got {score!r}")
