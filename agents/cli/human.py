@@ -58,8 +58,7 @@ class HumanGame:
 
     def play(self) -> bool:
         """Play until the game ends (True) or the player leaves (False, the game saved)."""
-        self.say(render_text(self.game))
-        shown = True  # the sheet on the screen is the game's: no decision was played since
+        shown = False  # whether the sheet on the screen is the game's (no decision played since)
         while not self.game.is_over:
             legal = [int(a) for a in np.flatnonzero(self.game.legal_mask())]
             if len(legal) == 1:
@@ -71,6 +70,7 @@ class HumanGame:
             if not self._turn(legal):
                 self._save()
                 return False
+            self.say(render_text(self.game))  # after the decision played or undone
             shown = True
         if not shown:
             self.say(render_text(self.game))
@@ -119,7 +119,6 @@ class HumanGame:
                 continue
             self.history.append((self.game.clone(), len(self.record.actions)))
             self._play(actions)
-            self.say(render_text(self.game))
             return True
 
     def _prompt(self, legal: list[int]) -> str:
@@ -188,7 +187,6 @@ class HumanGame:
         self.game, played = self.history.pop()
         del self.record.actions[played:]
         self.record.score = self.game.score()
-        self.say(render_text(self.game))
 
     def _play(self, actions: list[int]) -> None:
         for action in actions:
