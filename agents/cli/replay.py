@@ -45,9 +45,7 @@ class Record:
 
     def start(self) -> SoloGame:
         """The game before the first recorded action (a fresh object each time)."""
-        if self.state is not None:
-            return SoloGame.from_dict(self.state)
-        return SoloGame(seed=self.seed)
+        return SoloGame(seed=self.seed) if self.state is None else SoloGame.from_dict(self.state)
 
     def to_dict(self) -> dict[str, Any]:
         return {
