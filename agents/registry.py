@@ -67,10 +67,7 @@ def load(entry: str, what: str = "") -> Any:
     module, _, attr = target.strip().partition(":")
     if extra:
         require_extra(extra.rstrip("] "), what or module)
-    obj: Any = importlib.import_module(module)
-    for part in attr.split(".") if attr else []:
-        obj = getattr(obj, part)
-    return obj
+    return getattr(importlib.import_module(module), attr)
 
 
 def agents_of(game: str) -> dict[str, str]:

@@ -26,7 +26,7 @@ class Parser(argparse.ArgumentParser):
     written only when the help is shown: it reads every agent's constructor, which imports torch
     and Ray (about 2 s that a command playing the greedy has no use for)."""
 
-    def __init__(self, prog: str, doc: str, options_help: Callable[[], str]) -> None:
+    def __init__(self, prog: str, doc: str, options_help: Callable[[], str] | None = None) -> None:
         super().__init__(prog=prog, description=plain_text(doc), formatter_class=HelpFormatter)
         self.options_help = options_help
 
@@ -41,6 +41,6 @@ class Parser(argparse.ArgumentParser):
         )
 
     def format_help(self) -> str:
-        if self.epilog is None:
+        if self.epilog is None and self.options_help:
             self.epilog = self.options_help()
         return super().format_help()

@@ -20,7 +20,6 @@ from agents.cli.common import Parser
 from agents.evaluation import plots
 from agents.evaluation.solo import format_table, run, summarise
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
-from agents.evaluation.tables import summarise as summarise_lucky
 from agents.registry import AGENTS, describe_options, parse_options
 from agents.training.checkpoints import write_json
 from numberdrop_env.compile_progress import CompileProgress
@@ -58,7 +57,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--game",
         choices=["numberdrop", "luckynumbers"],
         default="numberdrop",
-        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/lucky/)",
+        help="luckynumbers: Lucky Numbers tables of --players 2..4 (agents of agents/luckynumbers/)",
     )
     parser.add_argument(
         "--setup",
@@ -99,15 +98,18 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
         _check(args, agents)
         workers = args.workers or os.cpu_count() or 1
         options = parse_options(args.option, list(dict.fromkeys(agents)))
-        if args.players > 1:
-            summary, table = _tables(args, agents, workers, options), format_tables
+        where = {"progress": not args.no_progress, "backend": args.backend, "address": args.address}
+        if args.players == 1:
+            summary = summarise(run(agents, args.games, args.seed, workers, options, **where), args.games, args.seed)
         else:
-            where = (not args.no_progress, args.backend, args.address)
-            results = run(agents, args.games, args.seed, workers, options, *where)
-            summary, table = summarise(results, args.games, args.seed), format_table
+            variant = {"game": args.game, "setup": args.setup, "bruno": args.bruno}
+            results = run_tables(agents, args.players, args.games, args.seed, workers, options, **variant, **where)
+            summary = summarise_tables(results, list(dict.fromkeys(agents)), args.players)
+            if args.game == "luckynumbers":
+                summary |= {"setup": args.setup, "bruno": args.bruno}
     except (ValueError, ImportError) as err:  # an unknown agent fails in the runner, before any game
         parser.error(str(err))
-    print(table(summary))
+    print((format_table if args.players == 1 else format_tables)(summary))
     if args.json:
         write_json(args.json, summary, indent=1)
     if args.plot:
@@ -137,17 +139,6 @@ def _check(args: argparse.Namespace, agents: list[str]) -> None:
         raise ValueError(f"--plot draws solo score distributions; leave it out with {with_}")
     if args.plot:  # fail before the games, not after them
         plots.require_matplotlib()
-
-
-def _tables(args: argparse.Namespace, agents: list[str], workers: int, options: dict[str, Any]) -> dict[str, Any]:
-    """The summary of tables of either game, on the backend asked for."""
-    game, progress = (args.game, args.setup, args.bruno), not args.no_progress
-    where = {"backend": args.backend, "address": args.address}
-    results = run_tables(agents, args.players, args.games, args.seed, workers, options, progress, *game, **where)
-    unique = list(dict.fromkeys(agents))
-    if args.game == "numberdrop":
-        return summarise_tables(results, unique, args.players)
-    return {**summarise_lucky(results, unique, args.players), "setup": args.setup, "bruno": args.bruno}
 
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:

@@ -58,21 +58,19 @@ class HumanGame:
 
     def play(self) -> bool:
         """Play until the game ends (True) or the player leaves (False, the game saved)."""
-        self.say(render_text(self.game))
-        shown = True  # the sheet on the screen is the game's: no decision was played since
+        shown = False  # whether the sheet on the screen is the game's (no decision played since)
         while not self.game.is_over:
             legal = [int(a) for a in np.flatnonzero(self.game.legal_mask())]
             if len(legal) == 1:
                 self.say(f"only one choice: {decision_words(self.game, legal[0])}")
-                self._play([legal[0]])
+                self._play(legal)
                 shown = False
                 continue
-            if not shown:
-                self.say(render_text(self.game))
-            self._list(legal)
+            self.say(self._menu(legal) if shown else self._sheet(legal))
             if not self._turn(legal):
                 self._save()
                 return False
+            self.say(render_text(self.game))  # after the decision played or undone
             shown = True
         if not shown:
             self.say(render_text(self.game))
@@ -88,7 +86,14 @@ class HumanGame:
 
     def _turn(self, legal: list[int]) -> bool:
         """Ask until a decision is played or undone (True) or the player quits (False)."""
-        prompt = self._prompt(legal)
+        prompt, keys = self._prompt(legal), self._keys(legal)
+        shows: dict[tuple[str, ...], Callable[[str], str]] = {  # the commands that play nothing
+            ("help", "h", "?"): lambda _: HELP,
+            ("sheet", "s", "list", "l"): lambda _: self._sheet(legal),
+            ("shapes",): lambda _: draw_orientations(self.game.table, droppable(self.game)),
+            ("hint",): lambda _: self._hint(legal),
+            ("p", "preview"): lambda rest: self._preview(rest.strip(), legal),
+        }
         while True:
             try:
                 line = self.ask(prompt).strip().lower()
@@ -97,19 +102,24 @@ class HumanGame:
                 return False
             if line in QUIT:
                 return False
+            head, _, rest = line.partition(" ")
+            show = next((show for words, show in shows.items() if head in words), None)
             try:
+                if not line:
+                    raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
                 if line == "undo":
                     self._undo()
                     return True  # a position with other decisions: list them afresh
-                actions = self._command(line, legal)
+                if show is not None:
+                    self.say(show(rest))
+                    continue
+                actions = self._decision(line, legal)
             except ValueError as err:
                 self.say(str(err))
                 continue
-            if actions:
-                self.history.append((self.game.clone(), len(self.record.actions)))
-                self._play(actions)
-                self.say(render_text(self.game))
-                return True
+            self.history.append((self.game.clone(), len(self.record.actions)))
+            self._play(actions)
+            return True
 
     def _prompt(self, legal: list[int]) -> str:
         """The dice, what is asked and how to type it: the screen above may be scrolled away."""
@@ -120,38 +130,19 @@ class HumanGame:
         if g.phase is Phase.ARRANGE:
             how = (
                 f"cell order {' '.join(map(cell_name, g.pending_cells))} (bottom row first, left to right): "
-                f"type {len(g.pending_cells)} values, e.g. {arrangement_code(g, legal[0])}, or a number\n"
+                f"type {len(g.pending_cells)} values, e.g. {code(g, legal[0])}, or a number\n"
             )
         elif g.phase in DROPS:
-            how = f"drop as shape, orientation, leftmost column: e.g. {drop_code(g, legal[0])} (`shapes` draws them)\n"
+            how = f"drop as shape, orientation, leftmost column: e.g. {code(g, legal[0])} (`shapes` draws them)\n"
         return f"{how}turn {g.turn}{dice}{shape}, {PHASE_WORDS[g.phase.value]} [{keys[0]}-{keys[-1]}, help]> "
 
-    def _command(self, line: str, legal: list[int]) -> list[int]:
-        """The decisions a line plays (none for a command that plays nothing); ValueError for bad input."""
-        words = line.split()
-        if not words:
-            keys = self._keys(legal)
-            raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
-        head = words[0]
-        if head in ("help", "h", "?"):
-            self.say(HELP)
-        elif head in ("sheet", "s", "list", "l"):
-            self.say(render_text(self.game))
-            self._list(legal)
-        elif head == "shapes":
-            self.say(draw_orientations(self.game.table, droppable(self.game)))
-        elif head == "hint":
-            self._hint(legal)
-        elif head in ("p", "preview"):
-            if len(words) == 1:
-                raise ValueError("preview which decision? e.g. p 3")
-            preview = self.game.clone()
-            for action in self._decision(line.split(maxsplit=1)[1], legal):
-                preview.step(action)
-            self.say(render_text(preview))
-        else:
-            return self._decision(line, legal)
-        return []
+    def _preview(self, text: str, legal: list[int]) -> str:
+        if not text:
+            raise ValueError("preview which decision? e.g. p 3")
+        preview = self.game.clone()
+        for action in self._decision(text, legal):
+            preview.step(action)
+        return render_text(preview)
 
     def _decision(self, text: str, legal: list[int]) -> list[int]:
         """The decisions one typed decision stands for: a number, ``#ID``, a drop or an arrangement."""
@@ -165,8 +156,6 @@ class HumanGame:
             return [int(text[1:])]
         if self.game.phase is Phase.ARRANGE and self._arrangement_like(text, legal):
             return parse_arrangement(self.game, text, legal)
-        if " " in text:
-            raise ValueError(f"unknown command {text!r}; type help")
         keys = self._keys(legal)
         if not text.isdigit():
             raise ValueError(f"unknown command {text!r}; type a number from {keys[0]} to {keys[-1]}, or help")
@@ -187,10 +176,10 @@ class HumanGame:
             return [a - self.game.layout.wild for a in legal]
         return list(range(1, len(legal) + 1))
 
-    def _hint(self, legal: list[int]) -> None:
+    def _hint(self, legal: list[int]) -> str:
         action = int(GreedyPolicy().act(self.game.clone(), self.game.legal_mask()))
         key = self._keys(legal)[legal.index(action)]
-        self.say(f"the greedy agent plays {key}: {self._code(action)}{decision_words(self.game, action)}")
+        return f"the greedy agent plays {key}: {self._words(action)}"
 
     def _undo(self) -> None:
         if not self.history:
@@ -198,7 +187,6 @@ class HumanGame:
         self.game, played = self.history.pop()
         del self.record.actions[played:]
         self.record.score = self.game.score()
-        self.say(render_text(self.game))
 
     def _play(self, actions: list[int]) -> None:
         for action in actions:
@@ -206,21 +194,21 @@ class HumanGame:
             self.record.actions.append(action)
         self.record.score = self.game.score()
 
-    def _code(self, action: int) -> str:
-        """The compact form of a decision and two spaces, where it has one (a drop, an arrangement)."""
-        g = self.game
-        code = arrangement_code(g, action) if g.phase is Phase.ARRANGE else drop_code(g, action)
-        return f"{code}  " if code else ""
+    def _words(self, action: int) -> str:
+        """A decision as listed: its compact code, where it has one, then its words."""
+        typed = code(self.game, action)
+        return f"{typed}  {decision_words(self.game, action)}" if typed else decision_words(self.game, action)
 
-    def _list(self, legal: list[int]) -> None:
-        items = [f"{key:>3}. {self._code(a)}{decision_words(self.game, a)}" for key, a in zip(self._keys(legal), legal)]
+    def _sheet(self, legal: list[int]) -> str:
+        return f"{render_text(self.game)}\n{self._menu(legal)}"
+
+    def _menu(self, legal: list[int]) -> str:
+        """The decisions, numbered as typed, in up to three columns when there are many."""
+        items = [f"{key:>3}. {self._words(a)}" for key, a in zip(self._keys(legal), legal)]
         width = max(map(len, items)) + 2
         columns = max(1, min(3, 100 // width)) if len(items) > 10 else 1
         rows = -(-len(items) // columns)
-        for r in range(rows):
-            self.say(
-                "".join(items[r + k * rows].ljust(width) for k in range(columns) if r + k * rows < len(items)).rstrip()
-            )
+        return "\n".join("".join(item.ljust(width) for item in items[r::rows]).rstrip() for r in range(rows))
 
 
 def orientations_of(table: ShapeTable, shape: str) -> list[int]:
@@ -237,8 +225,11 @@ def droppable(game: SoloGame) -> tuple[str, ...]:
     return game.table.names
 
 
-def drop_code(game: SoloGame, action: int) -> str:
-    """``T2 c4`` for a drop (empty for other decisions): one code per placement, and back."""
+def code(game: SoloGame, action: int) -> str:
+    """The compact form of a decision, as typed: ``T2 c4`` for a drop, ``3512`` for an arrangement
+    (the values of the landed cells in cell order, ``*`` for a star), empty for the others."""
+    if game.phase is Phase.ARRANGE:
+        return "".join(map(str, game.describe(action)["values"]))
     if game.phase not in DROPS:
         return ""
     d = game.describe(action)
@@ -270,18 +261,13 @@ def parse_drop(game: SoloGame, text: str, legal: list[int]) -> int:
     return action
 
 
-def arrangement_code(game: SoloGame, action: int) -> str:
-    """``3512`` for an arrangement: the values of the landed cells in cell order, ``*`` for a star."""
-    return "".join(map(str, game.describe(action)["values"])) if game.phase is Phase.ARRANGE else ""
-
-
 def parse_arrangement(game: SoloGame, text: str, legal: list[int]) -> list[int]:
     """The arrangement a line of values in cell order names, then the values typed for its stars."""
     cells, dice = game.pending_cells, game.sorted_dice()
     if len(text) != len(cells) or not set(text) <= set("0123456789*"):
         raise ValueError(
             f"type {len(cells)} values, one per cell in the order {' '.join(map(cell_name, cells))} "
-            f"(e.g. {arrangement_code(game, legal[0])}), or a number from 1 to {len(legal)}"
+            f"(e.g. {code(game, legal[0])}), or a number from 1 to {len(legal)}"
         )
     left = Counter(v for v in dice if v != WILD)
     values: list[int | str] = []
@@ -324,11 +310,3 @@ def _picture(cells: tuple[tuple[int, int], ...]) -> list[str]:
         "".join(str(cells.index((r, c)) + 1) if (r, c) in cells else "." for c in range(width))
         for r in range(height - 1, -1, -1)
     ]
-
-
-def start(seed: int, resume: Path | None) -> tuple[SoloGame, Record]:
-    """A new game from a seed, or a saved one; the record starts where the game does."""
-    if resume is None:
-        return SoloGame(seed=seed), Record(seed=seed, player="human")
-    game = SoloGame.load(resume)
-    return game, Record(seed=None, state=game.to_dict(), player="human", score=game.score())

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from agents.cli.common import Parser
-from agents.cli.human import HumanGame, start
+from agents.cli.human import HumanGame
 from agents.cli.replay import Record, frames, replay, save_gif
 from agents.registry import AGENTS, describe_options, make_policy, parse_options, require_extra
 from numberdrop_env.compile_progress import CompileProgress
@@ -97,7 +97,11 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     try:
         _check(args)
         if args.human:
-            session = HumanGame(*start(args.seed, args.resume), args.save or args.resume or default_save())
+            game = SoloGame.load(args.resume) if args.resume else SoloGame(seed=args.seed)
+            start = (
+                {"seed": None, "state": game.to_dict(), "score": game.score()} if args.resume else {"seed": args.seed}
+            )
+            session = HumanGame(game, Record(player="human", **start), args.save or args.resume or default_save())
             session.play()
             game, record = session.game, session.record
         else:
@@ -106,8 +110,8 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         if args.record:
             record.save(args.record)
         if args.gif:
-            per_turn = args.per_turn
-            count = save_gif(list(frames(record, per_turn)), args.gif, args.frame_ms or (1200 if per_turn else 250))
+            ms = args.frame_ms or (1200 if args.per_turn else 250)
+            count = save_gif(list(frames(record, args.per_turn)), args.gif, ms)
             print(f"wrote {args.gif}: {count} pictures")
     except (ValueError, TypeError, OSError, ImportError) as err:
         parser.error(str(err))
@@ -115,10 +119,8 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 
 def _check(args: argparse.Namespace) -> None:
-    if args.resume and not args.human:
-        raise ValueError("--resume continues a game you play: add --human")
-    if args.save and not args.human:
-        raise ValueError("--save is where --human saves a game you leave")
+    if (args.resume or args.save) and not args.human:
+        raise ValueError("--resume and --save continue and save a game you play: add --human")
     if (args.per_turn or args.frame_ms is not None) and not args.gif:
         raise ValueError("--per-turn and --frame-ms go with --gif")
     if args.frame_ms is not None and args.frame_ms <= 0:
@@ -131,16 +133,15 @@ def default_agent() -> tuple[str, str]:
     """The strongest agent this install runs, and a line saying which (and why not a stronger one);
     asks only whether each extra's packages are there, so finding out imports no torch."""
     passed = []
-    for name in STRONGEST:
+    for name in STRONGEST:  # the last, greedy, needs no extra
         extra = AGENTS[name].partition("[")[2].rstrip("] ")
         try:
             if extra:
                 require_extra(extra, name)
+            break
         except ImportError:
             passed.append(f"{name} needs the {extra} extra")
-            continue
-        return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
-    return "random", f"agent: random ({'; '.join(passed)})"
+    return name, f"agent: {name}" + (f" ({'; '.join(passed)})" if passed else "")
 
 
 def play_agent(args: argparse.Namespace) -> Record:
@@ -148,8 +149,7 @@ def play_agent(args: argparse.Namespace) -> Record:
     if args.agent is None:
         args.agent, line = default_agent()
         print(line)
-    options = parse_options(args.option, [args.agent])[args.agent]
-    policy = make_policy(args.agent, options)
+    policy = make_policy(args.agent, parse_options(args.option, [args.agent])[args.agent])
     policy.reset(args.seed)
     game = SoloGame(seed=args.seed)
     actions = []
@@ -162,8 +162,7 @@ def play_agent(args: argparse.Namespace) -> Record:
 def show(record: Record, every_turn: bool) -> SoloGame:
     """Replay the record, printing the sheet (after every turn, or at the end); returns the last game."""
     game, turn = record.start(), 0
-    for step in replay(record):
-        game = step.game
+    for game, _, _ in replay(record):
         if every_turn and game.turn != turn:
             turn = game.turn
             print(render_text(game))

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from gamekit.checks import expect_keys
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.draw import draw_game
 from numberdrop_env.render.text import decision_words
@@ -44,9 +45,7 @@ class Record:
 
     def start(self) -> SoloGame:
         """The game before the first recorded action (a fresh object each time)."""
-        if self.state is not None:
-            return SoloGame.from_dict(self.state)
-        return SoloGame(seed=self.seed)
+        return SoloGame(seed=self.seed) if self.state is None else SoloGame.from_dict(self.state)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,9 +67,7 @@ class Record:
                 f"not a {FORMAT} version {VERSION} file (format {data.get('format')!r}, "
                 f"version {data.get('version')!r})"
             )
-        keys = {"format", "version", "player", "seed", "state", "actions", "score"}
-        if set(data) != keys:
-            raise ValueError(f"record keys must be {sorted(keys)}, got {sorted(data)}")
+        expect_keys(data, {"format", "version", "player", "seed", "state", "actions", "score"}, "record")
         score = data["score"]
         if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
             raise TypeError(f"record score must be an int or null, got {score!r}")
@@ -90,18 +87,10 @@ class Record:
         return cls.from_dict(data)
 
 
-@dataclass(frozen=True)
-class Step:
-    """One replayed decision: the game after it, in words as it was taken, and its points."""
-
-    game: SoloGame
-    words: str
-    points: int
-
-
-def replay(record: Record) -> Iterator[Step]:
-    """Play the record's actions one by one (a ValueError when it does not fit its game); every
-    step yields the same live game object, moved on: copy what you keep."""
+def replay(record: Record) -> Iterator[tuple[SoloGame, str, int]]:
+    """Play the record's actions one by one (a ValueError when it does not fit its game): after
+    each, the game, the decision in words and its points. The game is the same live object
+    every time, moved on: copy what you keep."""
     game = record.start()
     for i, action in enumerate(record.actions):
         if game.is_over or not 0 <= action < game.layout.size or not game.legal_mask()[action]:
@@ -110,17 +99,15 @@ def replay(record: Record) -> Iterator[Step]:
                 f"{game.phase.value}): the record does not belong to this game"
             )
         words = decision_words(game, action)
-        yield Step(game, words, game.step(action))
+        yield game, words, game.step(action)
     if record.score is not None and game.score() != record.score:
         raise ValueError(f"the replay scores {game.score()}, the record says {record.score}")
 
 
 def final_game(record: Record) -> SoloGame:
     """The game after all the record's actions."""
-    game = record.start()
-    for step in replay(record):
-        game = step.game
-    return game
+    steps = list(replay(record))
+    return steps[-1][0] if steps else record.start()
 
 
 def frames(record: Record, per_turn: bool = False) -> Iterator[Any]:
@@ -136,14 +123,13 @@ def frames(record: Record, per_turn: bool = False) -> Iterator[Any]:
     game = record.start()
     yield draw_game(game, caption=f"{who}the game starts")
     before, turn, played, points = game.sheet.values.copy(), game.turn, [], 0
-    for n, step in enumerate(replay(record), 1):
-        played.append(step.words)
-        points += step.points
-        game = step.game
+    for n, (game, words, gained) in enumerate(replay(record), 1):
+        played.append(words)
+        points += gained
         if per_turn and game.turn == turn and not game.is_over:
             continue
         # numbered, so no two pictures are alike (a GIF writer merges identical frames)
-        yield picture(game, before, _turn_caption(turn, played, points) if per_turn else f"{n}. {step.words}")
+        yield picture(game, before, _turn_caption(turn, played, points) if per_turn else f"{n}. {words}")
         before, turn, played, points = game.sheet.values.copy(), game.turn, [], 0
     if played:  # a record that stops inside a turn (a game left unfinished) ends on its last decision
         yield picture(game, before, _turn_caption(turn, played, points) + " (unfinished)")

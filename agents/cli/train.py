@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.common import Parser
 from agents.registry import load
 from agents.training.checkpoints import resume_command
 from agents.training.config import TrainConfig, load_config
@@ -27,9 +27,7 @@ from numberdrop_env.compile_progress import CompileProgress
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python train.py", description=plain_text(__doc__), formatter_class=HelpFormatter
-    )
+    parser = Parser("python train.py", __doc__)
     parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
     parser.add_argument(
         "--resume",
@@ -76,15 +74,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return train(*prepare(argv))
 
 
-def interrupted_message(cfg: TrainConfig, args: argparse.Namespace) -> str:
-    """What a hard stop (a second Ctrl-C) says: the newest checkpoint and how to resume it."""
-    try:
-        checkpoint = find_resume(cfg.run_dir, cfg)
-    except (FileNotFoundError, ValueError):
-        return "interrupted: no checkpoint yet; run the same command to start again"
-    return f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume_command(args.config, checkpoint)}"
-
-
 def cli(argv: list[str] | None = None) -> int:
     """``python train.py``: exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config."""
     try:
@@ -95,7 +84,13 @@ def cli(argv: list[str] | None = None) -> int:
     try:
         with CompileProgress():  # a line while numba compiles (a fresh install)
             outcome = train(config, arguments)
-    except KeyboardInterrupt:
-        print(f"\n{interrupted_message(config, arguments)}", file=sys.stderr)
+    except KeyboardInterrupt:  # a second Ctrl-C: the newest checkpoint and how to resume it
+        try:
+            checkpoint = find_resume(config.run_dir, config)
+            resume = resume_command(arguments.config, checkpoint)
+            said = f"interrupted; newest checkpoint {checkpoint}\nto continue: {resume}"
+        except (FileNotFoundError, ValueError):
+            said = "interrupted: no checkpoint yet; run the same command to start again"
+        print(f"\n{said}", file=sys.stderr)
         return 130
     return 130 if outcome.get("interrupted") else 0

@@ -62,7 +62,7 @@ def plot_scores(summary: dict[str, Any], path: str | Path) -> Path:
         fontsize=11,
     )
     ax.legend(loc="upper right", fontsize=9, frameon=False)
-    return _save(fig, path)
+    return _save(plt, fig, path)
 
 
 def plot_learning_curve(
@@ -99,12 +99,10 @@ def plot_learning_curve(
     ax.set_title(title or "learning curve", fontsize=11)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=9, frameon=False)
-    return _save(fig, path)
+    return _save(plt, fig, path)
 
 
-def _save(fig: Any, path: str | Path) -> Path:
-    import matplotlib.pyplot as plt
-
+def _save(plt: Any, fig: Any, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()

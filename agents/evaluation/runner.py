@@ -125,14 +125,6 @@ def play_lucky_table(
     }
 
 
-def play_rotations(
-    play: Callable[..., dict[str, Any]], agents: list[str], players: int, seed: int, options: dict[str, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """``seed`` played once per rotation of the seats, by ``play(seats, seed, options)``."""
-    base = lineup(agents, players)
-    return [{"seats": seats, **play(seats, seed, options)} for seats in (base[r:] + base[:r] for r in range(players))]
-
-
 class Progress:
     """A tqdm bar in a terminal; elsewhere (a log file, CI) a plain line every 30 s and at the end."""
 
@@ -273,7 +265,9 @@ def play_seeds(task: tuple[Match, tuple[int, ...]]) -> list[Any]:
     play: Any = play_table
     if match.game == LUCKYNUMBERS:
         play = partial(play_lucky_table, setup=match.setup, bruno=match.bruno)
-    return [play_rotations(play, list(match.agents), match.players, s, match.options) for s in seeds]
+    base = lineup(list(match.agents), match.players)
+    rotations = [base[r:] + base[:r] for r in range(match.players)]
+    return [[{"seats": seats, **play(seats, s, match.options)} for seats in rotations] for s in seeds]
 
 
 def run_matches(

@@ -40,14 +40,15 @@ def _seats(agent: str, games: list[dict[str, Any]]) -> list[tuple[dict[str, Any]
 
 
 def summarise_tables(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
-    """Win rates, mean scores and paired differences per agent (JSON-safe)."""
+    """Win rates, mean scores and paired differences per agent (JSON-safe); Lucky Numbers' games
+    (they say how they ended) add the empty cells, how the games ended and the speed."""
     seeds = sorted(results)
     played = [g for s in seeds for g in results[s]]
     # paired by seed: the mean score of the agent's seats over the seed's rotations
     per_seed = {
         a: np.array([np.mean([g["scores"][p] for g, p in _seats(a, results[s])]) for s in seeds]) for a in agents
     }
-    first = agents[0]
+    first, lucky = agents[0], "ended_by" in played[0]
     out: dict[str, Any] = {
         "players": players,
         "games": len(results) * players,
@@ -56,8 +57,9 @@ def summarise_tables(results: dict[int, list], agents: list[str], players: int) 
         "agents": {},
     }
     for a in agents:
-        wins = [1.0 / len(g["winners"]) if p in g["winners"] else 0.0 for g, p in _seats(a, played)]  # a k-way tie: 1/k
-        scores = [g["scores"][p] for g, p in _seats(a, played)]
+        seats = _seats(a, played)
+        wins = [1.0 / len(g["winners"]) if p in g["winners"] else 0.0 for g, p in seats]  # a k-way tie: 1/k
+        scores = [g["scores"][p] for g, p in seats]
         diff = per_seed[a] - per_seed[first]
         out["agents"][a] = {
             "seats": len(scores),
@@ -67,22 +69,15 @@ def summarise_tables(results: dict[int, list], agents: list[str], players: int) 
             "ci95": ci95(np.array(scores, float)),
             "paired_diff": {"vs": first, "mean": float(diff.mean()), "ci95": ci95(diff)},
         }
+        if lucky:
+            out["agents"][a]["empty_cells"] = sum(g["empty"][p] for g, p in seats) / len(seats)
+    if lucky:
+        seconds = sum(g["seconds"] for g in played)
+        out["game"] = "luckynumbers"
+        out["ended_by_full_board"] = sum(g["ended_by"] == "full" for g in played) / len(played)
+        out["games_per_second"] = len(played) / seconds if seconds else float("nan")
+        out["decisions_per_second"] = sum(g["decisions"] for g in played) / seconds if seconds else float("nan")
     return out
-
-
-def summarise(results: dict[int, list], agents: list[str], players: int) -> dict[str, Any]:
-    """A Lucky Numbers table's summary: ``summarise_tables``, plus how games ended and the speed."""
-    summary = summarise_tables(results, agents, players)
-    played = [g for s in sorted(results) for g in results[s]]
-    summary["game"] = "luckynumbers"
-    summary["ended_by_full_board"] = sum(g["ended_by"] == "full" for g in played) / len(played)
-    for a in agents:
-        empty = [g["empty"][p] for g, p in _seats(a, played)]
-        summary["agents"][a]["empty_cells"] = sum(empty) / len(empty)
-    seconds = sum(g["seconds"] for g in played)
-    summary["games_per_second"] = len(played) / seconds if seconds else float("nan")
-    summary["decisions_per_second"] = sum(g["decisions"] for g in played) / seconds if seconds else float("nan")
-    return summary
 
 
 def format_tables(summary: dict[str, Any]) -> str:

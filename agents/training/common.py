@@ -25,7 +25,6 @@ from ..evaluation.runner import Progress, play_policy
 from ..evaluation.solo import format_table, run, summarise
 from ..evaluation.stats import ci95
 from ..evaluation.tables import format_tables, run_tables, summarise_tables
-from ..evaluation.tables import summarise as summarise_lucky
 from .checkpoints import (
     Every,
     append_jsonl,
@@ -122,7 +121,7 @@ def final_evaluation(
             results = run_tables(
                 seats, e.players, f.games, f.seed, workers, {model: options}, progress, "luckynumbers", e.setup, e.bruno
             )
-            out[f"vs_{opponent}"] = summarise_lucky(results, [model, opponent], e.players)
+            out[f"vs_{opponent}"] = summarise_tables(results, [model, opponent], e.players)
             print(format_tables(out[f"vs_{opponent}"]))
     elif e is not None and e.players > 1:
         seats = [model] + [e.opponents[i % len(e.opponents)] for i in range(e.players - 1)]

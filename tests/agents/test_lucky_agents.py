@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.evaluation.tables import play_lucky_table, run_tables, summarise
+from agents.evaluation.tables import play_lucky_table, run_tables, summarise_tables
 from agents.luckynumbers import make_policy
 from agents.luckynumbers.search import SearchPolicy
 from agents.luckynumbers.value import BoardValue
@@ -126,7 +126,7 @@ def test_search_options_are_checked(options):
 
 
 def test_greedy_beats_random_at_a_small_table():
-    summary = summarise(
+    summary = summarise_tables(
         run_tables(["greedy", "random"], 4, 3, 0, progress=False, game="luckynumbers"), ["greedy", "random"], 4
     )
     assert summary["agents"]["greedy"]["win_rate"] > 0.4 > summary["agents"]["random"]["win_rate"]
