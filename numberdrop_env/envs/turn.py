@@ -17,7 +17,8 @@ from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame
 from ..numba_cache import warn_if_not_compiled
 from ..planner import features
-from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
+from ..planner.packing import rule_ints
+from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, tile_indices
 from .base import SoloEnvBase, breakdown_info
 from .decision import game_from_options
 
