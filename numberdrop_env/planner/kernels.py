@@ -35,15 +35,8 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
     n = vals.shape[0]
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
-    region, members, stack, up, down, up_next, by_value = (
-        buffer[:n],
-        buffer[n : 2 * n],
-        buffer[2 * n : 3 * n],
-        buffer[3 * n : 4 * n],
-        buffer[4 * n : 5 * n],
-        buffer[5 * n : 6 * n],
-        buffer[6 * n : 7 * n],
-    )
+    rows = buffer[: 7 * n].reshape(7, n)
+    region, members, stack, up, down, up_next, by_value = rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6]
     start = buffer[7 * n : 8 * n + 1]
     first = buffer[8 * n + 1 :]  # max_number + 2 entries
     region[:] = -1

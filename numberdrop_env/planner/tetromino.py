@@ -132,7 +132,7 @@ def dice_writings(dice, max_number, default):
 
 @njit(cache=True)
 def _value_table(vals, free, start, region, up, down, max_number):
-    """Score of writing value v next to each cell (``turns_python._local_scores``'s table)."""
+    """Score of writing value v next to each cell (``turns_python.local_scores``' table)."""
     n = vals.shape[0]
     table = np.zeros((n + 1, max_number + 1))  # the last row pads the neighbour table
     for c in range(n):
