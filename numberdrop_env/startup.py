@@ -1,27 +1,10 @@
 """Start at once: play the first turns while numba compiles the engine in another process.
 
-With an empty or outdated numba cache, the first step of ``NumberDropTurn-v0`` would spend
-about a minute compiling. Instead, the first ``reset`` of an environment whose compiled code
-is not cached (``numba_cache.not_cached``) starts ``python -m numberdrop_env.warmup --only
-... --background`` in a child process, which compiles that code into numba's on-disk cache,
-and this process runs the same functions as the Python they are written in
-(``numba_cache.interpret``): the turn planner plays its specification
-(``planner.turns_python``, the same candidates in the same order), everything else the
-compiled functions' own Python. At each turn the environment calls ``poll``; once the
-child has finished (or another process has filled the cache), the compiled functions are
-bound again and load from the cache. A game is the same whenever the switch happens.
-
-Why a process and not a thread: numba compiles under a lock and mostly in Python, so a
-compiling thread would take the GIL from the game; and the interpreted mode rebinds module
-globals that a compile in this process would read. A child costs this process nothing but
-a file read every half second, and its cache is shared (one child compiles for every
-process of a machine: it holds a lock file beside ``numba_cache``'s record).
-
-Set ``NUMBERDROP_QUICK_START=0`` to compile in the foreground as before. Agents that plan one
-game at a time start it too (``begin`` with their own warm-up steps; the ``ntuple`` agent plans
-with ``TurnPlanner.game_arrays``). Batch entry points (``TurnPlanner.candidate_arrays`` and the
-packed-game calls, the vector environment, the look-aheads) are not interpreted: they wait for
-the child (``compiled``).
+With numba's cache lacking an environment's code, its first ``reset`` (or an agent's first game,
+``begin``) starts ``python -m numberdrop_env.warmup --background`` and runs the compiled functions
+as their Python (``numba_cache.interpret``; the planner plays ``planner.turns_python``) until
+``poll`` finds the cache filled. A process, not a thread: numba compiles under a lock, mostly in
+Python, and would read the globals the interpreted mode rebinds. How and why: ``docs/speed.md``.
 """
 
 from __future__ import annotations

@@ -50,15 +50,10 @@ def warm_up(
     line per step and a total; ``after`` is called with each step once it has run (work needing
     only the first steps' code can start before the rest); ``only`` names the steps to run."""
     numba_cache.silence()  # the environments built here need no hint that their first steps compile
-    with startup.suspended():  # this process compiles: nothing of it may be interpreted
-        return _warm_up(stream, after, _plan(only, extra), only is None)
-
-
-def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: list, check: bool) -> list[Step]:
-    """``warm_up``'s steps under one progress line; ``check``: every entry point must be compiled after."""
+    plan, start = _plan(only, extra), time.perf_counter()
     steps: list[Step] = []
-    start = time.perf_counter()
-    with CompileProgress(stream, total=len(plan), desc="warming up") as progress:
+    # this process compiles: nothing of it may be interpreted
+    with startup.suspended(), CompileProgress(stream, total=len(plan), desc="warming up") as progress:
         for i, (name, run) in enumerate(plan):
             progress.step(f"[{i + 1}/{len(plan)}] {name}")
             t = time.perf_counter()
@@ -69,11 +64,11 @@ def _warm_up(stream: TextIO | None, after: Callable[[Step], None] | None, plan: 
                 progress.write(f"{name}: {steps[-1].seconds:.2f} s ({detail})")
             if after is not None:
                 after(steps[-1])
-    if check:
-        missed = numba_cache.not_compiled([name for names in numba_cache.ENTRY_POINTS.values() for name in names])
-        if missed:
-            raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
-    numba_cache.write_record()
+        if only is None:  # every entry point must be compiled after
+            missed = numba_cache.not_compiled([n for names in numba_cache.ENTRY_POINTS.values() for n in names])
+            if missed:
+                raise RuntimeError(f"warm_up's games did not compile {', '.join(missed)}: extend its steps")
+        numba_cache.write_record()
     if stream is not None:
         where = ", ".join(numba_cache.cache_dirs()) or "none (numba caching unavailable)"
         print(f"total: {time.perf_counter() - start:.2f} s; numba cache: {where}", file=stream, flush=True)

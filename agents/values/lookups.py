@@ -23,9 +23,9 @@ from numberdrop_env.planner.packing import (
     I_REG,
     I_ROWS,
     N_INTS,
+    rule_ints,
     state_offsets,
 )
-from numberdrop_env.planner.turns import rule_ints
 
 from .spec import (
     CELL_CODES,

@@ -16,7 +16,8 @@ from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
 from ..engine.solo import SoloGame
 from ..planner import features
-from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
+from ..planner.packing import rule_ints
+from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, tile_indices
 from .base import SoloEnvBase
 
 CANDIDATE_FEATURES = (
@@ -255,25 +256,7 @@ def candidate_features(game: SoloGame, offered: TurnCandidates, slots: int) -> n
     a, s = offered.arrays, game.sheet
     ints, box = _feature_constants(game.rules)
     return features.candidate_features(
-        a.value,
-        a.points,
-        a.values,
-        a.used,
-        a.heights,
-        a.notches,
-        a.combo_kind,
-        a.combo_size,
-        a.ends_game,
-        a.terms,
-        s.identical,
-        s.consecutive,
-        s.bonus,
-        s.circled,
-        s.crossed,
-        box,
-        ints,
-        slots,
-        len(CANDIDATE_FEATURES),
+        a, s.identical, s.consecutive, s.bonus, s.circled, s.crossed, box, ints, slots, len(CANDIDATE_FEATURES)
     )
 
 

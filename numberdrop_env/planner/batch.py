@@ -94,16 +94,7 @@ def enumerate_many(states, order, lo, hi, rules, with_features, count, out, feat
         out.has_terms[g, :k] = r.has_terms
         if with_features:
             features[g] = candidate_features(
-                r.value,
-                r.points,
-                r.values,
-                r.used,
-                r.heights,
-                r.notches,
-                r.combo_kind,
-                r.combo_size,
-                r.ends_game,
-                r.terms,
+                r,
                 state[o[6] : o[7]] != 0,
                 state[o[7] : o[8]] != 0,
                 state[o[11]] != 0,

@@ -21,46 +21,27 @@ def feature_count(ints):
 
 
 @njit(cache=True)
-def candidate_features(
-    a_value,
-    a_points,
-    a_values,
-    a_used,
-    a_heights,
-    a_notches,
-    a_kind,
-    a_size,
-    a_ends,
-    a_terms,
-    identical,
-    consecutive,
-    bonus,
-    circled,
-    crossed,
-    box,
-    ints,
-    slots,
-    n_features,
-):
-    """``NumberDropTurn-v0``'s ``candidates`` rows, in float64 as the NumPy reference, stored as float32."""
+def candidate_features(a, identical, consecutive, bonus, circled, crossed, box, ints, slots, n_features):
+    """``NumberDropTurn-v0``'s ``candidates`` rows of the candidates ``a`` (``TurnArrays``) of a sheet
+    with these boxes and letters, in float64 as the NumPy reference, stored as float32."""
     rows, cols, reg, last = ints[I_ROWS], ints[I_COLS], ints[I_REG], ints[I_LAST]
     maxn, bonus_size = ints[I_MAXN], ints[I_BONUS]
     nb = len(box)
     if n_features != feature_count(ints):
         raise ValueError("candidate_features: n_features does not match the rules' feature rows")
     out = np.zeros((slots, n_features), np.float32)
-    for k in range(min(len(a_value), slots)):
+    for k in range(min(len(a.value), slots)):
         row = out[k]
-        h = a_heights[k]
+        h = a.heights[k]
         holes = hole_rows = full_rows = penalty_rows = filled_cells = free_numbers = 0
         for r in range(rows):
             filled_row = 0
             holes_row = 0
             for c in range(cols):
-                v = a_values[k, r * cols + c]
+                v = a.values[k, r * cols + c]
                 if v != EMPTY:
                     filled_row += 1
-                    if v <= maxn and not a_used[k, r * cols + c]:
+                    if v <= maxn and not a.used[k, r * cols + c]:
                         free_numbers += 1
                 elif r < h[c]:
                     holes_row += 1
@@ -76,17 +57,17 @@ def candidate_features(
         for c in range(1, cols):
             bump += abs(h[c] - h[c - 1])
             top = max(top, h[c])
-        kind, size = a_kind[k], a_size[k]
+        kind, size = a.combo_kind[k], a.combo_size[k]
         row[0] = 1.0
-        row[1] = a_value[k] / 10.0
-        row[2] = a_points[k] / 10.0
+        row[1] = a.value[k] / 10.0
+        row[2] = a.points[k] / 10.0
         row[3] = kind == 0
         row[4] = kind == 1
         row[5] = size / bonus_size
-        row[6] = a_ends[k]
+        row[6] = a.ends_game[k]
         for t in range(5):
-            row[7 + t] = a_terms[k, t] / 10.0
-        row[12] = remaining_turns(a_notches[k], last) / 10
+            row[7 + t] = a.terms[k, t] / 10.0
+        row[12] = remaining_turns(a.notches[k], last) / 10
         row[13] = holes / 10
         row[14] = hole_rows / reg
         row[15] = full_rows / reg
@@ -107,8 +88,8 @@ def candidate_features(
         for b in range(nb):
             row[j + b] = circled[b] or (row[21 + cols + b] > 0 and row[21 + cols + nb + b] > 0 and not crossed[b])
         j += nb
-        for t in range(a_notches.shape[1]):
-            row[j + t] = a_notches[k, t] / last
+        for t in range(a.notches.shape[1]):
+            row[j + t] = a.notches[k, t] / last
     return out
 
 

@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.combos import neighbour_table
-from ..engine.rules import EMPTY
+from ..engine.rules import EMPTY, Rules
 from . import kernels
+from .packing import I_BLOCK_WIDTH, I_WIDTH, I_WILD_DEFAULT, Boxes, RuleArrays, rule_arrays, rule_ints
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,17 @@ def kernel_weights(w: Weights, full_column: int) -> np.ndarray:
     return np.array([w.ready, w.progress, w.power, w.buried, w.column * full_column, 0.5 * w.column * full_column])
 
 
+def planner_arrays(rules: Rules, w: Weights, width: int = 0, block_width: int = 0) -> RuleArrays:
+    """What the compiled planner reads of the rules, the weights and its widths (which the sheet
+    evaluation does not read)."""
+    ints = rule_ints(rules).copy()
+    ints[I_WILD_DEFAULT], ints[I_WIDTH], ints[I_BLOCK_WIDTH] = w.wild_default, width, block_width
+    floats = np.array(
+        [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
+    )
+    return rule_arrays(rules, ints, kernel_weights(w, rules.full_column_points), floats)
+
+
 class Structures(NamedTuple):
     """Same-valued regions and increasing paths of a sheet's unused numbers (``kernels.structures_into``)."""
 
@@ -73,7 +84,6 @@ class Context:
         s = game.sheet
         self.rows, self.cols = r.rows, r.cols
         self.reg_rows = r.regular_rows
-        self.nbrs = neighbour_table(r.rows, r.cols)
         self.w = weights
         self.box_sizes = tuple(r.box_sizes)
         self.bonus_size = r.bonus_size
@@ -90,15 +100,23 @@ class Context:
         bonus = [] if s.bonus else [self.bonus_size]
         self.ident_targets = [k for k in self.box_sizes if self.ident_open[k]] + bonus
         self.cons_targets = [k for k in self.box_sizes if self.cons_open[k]] + bonus
-        self._kernel_weights = kernel_weights(weights, self.full_column)
-        self._ident = np.array(self.ident_targets, np.int64)
-        self._cons = np.array(self.cons_targets, np.int64)
-        self._ident_sizes = np.array(sorted(set(self.ident_targets)), np.int64)
+        self.arrays = planner_arrays(r, weights)
+        self.boxes = Boxes(
+            np.array(self.ident_targets, np.int64),
+            np.array(self.cons_targets, np.int64),
+            np.array(sorted(set(self.ident_targets)), np.int64),
+            self.ident_done,
+            self.cons_done,
+            ~s.identical,
+            ~s.consecutive,
+        )
 
     def structures(self, vals: list[int] | np.ndarray, used: list[bool] | np.ndarray) -> Structures:
         """The regions and paths of the unused numbers of a sheet."""
         return Structures(
-            *kernels.structures(np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.nbrs, self.max_number)
+            *kernels.structures(
+                np.asarray(vals, np.int64), np.asarray(used, np.bool_), self.arrays.nbrs, self.max_number
+            )
         )
 
     def geometry(self, vals: list[int], heights: list[int]) -> tuple[float, int, int]:
@@ -172,57 +190,28 @@ class Context:
     ) -> float:
         """Promise of the unused numbers for the open boxes (the sheet's, or ``ident_open`` /
         ``cons_open``); with ``limit``, only the ``limit`` best credits count."""
-        ident = self._ident if ident_open is None else np.array(ident_open, np.int64)
-        cons = self._cons if cons_open is None else np.array(cons_open, np.int64)
-        return kernels.potential_into(
-            np.asarray(vals, np.int64),
-            np.asarray(heights, np.int64),
-            st.free,
-            *st[2:],  # start, members, up, down, up_next
-            self.nbrs,
-            ident,
-            cons,
-            self._kernel_weights,
-            self.bonus_size,
-            self.cols,
-            self.reg_rows,
-            self.max_number,
-            -1 if limit is None else int(limit),
-            *kernels.potential_work(len(st.free), max(len(ident), len(cons))),
-        )
+        ident = self.boxes.ident_targets if ident_open is None else np.array(ident_open, np.int64)
+        cons = self.boxes.cons_targets if cons_open is None else np.array(cons_open, np.int64)
+        work = kernels.potential_work(len(st.free), max(len(ident), len(cons)))
+        vals, heights = np.asarray(vals, np.int64), np.asarray(heights, np.int64)
+        limit = -1 if limit is None else int(limit)
+        return kernels.potential_into(vals, heights, tuple(st), ident, cons, limit, self.arrays, work)
 
     def written_sheet(
         self, vals: list[int], used: list[bool], heights: list[int], limit: int, with_potential: bool = True
     ) -> tuple[float, list[tuple[str, int, list[int], float]]]:
         """(potential if the turn passes, [(kind, size, cells, potential after it)] for each
-        canonical combination) of a sheet just written, in one compiled call."""
-        work = self._sheet_work()
-        now, count = kernels.written_sheet_into(
-            np.asarray(vals, np.int64),
-            np.asarray(used, np.bool_),
-            np.asarray(heights, np.int64),
-            self.nbrs,
-            self._ident,
-            self._cons,
-            self._ident_sizes,
-            self._kernel_weights,
-            self.bonus_size,
-            self.cols,
-            self.reg_rows,
-            self.max_number,
-            int(limit),
-            with_potential,
-            work,
-        )
+        canonical combination) of a sheet just written, in one compiled call (its scratch space
+        new for each: calls may nest)."""
+        b = self.boxes
+        work = kernels.sheet_work(self.rows * self.cols, self.max_number, len(b.ident_targets), len(b.cons_targets))
+        vals, used, heights = np.asarray(vals, np.int64), np.asarray(used, np.bool_), np.asarray(heights, np.int64)
+        now, count = kernels.written_sheet_into(vals, used, heights, b, int(limit), with_potential, self.arrays, work)
         kinds, sizes, cells, after = (a[:count].tolist() for a in (work.kinds, work.sizes, work.cells, work.after))
         return now, [
             ("identical" if kind == 0 else "consecutive", k, row[:k], pot)
             for kind, k, row, pot in zip(kinds, sizes, cells, after)
         ]
-
-    def _sheet_work(self) -> kernels.SheetWork:
-        """Scratch space of the compiled sheet evaluation, new for each call (calls may nest)."""
-        return kernels.sheet_work(self.rows * self.cols, self.max_number, len(self._ident), len(self._cons))
 
     def combo_points(self, kind: str, k: int) -> tuple[int, float]:
         """(official points, heuristic letter value) of scoring box (kind, k) now."""

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.rules import EMPTY
+from .packing import I_BONUS, I_COLS, I_MAXN, I_REG
 
 
 @njit(cache=True)
@@ -34,15 +35,8 @@ def structures_into(vals, used, nbrs, max_number, free, buffer):
     n = vals.shape[0]
     for i in range(n):
         free[i] = vals[i] >= 0 and vals[i] <= max_number and not used[i]
-    region, members, stack, up, down, up_next, by_value = (
-        buffer[:n],
-        buffer[n : 2 * n],
-        buffer[2 * n : 3 * n],
-        buffer[3 * n : 4 * n],
-        buffer[4 * n : 5 * n],
-        buffer[5 * n : 6 * n],
-        buffer[6 * n : 7 * n],
-    )
+    rows = buffer[: 7 * n].reshape(7, n)
+    region, members, stack, up, down, up_next, by_value = rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6]
     start = buffer[7 * n : 8 * n + 1]
     first = buffer[8 * n + 1 :]  # max_number + 2 entries
     region[:] = -1
@@ -181,29 +175,14 @@ def potential_work(cells, targets):
 
 
 @njit(cache=True)
-def potential_into(
-    vals,
-    heights,
-    free,
-    start,
-    members,
-    up,
-    down,
-    up_next,
-    nbrs,
-    ident_targets,
-    cons_targets,
-    weights,
-    bonus_size,
-    cols,
-    reg_rows,
-    max_number,
-    limit,
-    work_floats,
-    work_ints,
-):
-    """The promise of the unused numbers for the open boxes (``heuristic.kernel_weights``):
-    ``limit`` < 0 counts every credit, else only the ``limit`` largest; ``work_*``: ``potential_work``."""
+def potential_into(vals, heights, st, ident_targets, cons_targets, limit, rules, work):
+    """The promise of the unused numbers (``st``: ``structures``) for the open boxes, weighed by
+    ``rules.kweights`` (``heuristic.kernel_weights``): ``limit`` < 0 counts every credit, else only
+    the ``limit`` largest; ``work``: ``potential_work``."""
+    free, _, start, members, up, down, up_next = st
+    nbrs, weights, ints = rules.nbrs, rules.kweights, rules.ints
+    cols, reg_rows, max_number, bonus_size = ints[I_COLS], ints[I_REG], ints[I_MAXN], ints[I_BONUS]
+    work_floats, work_ints = work
     ready, progress, power, buried = weights[0], weights[1], weights[2], weights[3]
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -287,13 +266,13 @@ def potential_into(
 
 
 @njit(cache=True)
-def combinations_into(
-    vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
-):
-    """One canonical combination per open box into ``kinds`` (0 identical, 1 consecutive), ``sizes``
-    and ``cells`` (selection order, padded with -1); returns how many. Identical: the smallest region
-    big enough (ties: lowest id), k cells breadth-first from its lowest. Consecutive: the shortest
-    up path long enough (ties: lowest start), its first k cells."""
+def combinations_into(vals, st, nbrs, ident_sizes, cons_targets, work):
+    """One canonical combination per open box into ``work.kinds`` (0 identical, 1 consecutive),
+    ``sizes`` and ``cells`` (selection order, padded with -1); returns how many. Identical: the
+    smallest region big enough (ties: lowest id), k cells breadth-first from its lowest.
+    Consecutive: the shortest up path long enough (ties: lowest start), its first k cells."""
+    free, region, start, members, up, _, up_next = st
+    kinds, sizes, cells = work.kinds, work.sizes, work.cells
     cells[:] = -1
     n = vals.shape[0]
     n_regions = len(start) - 1
@@ -343,20 +322,15 @@ def combinations_into(
 
 
 @njit(cache=True)
-def _without(targets, k, out):
-    """The targets other than k, written into ``out``; returns how many."""
+def _open_after(targets, k, closed, out):
+    """The targets still open once box k is scored (``closed``: box k of this kind is), written
+    into ``out``; returns how many."""
     count = 0
     for t in targets:
-        if t != k:
+        if not (closed and t == k):
             out[count] = t
             count += 1
     return count
-
-
-@njit(cache=True)
-def _copy_into(targets, out):
-    out[: len(targets)] = targets
-    return len(targets)
 
 
 class SheetWork(NamedTuple):
@@ -367,8 +341,7 @@ class SheetWork(NamedTuple):
     used2: np.ndarray
     free2: np.ndarray
     buffer2: np.ndarray
-    potential_floats: np.ndarray
-    potential_ints: np.ndarray
+    potential: tuple  # ``potential_work``
     ident2: np.ndarray
     cons2: np.ndarray
     kinds: np.ndarray
@@ -381,15 +354,13 @@ class SheetWork(NamedTuple):
 def sheet_work(cells, max_number, n_ident, n_cons):
     """A ``SheetWork`` for sheets of ``cells`` with up to ``n_ident`` / ``n_cons`` open targets."""
     m = n_ident + n_cons
-    pf, pi = potential_work(cells, max(n_ident, n_cons))
     return SheetWork(
         np.empty(cells, np.bool_),
         np.empty(8 * cells + max_number + 3, np.int64),
         np.empty(cells, np.bool_),
         np.empty(cells, np.bool_),
         np.empty(8 * cells + max_number + 3, np.int64),
-        pf,
-        pi,
+        potential_work(cells, max(n_ident, n_cons)),
         np.empty(n_ident, np.int64),
         np.empty(n_cons, np.int64),
         np.empty(m, np.int64),
@@ -400,94 +371,28 @@ def sheet_work(cells, max_number, n_ident, n_cons):
 
 
 @njit(cache=True)
-def written_sheet_into(
-    vals,
-    used,
-    heights,
-    nbrs,
-    ident_targets,
-    cons_targets,
-    ident_sizes,
-    weights,
-    bonus_size,
-    cols,
-    reg_rows,
-    max_number,
-    limit,
-    with_potential,
-    work,
-):
+def written_sheet_into(vals, used, heights, boxes, limit, with_potential, rules, work):
     """What the planner asks of a sheet just written: the potential if the turn passes, and each
     canonical combination (``work.kinds``, ``sizes``, ``cells``) with the potential after it
     (``work.after``), 0 without ``with_potential``. Returns (potential now, combinations)."""
-    free, region, start, members, up, down, up_next = structures_into(
-        vals, used, nbrs, max_number, work.free, work.buffer
-    )
-    kinds, sizes, cells, after = work.kinds, work.sizes, work.cells, work.after
-    count = combinations_into(
-        vals, free, region, start, members, up, up_next, nbrs, ident_sizes, cons_targets, kinds, sizes, cells
-    )
-    after[:count] = 0.0
+    nbrs, max_number, bonus_size = rules.nbrs, rules.ints[I_MAXN], rules.ints[I_BONUS]
+    ident_targets, cons_targets = boxes.ident_targets, boxes.cons_targets
+    st = structures_into(vals, used, nbrs, max_number, work.free, work.buffer)
+    count = combinations_into(vals, st, nbrs, boxes.ident_sizes, cons_targets, work)
+    work.after[:count] = 0.0
     if not with_potential:
         return 0.0, count
-    pf, pi = work.potential_floats, work.potential_ints
-    now = potential_into(
-        vals,
-        heights,
-        free,
-        start,
-        members,
-        up,
-        down,
-        up_next,
-        nbrs,
-        ident_targets,
-        cons_targets,
-        weights,
-        bonus_size,
-        cols,
-        reg_rows,
-        max_number,
-        limit,
-        pf,
-        pi,
-    )
+    now = potential_into(vals, heights, st, ident_targets, cons_targets, limit, rules, work.potential)
     used2, ident2, cons2 = work.used2, work.ident2, work.cons2
     for c in range(count):
-        k = sizes[c]
+        k = work.sizes[c]
         used2[:] = used
         for a in range(k):
-            used2[cells[c, a]] = True
-        _, _, start2, members2, up2, down2, next2 = structures_into(
-            vals, used2, nbrs, max_number, work.free2, work.buffer2
-        )
-        n_ident = (
-            _without(ident_targets, k, ident2)
-            if kinds[c] == 0 or k == bonus_size
-            else _copy_into(ident_targets, ident2)
-        )
-        n_cons = (
-            _without(cons_targets, k, cons2) if kinds[c] != 0 or k == bonus_size else _copy_into(cons_targets, cons2)
-        )
-        after[c] = potential_into(
-            vals,
-            heights,
-            work.free2,
-            start2,
-            members2,
-            up2,
-            down2,
-            next2,
-            nbrs,
-            ident2[:n_ident],
-            cons2[:n_cons],
-            weights,
-            bonus_size,
-            cols,
-            reg_rows,
-            max_number,
-            limit,
-            pf,
-            pi,
+            used2[work.cells[c, a]] = True
+        st2 = structures_into(vals, used2, nbrs, max_number, work.free2, work.buffer2)
+        n_ident = _open_after(ident_targets, k, work.kinds[c] == 0 or k == bonus_size, ident2)
+        n_cons = _open_after(cons_targets, k, work.kinds[c] != 0 or k == bonus_size, cons2)
+        work.after[c] = potential_into(
+            vals, heights, st2, ident2[:n_ident], cons2[:n_cons], limit, rules, work.potential
         )
     return now, count

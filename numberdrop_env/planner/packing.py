@@ -7,12 +7,13 @@ numba passes NamedTuples of arrays as they are, so each function takes the group
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..engine.actions import tetromino_table
+from ..engine.actions import layout_for, tetromino_table
 from ..engine.combos import neighbour_table
 from ..engine.rules import Rules
 
@@ -117,6 +118,38 @@ def rule_arrays(rules: Rules, ints: np.ndarray, kweights: np.ndarray, floats: np
         own(floats, np.float64),
         own(ints[N_INTS:]),
     )
+
+
+@lru_cache(maxsize=8)
+def rule_ints(rules: Rules) -> np.ndarray:
+    """The ``I_*`` parameters the rules fix (the planner's settings 0), then the box
+    sizes. Read-only: shared."""
+    L = layout_for(rules)
+    ints = np.zeros(N_INTS, np.int64)
+    for i, v in (
+        (I_ROWS, rules.rows),
+        (I_COLS, rules.cols),
+        (I_REG, rules.regular_rows),
+        (I_LAST, rules.last_notch),
+        (I_MAXN, rules.max_number),
+        (I_BONUS, rules.bonus_size),
+        (I_LINE_PTS, rules.line_points),
+        (I_PEN_PTS, rules.penalty_points),
+        (I_FULL_COL, rules.full_column_points),
+        (I_A_SLIDE, L.slide),
+        (I_A_BLOCK, L.block),
+        (I_A_PLACE, L.place),
+        (I_A_ARRANGE, L.arrange),
+        (I_A_WILD, L.wild),
+        (I_A_SELECT, L.select),
+        (I_A_CONFIRM, L.confirm),
+        (I_A_PASS, L.pass_),
+        (I_LETTERS, len(rules.letters)),
+    ):
+        ints[i] = v
+    out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
+    out.flags.writeable = False
+    return out
 
 
 class Position(NamedTuple):

@@ -19,11 +19,9 @@ from .packing import (
     I_A_BLOCK,
     I_A_SLIDE,
     I_BLOCK_WIDTH,
-    I_BONUS,
     I_COLS,
     I_LAST,
     I_MAXN,
-    I_REG,
     LOST,
     PLACE,
     SLIDE,
@@ -95,14 +93,14 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
     """The ``block_width`` best (placement, landing row) of the block ``tile_shape`` by geometry + potential."""
     used, lines0, penalties0 = position.used, position.lines, position.penalties
     ident_targets, cons_targets = boxes.ident_targets, boxes.cons_targets
-    dr, cc, nbrs, kweights, ints, floats = rules.dr, rules.cc, rules.nbrs, rules.kweights, rules.ints, rules.floats
+    dr, cc, ints, floats = rules.dr, rules.cc, rules.ints, rules.floats
     cols = ints[I_COLS]
     allowed = np.zeros(rules.owner.max() + 1, np.bool_)
     allowed[tile_shape] = True
     placed = np.empty((dr.shape[0], 2), np.int64)
     n = legal_placements(heights, allowed, rules, placed)
-    free, region, start, members, up, down, up_next = structures(vals, used, nbrs, ints[I_MAXN])
-    work_floats, work_ints = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
+    st = structures(vals, used, rules.nbrs, ints[I_MAXN])
+    work = potential_work(vals.shape[0], max(len(ident_targets), len(cons_targets)))
     scores = np.empty(n)
     v = np.empty_like(vals)
     h = np.empty_like(heights)
@@ -116,27 +114,7 @@ def _best_blocks(vals, heights, tile_shape, position, boxes, rules):
             if r + 1 > h[c]:
                 h[c] = r + 1
         geo, lp, pp = geometry(v, h, lines0, penalties0, ints, floats, SEQUENTIAL)
-        pot = potential_into(
-            v,
-            h,
-            free,
-            start,
-            members,
-            up,
-            down,
-            up_next,
-            nbrs,
-            ident_targets,
-            cons_targets,
-            kweights,
-            ints[I_BONUS],
-            cols,
-            ints[I_REG],
-            ints[I_MAXN],
-            EVERY_CREDIT,
-            work_floats,
-            work_ints,
-        )
+        pot = potential_into(v, h, st, ident_targets, cons_targets, EVERY_CREDIT, rules, work)
         scores[j] = ((geo + lp) + pp) + pot
     order = np.argsort(-scores, kind="mergesort")[: ints[I_BLOCK_WIDTH]]
     return placed[order]

@@ -30,7 +30,6 @@ from .packing import (
     I_COLS,
     I_FULL_COL,
     I_MAXN,
-    I_REG,
     I_WIDTH,
     MAX_TAIL_ACTIONS,
     PLACE,
@@ -133,7 +132,7 @@ def dice_writings(dice, max_number, default):
 
 @njit(cache=True)
 def _value_table(vals, free, start, region, up, down, max_number):
-    """Score of writing value v next to each cell (``turns_python._local_scores``'s table)."""
+    """Score of writing value v next to each cell (``turns_python.local_scores``' table)."""
     n = vals.shape[0]
     table = np.zeros((n + 1, max_number + 1))  # the last row pads the neighbour table
     for c in range(n):
@@ -156,8 +155,7 @@ def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes
     used0, fixed, lines0, penalties0 = position.used, position.fixed, position.lines, position.penalties
     ks, fills, n_wild, written, tie, distinct, per = writings
     ident_targets, cons_targets, ident_sizes, ident_done, cons_done, ident_open, cons_open = boxes
-    nbrs, box, kweights, ints, floats = rules.nbrs, rules.box, rules.kweights, rules.ints, rules.floats
-    dr, cc = rules.dr, rules.cc
+    nbrs, box, ints, floats, dr, cc = rules.nbrs, rules.box, rules.ints, rules.floats, rules.dr, rules.cc
     cols, maxn = ints[I_COLS], ints[I_MAXN]
     n = vals0.shape[0]
     fixed_mode = fixed[0] >= 0
@@ -253,23 +251,7 @@ def tetromino_tails(vals0, heights0, placed, t_rem, letter_live, position, boxes
             r_vals[row_i, flat[p, i]] = written[q, i]
         for c in range(cols):
             r_heights[row_i, c] = heights[p, c]
-        now, n_combos = written_sheet_into(
-            r_vals[row_i],
-            used0,
-            r_heights[row_i],
-            nbrs,
-            ident_targets,
-            cons_targets,
-            ident_sizes,
-            kweights,
-            ints[I_BONUS],
-            cols,
-            ints[I_REG],
-            maxn,
-            limit,
-            not over,
-            work,
-        )
+        now, n_combos = written_sheet_into(r_vals[row_i], used0, r_heights[row_i], boxes, limit, not over, rules, work)
         nh = 0
         if not fixed_mode:
             head[0], head_ph[0] = ints[I_A_PLACE] + placed[p, 0], PLACE

@@ -19,11 +19,11 @@ import numpy as np
 from gamekit.checks import positive_int
 
 from .. import numba_cache, startup
-from ..engine.actions import Phase, layout_for
+from ..engine.actions import Phase
 from ..engine.rules import Rules
 from ..engine.sheet import SCORE_PARTS
 from ..engine.solo import SoloGame
-from . import batch, packing
+from . import batch
 from .candidates import (
     PLAN_PHASES,
     TURN_PHASES,
@@ -34,8 +34,8 @@ from .candidates import (
 )
 from .enumeration import enumerate_packed
 from .features import feature_count
-from .heuristic import DEFAULT_WEIGHTS, Weights, kernel_weights
-from .packing import MAX_ACTIONS, TurnArrays, rule_arrays, state_offsets
+from .heuristic import DEFAULT_WEIGHTS, Weights, planner_arrays
+from .packing import MAX_ACTIONS, TurnArrays, state_offsets
 from .turns_python import PythonPlanner
 
 __all__ = [
@@ -344,38 +344,6 @@ def tile_indices(names: tuple[str, ...], tiles: tuple[str, ...]) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=8)
-def rule_ints(rules: Rules) -> np.ndarray:
-    """The ``packing.I_*`` parameters the rules fix (the planner's settings 0), then the box
-    sizes. Read-only: shared."""
-    L = layout_for(rules)
-    ints = np.zeros(packing.N_INTS, np.int64)
-    for i, v in (
-        (packing.I_ROWS, rules.rows),
-        (packing.I_COLS, rules.cols),
-        (packing.I_REG, rules.regular_rows),
-        (packing.I_LAST, rules.last_notch),
-        (packing.I_MAXN, rules.max_number),
-        (packing.I_BONUS, rules.bonus_size),
-        (packing.I_LINE_PTS, rules.line_points),
-        (packing.I_PEN_PTS, rules.penalty_points),
-        (packing.I_FULL_COL, rules.full_column_points),
-        (packing.I_A_SLIDE, L.slide),
-        (packing.I_A_BLOCK, L.block),
-        (packing.I_A_PLACE, L.place),
-        (packing.I_A_ARRANGE, L.arrange),
-        (packing.I_A_WILD, L.wild),
-        (packing.I_A_SELECT, L.select),
-        (packing.I_A_CONFIRM, L.confirm),
-        (packing.I_A_PASS, L.pass_),
-        (packing.I_LETTERS, len(rules.letters)),
-    ):
-        ints[i] = v
-    out = np.concatenate([ints, np.asarray(rules.box_sizes, np.int64)])
-    out.flags.writeable = False
-    return out
-
-
 class _Static:
     """The engine's arguments that depend only on the rules and the planner's settings."""
 
@@ -383,14 +351,7 @@ class _Static:
         self.rules = rules
         self.names = rules.shape_names
         self.no_rivals = np.zeros((0, 0))
-        ints = rule_ints(rules).copy()
-        ints[packing.I_WILD_DEFAULT], ints[packing.I_WIDTH] = w.wild_default, width
-        ints[packing.I_BLOCK_WIDTH] = block_width
-        floats = np.array(
-            [w.turn, w.letter, w.letter_half, w.hurt, w.threat, w.hole_row, w.hole, w.row_fill, w.bump, w.high]
-        )
-        # what the compiled planner reads
-        self.arrays = rule_arrays(rules, ints, kernel_weights(w, rules.full_column_points), floats)
+        self.arrays = planner_arrays(rules, w, width, block_width)  # what the compiled planner reads
         self.offsets = state_offsets(self.arrays.ints)  # where each field of a packed game starts
         self.state_width = int(self.offsets[-1])
         # each number die's value by face (padded), and the shape of each face of the shape die (-1: star)

@@ -166,7 +166,7 @@ class PythonPlanner:
             flat = np.array([sorted(r * cols + c for r, c in fixed_cells)])
         ks, fills, written, tie = _writings(tuple(g.sorted_dice()), ctx.max_number, ctx.w.wild_default)
         st = ctx.structures(vals0, sheet.used.ravel())
-        score = _local_scores(st, vals0, flat, written, tie, neighbour_table(ctx.rows, cols), ctx.max_number)
+        score = local_scores(st, vals0, flat, written, tie, neighbour_table(ctx.rows, cols), ctx.max_number)
         top = min(3, score.shape[1])
         best = np.argpartition(-score, top - 1, axis=1)[:, :top]
         best = np.take_along_axis(best, np.argsort(-np.take_along_axis(score, best, 1), axis=1, kind="stable"), 1)
@@ -314,31 +314,27 @@ def _writings(dice: tuple[int, ...], max_number: int, default: int):
     return ks, fills, np.array(written, np.int64), tie
 
 
-def _local_scores(
+def local_scores(
     st: Structures,
     vals: list[int],
     flat: np.ndarray,
     written: np.ndarray,
     tie: np.ndarray,
-    nbr: np.ndarray,
+    nbrs: np.ndarray,
     max_number: int,
 ) -> np.ndarray:
     """(P, Q) local score of writing ``written[q]`` into the cells ``flat[p]``: for each new
     cell next to a free number nv, 0.5 + 0.5 x (region size if equal, path up if nv - 1,
-    path down if nv + 1), and 1 per adjacent pair of new cells differing by at most 1."""
-    n = len(vals)
-    table = np.zeros((n + 1, max_number + 3))  # columns: value + 1, so nv - 1 and nv + 1 always fit
+    path down if nv + 1), and 1 per adjacent pair of new cells differing by at most 1. In NumPy,
+    equal bit for bit to the compiled stage 1 (sums of halves are exact in any order): the
+    specification needs no compiled code, so it plays at once while that compiles."""
+    table = np.zeros((len(vals) + 1, max_number + 3))  # columns: value + 1, so nv - 1 and nv + 1 always fit
     free = np.flatnonzero(st.free)
     nv = np.array(vals)[free]
     table[free, nv + 1] = 0.5 + 0.5 * st.region_sizes()[free]
     table[free, nv] = 0.5 + 0.5 * st.up[free]
     table[free, nv + 2] = 0.5 + 0.5 * st.down[free]
-    return local_scores(table[:, 1 : max_number + 2], flat, written, tie, nbr)
-
-
-def local_scores(table: np.ndarray, flat: np.ndarray, written: np.ndarray, tie: np.ndarray, nbrs: np.ndarray):
-    """``kernels.local_scores`` in NumPy, equal to it bit for bit (its sums are of halves, exact in
-    any order): the specification needs no compiled code, so it plays at once while that compiles."""
+    table = table[:, 1 : max_number + 2]
     around = nbrs[flat]  # (P, width, 4): the cells next to each landed cell
     own = around[..., None] == flat[:, None, None, :]  # (P, width, 4, width): which are landed cells
     contrib = (table[around] * ~own.any(-1)[..., None]).sum(2)  # (P, width, values)

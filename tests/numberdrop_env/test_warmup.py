@@ -61,7 +61,7 @@ def test_a_listed_function_that_does_not_exist_fails_loudly(steps):
     with pytest.raises(ImportError, match="no_such_module"):
         numba_cache.not_cached(["no_such_module.f"])
     with pytest.raises(TypeError, match="not a numba function"):
-        numba_cache.resolve(["planner.turns.rule_ints"])
+        numba_cache.resolve(["planner.packing.rule_ints"])
 
 
 def test_warm_up_fails_when_an_entry_point_was_renamed(steps, monkeypatch):

@@ -12,8 +12,8 @@ from agents.values.ntuple import FAMILIES, Layout, NTupleSpec, NTupleValue, lamb
 from agents.values.selfplay import Learner, Learning, play
 from numberdrop_env.engine.rules import DEFAULT_RULES, EMPTY
 from numberdrop_env.engine.solo import SoloGame
-from numberdrop_env.planner.packing import state_offsets
-from numberdrop_env.planner.turns import TurnPlanner, rule_ints
+from numberdrop_env.planner.packing import rule_ints, state_offsets
+from numberdrop_env.planner.turns import TurnPlanner
 from tests.oracles import ntuple_reference as reference
 
 ALL = NTupleSpec(FAMILIES, stages=3)

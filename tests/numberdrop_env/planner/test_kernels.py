@@ -13,7 +13,7 @@ from numberdrop_env.engine.sheet import Sheet
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.planner import kernels
 from numberdrop_env.planner.heuristic import Context
-from numberdrop_env.planner.turns_python import _landed_cells, _local_scores, _writings
+from numberdrop_env.planner.turns_python import _landed_cells, _writings, local_scores
 from tests.oracles import heuristic_reference as ref
 
 
@@ -108,7 +108,7 @@ def test_local_scores_equal_the_reference():
         placements = np.flatnonzero(game.legal_mask()[game.layout.place : game.layout.arrange])
         flat = _landed_cells(game.table, placements, game.sheet.heights, ctx.cols)
         _, _, written, tie = _writings(tuple(game.sorted_dice()), ctx.max_number, ctx.w.wild_default)
-        got = _local_scores(ctx.structures(vals, used), vals, flat, written, tie, neighbour_table(14, 7), 9)
+        got = local_scores(ctx.structures(vals, used), vals, flat, written, tie, neighbour_table(14, 7), 9)
         want = ref.local_scores(ref.structures(vals, used, nbrs), vals, flat, written, tie, 9, nbrs)
         np.testing.assert_array_equal(got, want)
 
