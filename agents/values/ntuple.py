@@ -91,10 +91,7 @@ class NTupleValue:
         elif not isinstance(weights, np.ndarray) or weights.shape != (self.layout.size,):
             raise ValueError(f"weights must be an array of shape ({self.layout.size},) for this spec")
         self.weights = np.ascontiguousarray(weights, np.float64)
-        self.planner_share = float(planner_share)
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int, got {threads!r}")
-        self.threads = threads
+        self.planner_share, self.threads = float(planner_share), threads
         self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
 
     @property

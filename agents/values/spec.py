@@ -40,6 +40,7 @@ GEOMETRY_BINS, GEOMETRY_STEP, GEOMETRY_LOW = 48, 1.0, -36.0
 """The planner's geometry term in bins of a point from -36."""
 COARSE = 4
 """The joint table of the two reads each in bins COARSE times wider."""
+POTENTIAL_COARSE, GEOMETRY_COARSE = -(-POTENTIAL_BINS // COARSE), -(-GEOMETRY_BINS // COARSE)
 
 
 @dataclass(frozen=True)
