@@ -37,15 +37,9 @@ class GreedyPolicy:
     def best_placement(self, game: Game, tile: int, before: dict[int, float] | None = None) -> tuple[float, int]:
         """(gain, cell) of the best legal cell for ``tile`` on the board of the player to act;
         ``before`` caches the value of each cell's row and column now, across tiles."""
-        bv, p = self.board_value(game), game.player
-        b = game.boards[p]
-        before = {} if before is None else before
-        best, where = -np.inf, -1
-        for c in game.legal_cells(p, tile):
-            g = bv.gain(b, c, tile, before)
-            if g > best:
-                best, where = g, c
-        return best, where
+        p = game.player
+        ranked = self.board_value(game).ranked(game.boards[p], tile, game.bounds(p), {} if before is None else before)
+        return ranked[0] if ranked else (-np.inf, -1)
 
     def draw_value(self, game: Game, before: dict[int, float] | None = None) -> float:
         unseen = game.unseen()
