@@ -85,7 +85,7 @@ class NTupleValue:
         planner_share: float = 0.0,
         threads: int = 1,
     ) -> None:
-        self.layout = Layout(spec, rules)
+        self.spec, self.layout = spec, Layout(spec, rules)
         if weights is None:
             weights = np.zeros(self.layout.size)
         elif not isinstance(weights, np.ndarray) or weights.shape != (self.layout.size,):
@@ -93,10 +93,6 @@ class NTupleValue:
         self.weights = np.ascontiguousarray(weights, np.float64)
         self.planner_share, self.threads = float(planner_share), threads
         self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
-
-    @property
-    def spec(self) -> NTupleSpec:
-        return self.layout.spec
 
     def candidate_values(
         self, states: np.ndarray, rows: np.ndarray, count: np.ndarray, arrays: TurnArrays
