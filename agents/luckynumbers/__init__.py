@@ -1,1 +1,11 @@
 """Lucky Numbers agents, by name in ``agents.registry.LUCKY_AGENTS``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import registry
+
+
+def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
+    return registry.make_policy(name, options, "luckynumbers")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from functools import partial
 
 import gymnasium
 import numpy as np
@@ -11,15 +10,13 @@ import pytest
 import yaml
 
 from agents.evaluation.tables import play_lucky_table, run_tables, summarise
+from agents.luckynumbers import make_policy
 from agents.luckynumbers.search import SearchPolicy
 from agents.luckynumbers.value import BoardValue
-from agents.registry import make_policy as make_any
 from agents.training.config import load_config
 from luckynumbers_env import Game, Rules
 from luckynumbers_env.envs.seat import LuckyNumbersEnv
 from tests.support.lucky_helpers import board, diagonal, position
-
-make_policy = partial(make_any, game="luckynumbers")
 
 
 @pytest.mark.parametrize(
