@@ -46,12 +46,9 @@ class GreedyPolicy:
         total = sum(unseen)
         if not total:
             return -np.inf
-        value = 0.0
-        for v, k in enumerate(unseen):
-            if k:
-                gain, _ = self.best_placement(game, v, before)
-                value += k * max(gain, self.discard_below)
-        return value / total
+        low = self.discard_below  # a drawn tile that gains less goes onto the table
+        gains = (k * max(self.best_placement(game, v, before)[0], low) for v, k in enumerate(unseen) if k)
+        return sum(gains) / total
 
     def act(self, game: Game, mask: np.ndarray) -> int:
         L = game.layout
