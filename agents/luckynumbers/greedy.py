@@ -37,27 +37,18 @@ class GreedyPolicy:
     def best_placement(self, game: Game, tile: int, before: dict[int, float] | None = None) -> tuple[float, int]:
         """(gain, cell) of the best legal cell for ``tile`` on the board of the player to act;
         ``before`` caches the value of each cell's row and column now, across tiles."""
-        bv, p = self.board_value(game), game.player
-        b = game.boards[p]
-        before = {} if before is None else before
-        best, where = -np.inf, -1
-        for c in game.legal_cells(p, tile):
-            g = bv.gain(b, c, tile, before)
-            if g > best:
-                best, where = g, c
-        return best, where
+        p = game.player
+        ranked = self.board_value(game).ranked(game.boards[p], tile, game.bounds(p), {} if before is None else before)
+        return ranked[0] if ranked else (-np.inf, -1)
 
     def draw_value(self, game: Game, before: dict[int, float] | None = None) -> float:
         unseen = game.unseen()
         total = sum(unseen)
         if not total:
             return -np.inf
-        value = 0.0
-        for v, k in enumerate(unseen):
-            if k:
-                gain, _ = self.best_placement(game, v, before)
-                value += k * max(gain, self.discard_below)
-        return value / total
+        low = self.discard_below  # a drawn tile that gains less goes onto the table
+        gains = (k * max(self.best_placement(game, v, before)[0], low) for v, k in enumerate(unseen) if k)
+        return sum(gains) / total
 
     def act(self, game: Game, mask: np.ndarray) -> int:
         L = game.layout

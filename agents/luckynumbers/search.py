@@ -82,33 +82,10 @@ class SearchPolicy:
         """What the face-up tiles left on the table (a bit mask) offer the opponents."""
         return sum(w for bits, w in self.threats if bits & face_up)
 
-    def _bounds(self, bv: BoardValue, b: list[int]) -> tuple[list[int], list[int]]:
-        size = bv.size
-        rows = [bv._line(tuple(b[r * size : (r + 1) * size])) for r in range(size)]
-        cols = [bv._line(tuple(b[k::size])) for k in range(size)]
-        lo, hi = [], []
-        for c in range(len(b)):
-            r, k = divmod(c, size)
-            lo.append(max(rows[r][0][k], cols[k][0][r]))
-            hi.append(min(rows[r][1][k], cols[k][1][r]))
-        return lo, hi
-
-    def _ranked(
-        self, bv: BoardValue, b: list[int], tile: int, bounds, before: dict[int, float]
-    ) -> list[tuple[float, int]]:
-        """(gain, cell) of every legal cell for ``tile``, best first."""
-        lo, hi = bounds
-        out = []
-        for c in range(len(b)):
-            if lo[c] < tile < hi[c] and b[c] != tile:
-                out.append((bv.gain(b, c, tile, before), c))
-        out.sort(key=lambda gc: -gc[0])
-        return out
-
     def _next_turn(self, bv: BoardValue, b: list[int], table: list[int], tiles: list[int]) -> float:
         """Expected gain of the next turn on board ``b``: the sampled draws against the best face-up
         tile; a tile that fills the only empty cell is worth ``FINISH``."""
-        bounds, before = self._bounds(bv, b), {}
+        bounds, before = bv.bounds(b), {}
         lo, hi = bounds
         empty = [c for c in range(len(b)) if not b[c]]
         last = empty[0] if len(empty) == 1 else -1
@@ -119,7 +96,7 @@ class SearchPolicy:
                 if last >= 0 and lo[last] < tile < hi[last]:
                     gains[tile] = FINISH
                 else:
-                    ranked = self._ranked(bv, b, tile, bounds, before)
+                    ranked = bv.ranked(b, tile, bounds, before)
                     gains[tile] = ranked[0][0] if ranked else 0.0
             return gains[tile]
 
@@ -135,7 +112,7 @@ class SearchPolicy:
         """Best (value, cell) for ``tile`` in hand (cell -1: onto the table): gain now plus the next turn,
         less what the face-up tiles left offer the opponents; filling the board wins outright. Only the
         ``width`` cells best by gain less that offer are looked at further."""
-        ranked = self._ranked(bv, b, tile, self._bounds(bv, b), {})
+        ranked = bv.ranked(b, tile, bv.bounds(b), {})
         if b.count(0) == 1 and any(not b[c] for _, c in ranked):
             return FINISH, next(c for _, c in ranked if not b[c])
         face_up = _face_up(table)

@@ -79,6 +79,26 @@ class BoardValue:
             total += empty[lo][hi]
         return total
 
+    def bounds(self, b: list[int]) -> tuple[list[int], list[int]]:
+        """Per cell of board ``b``: a tile placed there must be above ``lo`` and below ``hi``."""
+        size = self.size
+        rows = [self._line(tuple(b[r * size : (r + 1) * size])) for r in range(size)]
+        cols = [self._line(tuple(b[k::size])) for k in range(size)]
+        lo, hi = [], []
+        for c in range(len(b)):
+            r, k = divmod(c, size)
+            lo.append(max(rows[r][0][k], cols[k][0][r]))
+            hi.append(min(rows[r][1][k], cols[k][1][r]))
+        return lo, hi
+
+    def ranked(self, b: list[int], tile: int, bounds, before: dict[int, float]) -> list[tuple[float, int]]:
+        """(gain, cell) of every legal cell for ``tile`` on board ``b`` within its ``bounds``, best
+        first (ties in cell order)."""
+        lo, hi = bounds
+        out = [(self.gain(b, c, tile, before), c) for c in range(len(b)) if lo[c] < tile < hi[c] and b[c] != tile]
+        out.sort(key=lambda gc: -gc[0])
+        return out
+
     def value(self, b: list[int]) -> float:
         return self.cell_values(b, range(len(b)))
 

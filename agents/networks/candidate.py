@@ -17,7 +17,7 @@ from torch import nn
 
 from numberdrop_env.envs.turn import PLANNER_TERMS, VALUE_SCALE
 
-from .grid import activation_of, convolutions, mlp
+from .grid import ACTIVATIONS, convolutions, mlp
 
 
 class CandidateEncoder(BaseFeaturesExtractor):
@@ -31,16 +31,11 @@ class CandidateEncoder(BaseFeaturesExtractor):
         activation: str = "relu",
         grid_channels: Sequence[int] = (16, 16),
     ) -> None:
-        spaces = getattr(observation_space, "spaces", {})
-        if "state" not in spaces or "candidates" not in spaces:
-            raise ValueError("CandidateEncoder needs the NumberDropTurn-v0 observation ('state', 'candidates')")
-        act = activation_of(activation)
+        spaces, act = observation_space.spaces, ACTIVATIONS[activation]
         super().__init__(observation_space, features_dim=candidate_hidden[-1] + state_hidden[-1])
         self.candidate_dim, self.state_dim = candidate_hidden[-1], state_hidden[-1]
         self.grid_net = None
         if "afterstates" in spaces:
-            if not (grid_channels and all(c >= 1 for c in grid_channels)):
-                raise ValueError(f"grid_channels must list one or more positive channel counts, got {grid_channels!r}")
             self.grid_net = grid_net(spaces["afterstates"].shape[1:], act, grid_channels)
         extra = GRID_EMBEDDING if self.grid_net is not None else 0
         self.candidate_net = mlp([spaces["candidates"].shape[1] + extra, *candidate_hidden], act)
@@ -76,7 +71,7 @@ def build_heads(
 ) -> tuple[nn.Sequential, nn.Parameter, nn.Sequential]:
     """(residual scorer, planner-term weights, value head), initialised so that the logits are
     ``planner_scale`` times the planner value. Shared by the SB3 policy and the RLlib module."""
-    act = activation_of(activation)
+    act = ACTIVATIONS[activation]
     scorer = mlp([encoder.candidate_dim + encoder.state_dim, *scorer_hidden, 1], act, last_activation=False)
     nn.init.zeros_(scorer[-1].weight)
     nn.init.zeros_(scorer[-1].bias)
@@ -119,8 +114,6 @@ class CandidateScorerPolicy(MaskableActorCriticPolicy):
         grid_channels: Sequence[int] = (16, 16),
         **kwargs: Any,
     ) -> None:
-        if planner_scale <= 0:
-            raise ValueError(f"planner_scale must be > 0, got {planner_scale}")
         self.planner_scale = float(planner_scale)
         self.freeze_actor = False
         self.net_kwargs = dict(

@@ -12,13 +12,8 @@ from torch import nn
 
 GRID_KEY = "grid"
 VECTOR_KEYS = ("dice", "shape_die", "track", "solo_board", "phase", "pending")
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-
-
-def activation_of(name: str) -> type[nn.Module]:
-    if name not in _ACTIVATIONS:
-        raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {name!r}")
-    return _ACTIVATIONS[name]
+ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+"""The activations a network's config may name (its ``activation``)."""
 
 
 def mlp(sizes: Sequence[int], activation: type[nn.Module], last_activation: bool = True) -> nn.Sequential:
@@ -51,9 +46,7 @@ class GridVectorExtractor(BaseFeaturesExtractor):
         vector_hidden: Sequence[int] = (128,),
         activation: str = "relu",
     ) -> None:
-        if not isinstance(observation_space, spaces.Dict) or GRID_KEY not in observation_space.spaces:
-            raise ValueError(f"GridVectorExtractor needs a Dict observation space with a {GRID_KEY!r} key")
-        act = activation_of(activation)
+        act = ACTIVATIONS[activation]
         grid_shape = observation_space[GRID_KEY].shape
         # the documented vector keys first, then any other flat key (sorted), so a richer
         # observation still works; the order is fixed by the space, not by the data

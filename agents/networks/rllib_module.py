@@ -16,7 +16,7 @@ from torch import nn
 
 from . import MASK_KEY, OBS_KEY
 from .candidate import CandidateEncoder, build_heads, score_candidates
-from .grid import GridVectorExtractor, activation_of
+from .grid import ACTIVATIONS, GridVectorExtractor
 
 MASKED_LOGIT = -1e8
 
@@ -26,7 +26,7 @@ class GridVectorNet(nn.Module):
 
     def __init__(self, observation_space: Any, n_actions: int, config: dict[str, Any]) -> None:
         super().__init__()
-        act = activation_of(config["activation"])
+        act = ACTIVATIONS[config["activation"]]
         keys = ("cnn_channels", "cnn_hidden", "vector_hidden", "activation")
         self.features = GridVectorExtractor(observation_space, **{k: config[k] for k in keys})
         self.mlp = MlpExtractor(self.features.features_dim, dict(pi=list(config["pi"]), vf=list(config["vf"])), act)
@@ -74,30 +74,20 @@ class NumberDropRLModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         config = dict(self.model_config or {})
-        interface = config.get("interface")
-        if interface not in BODIES:
-            raise ValueError(f"model_config['interface'] must be one of {sorted(BODIES)}, got {interface!r}")
-        spaces = getattr(self.observation_space, "spaces", {})
-        if MASK_KEY not in spaces or OBS_KEY not in spaces:
-            raise ValueError(
-                f"NumberDropRLModule needs the masked observation of agents.training.rllib.env "
-                f"({MASK_KEY!r}, {OBS_KEY!r}), got {self.observation_space}"
-            )
-        self.body = BODIES[interface](spaces[OBS_KEY], int(self.action_space.n), config)
+        body = BODIES[config["interface"]]
+        self.body = body(self.observation_space.spaces[OBS_KEY], int(self.action_space.n), config)
 
-    @staticmethod
-    def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return torch.where(mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+    def _masked(self, obs: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits with the illegal actions at ``MASKED_LOGIT``, value embedding)."""
+        logits, embedding = self.body(obs[OBS_KEY])
+        return torch.where(obs[MASK_KEY] > 0.5, logits, torch.full_like(logits, MASKED_LOGIT)), embedding
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        logits, _ = self.body(obs[OBS_KEY])
-        return {Columns.ACTION_DIST_INPUTS: self.masked(logits, obs[MASK_KEY])}
+        return {Columns.ACTION_DIST_INPUTS: self._masked(batch[Columns.OBS])[0]}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        logits, embedding = self.body(obs[OBS_KEY])
-        return {Columns.ACTION_DIST_INPUTS: self.masked(logits, obs[MASK_KEY]), Columns.EMBEDDINGS: embedding}
+        logits, embedding = self._masked(batch[Columns.OBS])
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: embedding}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         if embeddings is None:
@@ -107,5 +97,4 @@ class NumberDropRLModule(TorchRLModule, ValueFunctionAPI):
     def masked_argmax(self, obs: dict[str, Any]) -> torch.Tensor:
         """The highest-scoring legal action per row, from a batch of masked observations."""
         with torch.no_grad():
-            logits, _ = self.body(obs[OBS_KEY])
-            return self.masked(logits, obs[MASK_KEY]).argmax(dim=-1)
+            return self._masked(obs)[0].argmax(dim=-1)

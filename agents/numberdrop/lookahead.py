@@ -125,7 +125,6 @@ class SearchPolicy(PlanningPolicy):
 
     def rank(self, game: SoloGame, plans: list[Candidate]) -> np.ndarray:
         """Each plan's look-ahead value (``refined``: with ``refine`` only the refined stay finite)."""
-        startup.compiled()
 
         def values_of(i: np.ndarray) -> list[float]:  # a round: the same sampled rolls for every plan
             seeds = self.rng.integers(0, 2**63 - 1, size=self.samples)
@@ -156,15 +155,15 @@ class SearchPolicy(PlanningPolicy):
                 totals[i] += float(g2.score() - score0)
                 if not self.rollout and not g2.is_over:
                     later.append((i, g2))
-        for (i, _), v in zip(later, self._next_turn_values([g2 for _, g2 in later])):
+        games = [g2 for _, g2 in later]
+        if self.critic is not None:
+            values = self.critic.values(games)
+        else:  # the inner greedy's best candidate
+            best = [self.inner.planner.candidates(g, limit=1) for g in games]
+            values = [nxt[0].value if nxt else 0.0 for nxt in best]
+        for (i, _), v in zip(later, values):
             totals[i] += v
         return (totals / max(len(seeds), 1)).tolist()
-
-    def _next_turn_values(self, games: list[SoloGame]) -> list[float]:
-        if self.critic is not None:
-            return self.critic.values(games)
-        best = [self.inner.planner.candidates(g, limit=1) for g in games]
-        return [nxt[0].value if nxt else 0.0 for nxt in best]
 
 
 def turn_scores(count: np.ndarray, arrays: TurnArrays, values: np.ndarray) -> np.ndarray:

@@ -120,10 +120,7 @@ class TurnNetwork(PlanningPolicy):
             return super().act(game, mask)
         if len(legal) == 1 and self.auto_forced:
             return int(legal[0])
-        action = self.decide(game, mask)
-        if not mask[action]:  # cannot happen with a masked distribution; never play an illegal move
-            raise RuntimeError(f"{self.name} network chose masked action {action}")
-        return action
+        return self.decide(game, mask)
 
 
 class LearnedValue:
@@ -156,48 +153,29 @@ def play_games(
     """One game per seed (``numberdrop-evaluate``'s game for that seed), all in lockstep with batched
     forward passes; per game its ``score``, ``turns`` and ``breakdown``."""
     games = [SoloGame(rules, seed=int(s)) for s in seeds]
-    if is_turn_model(model):
-        _play_turns(model, games, deterministic)
-    else:
-        _play_decisions(model, games, deterministic)
+    setup = turn_setup(model) if is_turn_model(model) else None
+    while True:
+        if setup is None:  # play forced decisions directly, as auto_forced does
+            for game in games:
+                while not game.is_over and len(legal := np.flatnonzero(game.legal_mask())) == 1:
+                    game.step(int(legal[0]))
+        waiting = [g for g in games if not g.is_over]
+        if not waiting:
+            break
+        if setup is not None:
+            offered, batch, masks = offer_turns(setup, waiting)
+        else:
+            obs = [observe(g) for g in waiting]
+            batch = {k: np.stack([o[k] for o in obs]) for k in model.observation_space.spaces}
+            masks = np.stack([g.legal_mask() for g in waiting])
+        actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
+        for k, (game, a) in enumerate(zip(waiting, np.asarray(actions).reshape(-1))):
+            for action in offered[k][int(a)].actions if setup is not None else [int(a)]:
+                game.step(action)
     return [
         {"seed": int(s), "score": g.score(), "turns": g.turn, "breakdown": g.sheet.score_breakdown()}
         for s, g in zip(seeds, games)
     ]
-
-
-def _play_turns(model: Any, games: list[SoloGame], deterministic: bool) -> None:
-    setup = turn_setup(model)
-    while True:
-        waiting = [i for i, g in enumerate(games) if not g.is_over]
-        if not waiting:
-            return
-        offered, batch, masks = offer_turns(setup, [games[i] for i in waiting])
-        actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
-        for i, o, a in zip(waiting, offered, np.asarray(actions).reshape(-1)):
-            for micro in o[int(a)].actions:
-                games[i].step(micro)
-
-
-def _play_decisions(model: Any, games: list[SoloGame], deterministic: bool) -> None:
-    keys = list(model.observation_space.spaces)
-    while True:
-        waiting = []
-        for i, game in enumerate(games):
-            while not game.is_over:  # play forced decisions directly, as auto_forced does
-                legal = np.flatnonzero(game.legal_mask())
-                if len(legal) != 1:
-                    waiting.append(i)
-                    break
-                game.step(int(legal[0]))
-        if not waiting:
-            break
-        obs = [observe(games[i]) for i in waiting]
-        batch = {k: np.stack([o[k] for o in obs]) for k in keys}
-        masks = np.stack([games[i].legal_mask() for i in waiting])
-        actions, _ = model.predict(batch, action_masks=masks, deterministic=deterministic)
-        for i, a in zip(waiting, np.asarray(actions).reshape(-1)):
-            games[i].step(int(a))
 
 
 class NetworkPolicy(TurnNetwork):
@@ -276,23 +254,16 @@ class NetworkPolicy(TurnNetwork):
         return int(np.asarray(action).reshape(-1)[0])
 
     def pick(self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray) -> int:
+        """The network's choice, or with a look-ahead the best of its ``lookahead`` most likely
+        candidates by points now plus the critic's expected value of the next turn."""
         if self.search is not None:
-            return self._look_ahead(game, offered, batch, masks)
+            top = best_candidates(self.model, batch, masks, self.lookahead)[0]  # most likely first, ties by slot
+            values = self.search.rank(game, [offered[j] for j in top]) if len(top) > 1 else [0.0]
+            return int(top[int(np.argmax(values))])
         if masks.shape[1] != self.model.action_space.n:  # offered more (or fewer) than it trained on
             return int(np.argmax(masked_logits(self.model, batch, masks)))
         choice, _ = self.model.predict(batch, action_masks=masks, deterministic=self.deterministic)
         return int(np.asarray(choice).reshape(-1)[0])
-
-    def _look_ahead(
-        self, game: SoloGame, offered: list[Candidate], batch: dict[str, np.ndarray], masks: np.ndarray
-    ) -> int:
-        """The slot of the best of the network's ``lookahead`` most likely candidates by points
-        now plus the critic's expected value of the next turn."""
-        top = best_candidates(self.model, batch, masks, self.lookahead)[0]  # most likely first, ties by slot
-        if len(top) == 1:
-            return int(top[0])
-        values = self.search.rank(game, [offered[j] for j in top])
-        return int(top[int(np.argmax(values))])
 
 
 class PPOPolicy(NetworkPolicy):

@@ -23,7 +23,7 @@ from numberdrop_env.planner.turns import TurnPlanner
 
 from ..evaluation.runner import Progress, pool
 from ..values.ntuple import NTupleSpec, NTupleValue
-from ..values.selfplay import Learner, Learning, Trajectory, play
+from ..values.selfplay import Learner, Trajectory, play
 from . import checkpoints, common
 from .checkpoints import append_jsonl, atomic_path, read_arrays, resume_state, write_json
 from .ntuple_config import NTupleConfig, NTupleLoop
@@ -286,7 +286,7 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Run the rounds (continuing a stopped run with ``--resume``), then the closing table."""
     run_dir, resume, progress = common.open_run(cfg, args)
     x = cfg.ntuple
-    learner = Learner(new_value(cfg), Learning(x.alpha, x.lam, x.epsilon, x.coherence))
+    learner = Learner(new_value(cfg), x.alpha, x.lam, x.coherence)
     start = time.perf_counter()
     state = _start(cfg, run_dir, learner, resume)  # a refused resume changes nothing
     common.write_config(cfg, run_dir)

@@ -35,6 +35,7 @@ from .spec import (
     EXPOSED_REGIONS,
     FAMILIES,
     GEOMETRY_BINS,
+    GEOMETRY_COARSE,
     GEOMETRY_LOW,
     GEOMETRY_STEP,
     MAX_HEIGHT,
@@ -43,6 +44,7 @@ from .spec import (
     PATH_CODES,
     PATHS,
     POTENTIAL_BINS,
+    POTENTIAL_COARSE,
     POTENTIAL_STEP,
     REGION_CODES,
     REGIONS,
@@ -66,23 +68,24 @@ class Layout:
         faces = {v for die in rules.number_dice for v in die}
         self.on_dice = np.array([v in faces for v in range(rules.max_number + 1)], np.bool_)
         families = self._families()
-        self.tables = [(f"{f}/{k}", n) for f in spec.families for k, n in enumerate(families[f][0])]
         self.max_lookups = sum(families[f][1] for f in spec.families)
         """Lookups of one sheet at most (the width of the lookup rows)."""
-        sizes = [size for _, size in self.tables]
-        self.size = int(sum(sizes))
-        self.starts = dict(zip((name for name, _ in self.tables), np.cumsum([0, *sizes[:-1]]).tolist()))
-        self.offsets = np.full((len(FAMILIES), 3), -1, np.int64)
-        for name, start in self.starts.items():
-            family, k = name.rsplit("/", 1)
-            self.offsets[FAMILIES.index(family), int(k)] = start
+        self.tables: list[tuple[str, int]] = []  # (family/k, size) in weight order
+        self.starts: dict[str, int] = {}
+        self.offsets = np.full((len(FAMILIES), 3), -1, np.int64)  # the kernels' starts, -1: not read
+        self.size = 0
+        for f in spec.families:
+            for k, n in enumerate(families[f][0]):
+                self.tables.append((f"{f}/{k}", n))
+                self.starts[f"{f}/{k}"] = self.offsets[FAMILIES.index(f), k] = self.size
+                self.size += n
 
     def _families(self) -> dict[str, tuple[list[int], int]]:
         """Per family: the sizes of its tables, and how many lookups a sheet makes in them."""
         r, s = self.rules, self.spec.stages
         boxes, letters, last = len(r.box_sizes), len(r.letters), r.last_notch
         kind_masks = 2 ** (boxes + 1)  # the boxes of one kind ticked, and the bonus box
-        joint = -(-POTENTIAL_BINS // COARSE) * -(-GEOMETRY_BINS // COARSE)  # _coarse's, without compiling it
+        joint = POTENTIAL_COARSE * GEOMETRY_COARSE
         return {
             "track": ([2 ** (2 * boxes + 1) * (letters * last + 1)], 1),
             "letters": ([(2 * (last + 1)) ** letters], 1),
@@ -94,11 +97,6 @@ class Layout:
             "regions": ([s * kind_masks * EXPOSED_CODES, s * EXPOSED_CODES**2, kind_masks * EXPOSED_CODES], 3),
             "planner": ([s * POTENTIAL_BINS, s * GEOMETRY_BINS, s * joint], 3),
         }
-
-
-@njit(cache=True)
-def _coarse(bins):
-    return (bins + COARSE - 1) // COARSE
 
 
 @njit(cache=True)
@@ -288,8 +286,7 @@ def sheet_lookups(
         geo = _bin(terms[0], GEOMETRY_LOW, GEOMETRY_STEP, GEOMETRY_BINS)
         out[m] = offsets[7, 0] + stage * POTENTIAL_BINS + pot
         out[m + 1] = offsets[7, 1] + stage * GEOMETRY_BINS + geo
-        out[m + 2] = offsets[7, 2] + (stage * _coarse(POTENTIAL_BINS) + pot // COARSE) * _coarse(GEOMETRY_BINS)
-        out[m + 2] += geo // COARSE
+        out[m + 2] = offsets[7, 2] + (stage * POTENTIAL_COARSE + pot // COARSE) * GEOMETRY_COARSE + geo // COARSE
         m += 3
     return m
 

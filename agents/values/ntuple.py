@@ -85,21 +85,14 @@ class NTupleValue:
         planner_share: float = 0.0,
         threads: int = 1,
     ) -> None:
-        self.layout = Layout(spec, rules)
+        self.spec, self.layout = spec, Layout(spec, rules)
         if weights is None:
             weights = np.zeros(self.layout.size)
         elif not isinstance(weights, np.ndarray) or weights.shape != (self.layout.size,):
             raise ValueError(f"weights must be an array of shape ({self.layout.size},) for this spec")
         self.weights = np.ascontiguousarray(weights, np.float64)
-        self.planner_share = float(planner_share)
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int, got {threads!r}")
-        self.threads = threads
+        self.planner_share, self.threads = float(planner_share), threads
         self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
-
-    @property
-    def spec(self) -> NTupleSpec:
-        return self.layout.spec
 
     def candidate_values(
         self, states: np.ndarray, rows: np.ndarray, count: np.ndarray, arrays: TurnArrays

@@ -6,14 +6,12 @@ games exactly, so scores are paired), or with probability ``epsilon`` a random o
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
 from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
-from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame, roll_faces
 from numberdrop_env.planner.turns import TurnPlanner
 
@@ -21,21 +19,6 @@ from .ntuple import NTupleValue, lambda_targets, td_update
 
 MAX_TURNS = 24
 """Turns of a game at most (each turn slides at least one of the board's 20 notches)."""
-
-
-@dataclass(frozen=True)
-class Learning:
-    """How the value learns from the games it plays: TD(lambda) steps of ``alpha``."""
-
-    alpha: float = 0.1
-    lam: float = 0.0
-    epsilon: float = 0.0
-    coherence: bool = False
-    """Temporal coherence: each weight's step scaled by how consistent its errors have been."""
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.alpha <= 1.0 or not 0.0 <= self.lam <= 1.0 or not 0.0 <= self.epsilon < 1.0:
-            raise ValueError(f"need 0 < alpha <= 1, 0 <= lam <= 1 and 0 <= epsilon < 1, got {self}")
 
 
 class Trajectory(NamedTuple):
@@ -52,85 +35,64 @@ class Trajectory(NamedTuple):
 
 
 class Learner:
-    """A value learning by ``Learning`` from the games it plays, with what its steps
-    remember between games (temporal coherence's sums of errors)."""
+    """A value learning from its games by TD(lambda) steps of ``alpha``; with ``coherence``
+    (temporal coherence) each weight's step is scaled by how consistent its errors have been,
+    their sums kept from game to game."""
 
-    def __init__(self, value: NTupleValue, learning: Learning = Learning()) -> None:
-        self.value, self.learning = value, learning
-        size = len(value.weights) if learning.coherence else 0
+    def __init__(self, value: NTupleValue, alpha: float = 0.1, lam: float = 0.0, coherence: bool = False) -> None:
+        self.value, self.alpha, self.lam = value, alpha, lam
+        size = len(value.weights) if coherence else 0
         self.errors, self.sizes = np.zeros(size), np.zeros(size)
 
     def learn(self, game: Trajectory) -> float:
         """The TD(lambda) update of one finished game's afterstates; returns the squared errors."""
-        x = self.learning
-        targets = lambda_targets(game.rewards, game.played, game.best, game.drawn, x.lam)
+        targets = lambda_targets(game.rewards, game.played, game.best, game.drawn, self.lam)
         w = self.value.weights
-        return td_update(w, game.lookups, game.n_lookups, game.base, targets, x.alpha, self.errors, self.sizes)
+        return td_update(w, game.lookups, game.n_lookups, game.base, targets, self.alpha, self.errors, self.sizes)
 
 
-@dataclass
-class Played:
-    """What a batch of games left: final scores and their parts in seed order, turns, and the
-    learning's squared TD errors."""
+class Played(NamedTuple):
+    """What a batch of games left: final scores in seed order, the turns played and, with
+    ``record=True``, each game's afterstates in seed order (a learner takes them in that order,
+    so where the games were played changes nothing)."""
 
-    seeds: np.ndarray
     scores: np.ndarray
-    parts: np.ndarray  # (games, len(SCORE_PARTS))
     turns: int
-    sse: float
-    games: list[Trajectory] | None = None
-    """With ``record=True``: each game's afterstates, in seed order (a learner elsewhere takes
-    them in that order, so where the games were played changes nothing)."""
-
-
-def _trajectories(slots: int, width: int) -> Trajectory:
-    """Each slot's afterstates so far in its game (a ``Trajectory`` with a leading slot axis)."""
-    z = partial(np.zeros, (slots, MAX_TURNS))
-    return Trajectory(
-        z(), z(), z(), z(dtype=bool), np.zeros((slots, MAX_TURNS, width), np.int64), z(dtype=np.int64), z()
-    )
+    games: list[Trajectory] | None
 
 
 def play(
     value: NTupleValue | None,
     seeds: Iterable[int],
-    learner: Learner | None = None,
     limit: int = 64,
     parallel: int = 64,
     rng_seed: int | Sequence[int] = 0,
     rules: Rules = DEFAULT_RULES,
     planner: TurnPlanner | None = None,
     record: bool = False,
-    epsilon: float | None = None,
+    epsilon: float = 0.0,
 ) -> Played:
     """Play a game for each of ``seeds``, ``parallel`` at once, each turn's candidate chosen
     among the planner's ``limit`` best by points plus ``value`` (by the planner's value alone
-    when ``value`` is None); with a ``learner`` of that value, the value learns after each
-    game. ``record`` keeps each game's afterstates (``Played.games``); ``epsilon`` (default: the
-    learner's, else 0) is the share of turns played by a drawn candidate, drawn from
-    ``rng_seed``."""
-    if learner is not None and (value is None or learner.value is not value):
-        raise ValueError("a learner must learn the value that plays")
+    when ``value`` is None). ``record`` keeps each game's afterstates; ``epsilon`` is the share
+    of turns played by a candidate drawn from ``rng_seed``."""
     if (record or epsilon) and value is None:
         raise ValueError("recording and exploring need a value")
     seeds = [int(s) for s in seeds]
     planner = planner or TurnPlanner()
     rng = np.random.default_rng(rng_seed)
-    if epsilon is None:
-        epsilon = learner.learning.epsilon if learner is not None else 0.0
-    keeps = learner is not None or record
     games: list[Trajectory | None] = [None] * len(seeds)
     slots = max(1, min(parallel, len(seeds)))
-    width = value.layout.max_lookups if value is not None else 1
-    traj = _trajectories(slots, width)
+    width, z = value.layout.max_lookups if value is not None else 1, partial(np.zeros, (slots, MAX_TURNS))
+    lookup_rows = np.zeros((slots, MAX_TURNS, width), np.int64)
+    traj = Trajectory(z(), z(), z(), z(dtype=bool), lookup_rows, z(dtype=np.int64), z())  # each slot's game so far
     states = np.zeros((slots, planner.state_width(rules)), np.int64)
     faces = np.zeros((slots, MAX_TURNS, len(rules.number_dice) + 1), np.int64)
     turn = np.zeros(slots, np.int64)
     pending = iter(range(len(seeds)))
     scores = np.zeros(len(seeds), np.int64)
-    parts = np.zeros((len(seeds), len(SCORE_PARTS)), np.int64)
     index_of = np.full(slots, -1, np.int64)
-    turns, sse = 0, 0.0
+    turns = 0
 
     def start(slot: int) -> None:
         i = next(pending, None)
@@ -163,7 +125,7 @@ def play(
                 drawn = rng.random(n) < epsilon
                 chosen = np.where(drawn, (rng.random(n) * count).astype(np.int64), chosen)
                 drawn &= chosen != score.argmax(axis=1)
-            if keeps:
+            if record:
                 picked = [a[rows, chosen] for a in (arrays.points, v, lookups, n_lookups, base)]
                 for field, got in zip(traj, (*picked[:2], best, drawn, *picked[2:])):
                     field[live, turn[live]] = got
@@ -178,12 +140,8 @@ def play(
             p, _ = planner.packed_scores(states[ended], rules)
             for slot, row in zip(ended.tolist(), p):
                 i = index_of[slot]
-                scores[i], parts[i] = row[-1], row
-                if keeps:
-                    finished = Trajectory(*(f[slot, : turn[slot]].copy() for f in traj))
-                    if learner is not None:
-                        sse += learner.learn(finished)
-                    if record:
-                        games[i] = finished
+                scores[i] = row[-1]
+                if record:
+                    games[i] = Trajectory(*(f[slot, : turn[slot]].copy() for f in traj))
                 start(slot)
-    return Played(np.array(seeds), scores, parts, turns, sse, games if record else None)  # type: ignore[arg-type]
+    return Played(scores, turns, games if record else None)  # type: ignore[arg-type]

@@ -1,9 +1,6 @@
-"""What the n-tuple value reads: its table families and the small facts that index them.
-
-Plain Python (no numba, no planner), so a config can be checked without compiling anything. A
-sheet's value is one weight per table entry it reads (each family: ``docs/research/ntuple.md``);
-the *stage* is the notches left in ``stages`` equal bands; a sheet that ends the game reads
-nothing (worth 0: its score is known).
+"""What the n-tuple value reads: its table families (each: ``docs/research/ntuple.md``) and the
+small facts that index them. Plain Python (no numba, no planner), so a config can be checked
+without compiling anything.
 """
 
 from __future__ import annotations
@@ -40,11 +37,13 @@ GEOMETRY_BINS, GEOMETRY_STEP, GEOMETRY_LOW = 48, 1.0, -36.0
 """The planner's geometry term in bins of a point from -36."""
 COARSE = 4
 """The joint table of the two reads each in bins COARSE times wider."""
+POTENTIAL_COARSE, GEOMETRY_COARSE = -(-POTENTIAL_BINS // COARSE), -(-GEOMETRY_BINS // COARSE)
 
 
 @dataclass(frozen=True)
 class NTupleSpec:
-    """Which table families the value reads and in how many stages the clock is cut."""
+    """Which table families the value reads, and in how many stages (equal bands of the notches
+    left) the clock is cut."""
 
     families: tuple[str, ...] = ("track", "letters", "identical", "consecutive", "rows", "heights")
     stages: int = 5

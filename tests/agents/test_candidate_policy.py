@@ -156,7 +156,7 @@ def test_lookahead_reranks_the_policys_most_likely_candidates_by_value(monkeypat
         return [0.0, 0.0, 1.0]  # the third most likely is valued best
 
     monkeypatch.setattr(policy.search, "lookahead", fake_lookahead)
-    assert policy._look_ahead(game, offered, batch, masks) == top3[2]
+    assert policy.pick(game, offered, batch, masks) == top3[2]
     assert seen == [top3]
 
 
