@@ -11,9 +11,6 @@ from dataclasses import dataclass
 
 from luckynumbers_env.engine.game import geometry, line_bounds
 
-LINE_CACHES: dict[tuple[int, int], dict] = {}
-"""``line_bounds`` of every line seen, per board size and top tile (pure, so shared by all boards)."""
-
 
 @dataclass(frozen=True)
 class Weights:
@@ -49,14 +46,10 @@ class BoardValue:
         self.size, self.top = size, max_tile + 1
         self.w = weights
         self.empty = cell_table(self.top, weights, copies)
-        self.cache = LINE_CACHES.setdefault((size, max_tile), {})
         self.lines = geometry(size)[3]
 
     def _line(self, key: tuple[int, ...]) -> tuple[list[int], list[int]]:
-        found = self.cache.get(key)
-        if found is None:
-            found = self.cache[key] = line_bounds(key, self.top)
-        return found
+        return line_bounds(key, self.top)  # cached by the engine
 
     def cell_values(self, b: list[int], cells) -> float:
         size, empty = self.size, self.empty
