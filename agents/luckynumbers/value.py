@@ -50,7 +50,7 @@ class BoardValue:
         self.w = weights
         self.empty = cell_table(self.top, weights, copies)
         self.cache = LINE_CACHES.setdefault((size, max_tile), {})
-        self.lines = geometry(size)[3]
+        self.lines = geometry(size)[1]
 
     def _line(self, key: tuple[int, ...]) -> tuple[list[int], list[int]]:
         found = self.cache.get(key)

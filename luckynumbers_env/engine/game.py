@@ -17,13 +17,10 @@ from .rules import DEFAULT_RULES, Rules
 
 @lru_cache(maxsize=16)
 def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """Per cell: the cells before it (left in its row, above in its column), the cells after it,
-    its diagonal neighbours, and the cells of its row and column (itself included)."""
-    before, after, diag, lines = [], [], [], []
+    """Per cell: its diagonal neighbours, and the cells of its row and column (itself included)."""
+    diag, lines = [], []
     for c in range(size * size):
         r, k = divmod(c, size)
-        before.append(tuple([r * size + j for j in range(k)] + [i * size + k for i in range(r)]))
-        after.append(tuple([r * size + j for j in range(k + 1, size)] + [i * size + k for i in range(r + 1, size)]))
         diag.append(
             tuple(
                 (r + dr) * size + k + dk
@@ -33,7 +30,7 @@ def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
             )
         )
         lines.append(tuple(sorted({r * size + j for j in range(size)} | {i * size + k for i in range(size)})))
-    return tuple(before), tuple(after), tuple(diag), tuple(lines)
+    return tuple(diag), tuple(lines)
 
 
 @cache
@@ -63,7 +60,7 @@ class Game:
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         self.rules = rules
         self.layout: ActionLayout = layout_for(rules)
-        self._before, self._after, self._diag, self._lines = geometry(rules.size)
+        self._diag, self._lines = geometry(rules.size)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         tiles = np.repeat(np.arange(1, rules.max_tile + 1), rules.players)
         order = rng.permutation(tiles).tolist()
@@ -181,8 +178,7 @@ class Game:
                 out.append(L.stop)
             return out
         if self.phase is Phase.PLACE:
-            b, lo, hi, tile, first = self.boards[p], self._lo[p], self._hi[p], self.hand, L.place0
-            out = [first + c for c in range(len(b)) if lo[c] < tile < hi[c] and b[c] != tile]
+            out = [L.place0 + c for c in self.legal_cells(p, self.hand)]
             if self.drawn:
                 out.append(L.discard)
             return out
