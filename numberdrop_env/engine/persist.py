@@ -164,10 +164,9 @@ def _roll(data: dict[str, Any], rules: Rules, rolled: bool, when: str) -> tuple[
 
 
 def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.phase") -> Phase:
-    phase = value if isinstance(value, str) and value in {p.value for p in phases} else None
-    if phase is None:
+    if not (isinstance(value, str) and value in {p.value for p in phases}):
         raise ValueError(f"{where}: {value!r} is not one of {[p.value for p in phases]}")
-    return Phase(phase)
+    return Phase(value)
 
 
 def _cell(value: Any, rules: Rules, where: str) -> tuple[int, int]:

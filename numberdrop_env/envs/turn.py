@@ -14,6 +14,7 @@ from gamekit.env import LegalDiscrete
 from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
+from ..engine.sheet import Sheet
 from ..engine.solo import SoloGame
 from ..planner import features
 from ..planner.turns import Candidate, TurnCandidates, TurnPlanner, rule_ints, tile_indices
@@ -122,16 +123,20 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        s = self.game.sheet
         return self._score_info(
             self._breakdown,
             turn=np.int64(self.game.turn),
             candidate_count=np.int64(len(self.offered)),
-            boxes=np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+            boxes=np.int64(boxes_scored(self.game.sheet)),
         )
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
+
+
+def boxes_scored(sheet: Sheet) -> int:
+    """``info["boxes"]``: the score track's boxes ticked, the bonus included."""
+    return int(np.count_nonzero(sheet.identical) + np.count_nonzero(sheet.consecutive) + sheet.bonus)
 
 
 def check_turn_start(game: SoloGame) -> SoloGame:
