@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_action, as_int, make_rng
+from gamekit.checks import as_int, make_rng
 
 from .actions import Phase, block_table
 from .persist import TABLE_STATE_VERSION, restore_table
@@ -145,7 +145,6 @@ class Table:
         if self.over:
             raise ValueError("the game is over")
         game = self.seats[as_int(seat, 0, self.num_players - 1, "seat")]
-        action = as_action(action, game.layout.size)
         if game.phase is Phase.WAIT:
             raise ValueError(f"seat {seat} owes no decision now: it waits for the other players")
         before = self.scores()
