@@ -70,9 +70,7 @@ class LuckyNumbersEnv(IllegalActions, gym.Env):
         game_seed = int(self.np_random.integers(2**63 - 1))
         self.game = Game(self.rules, seed=game_seed)
         self.seat = int(self.np_random.integers(self.rules.players))
-        for k, policy in enumerate(self.opponents):
-            policy.reset(game_seed % 2**32 + k)
-        return self._begin()
+        return self._begin(game_seed % 2**32)
 
     def step(self, action: int):
         if self.game.over:
@@ -102,13 +100,14 @@ class LuckyNumbersEnv(IllegalActions, gym.Env):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.rules.players:
             raise ValueError(f"state.seat: expected an int 0..{self.rules.players - 1}, got {seat!r}")
         self.game, self.seat = game, seat
-        for k, policy in enumerate(self.opponents):
-            policy.reset(k)
-        return self._begin()
+        return self._begin(0)
 
-    def _begin(self) -> tuple[Any, dict[str, Any]]:
-        """The opponents play up to the learner's first decision; ``(observation, info)``."""
+    def _begin(self, seed: int) -> tuple[Any, dict[str, Any]]:
+        """The opponents, their plans restarted from ``seed``, play up to the learner's first
+        decision; ``(observation, info)``."""
         self.illegal_streak = 0
+        for k, policy in enumerate(self.opponents):
+            policy.reset(seed + k)
         self._play_others()
         return self._obs(), self._info()
 

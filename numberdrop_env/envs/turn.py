@@ -23,14 +23,11 @@ from .base import SoloEnvBase
 CANDIDATE_FEATURES = (
     *"present planner_value points identical consecutive combo_size ends_game geometry potential turns".split(),
     *"letter letter_half remaining_turns holes hole_rows full_rows penalty_rows filled free_numbers".split(),
-    "max_height",
-    "bumpiness",
+    *"max_height bumpiness".split(),
     *(f"height_{c}" for c in range(7)),
-    *(f"identical_{k}" for k in (3, 4, 5, 6, 7)),
-    *(f"consecutive_{k}" for k in (3, 4, 5, 6, 7)),
+    *(f"{kind}_{k}" for kind in ("identical", "consecutive") for k in (3, 4, 5, 6, 7)),
     "bonus",
-    *(f"circled_{x}" for x in "ABCDE"),
-    *(f"notch_{x}" for x in "ABCDE"),
+    *(f"{kind}_{x}" for kind in ("circled", "notch") for x in "ABCDE"),
 )
 """Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
 AFTERSTATE_PLANES = ("number", "value", "cross", "used")
