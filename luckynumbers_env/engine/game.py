@@ -95,7 +95,6 @@ class Game:
         n, cells = self.rules.players, self.rules.cells
         self._lo = [[0] * cells for _ in range(n)]
         self._hi = [[0] * cells for _ in range(n)]
-        self._bits = [[0] * cells for _ in range(n)]
         self._line_bounds = [[[0] * cells for _ in range(4)] for _ in range(n)]
         self._placeable = [0] * n
         self._empty = [cells] * n
@@ -106,7 +105,7 @@ class Game:
         """Recompute player ``p``'s bounds (every cell, or the row and column of ``cell``) and the
         bit mask of numbers that fit somewhere."""
         b, size = self.boards[p], self.rules.size
-        lo, hi, bits = self._lo[p], self._hi[p], self._bits[p]
+        lo, hi = self._lo[p], self._hi[p]
         rlo, rhi, clo, chi = self._line_bounds[p]
         top = self.rules.max_tile + 1
         rows = range(size) if cell is None else (cell // size,)
@@ -118,13 +117,12 @@ class Game:
         for k in cols:
             clo[k:n:size], chi[k:n:size] = line_bounds(tuple(b[k:n:size]), top)
         for c in range(n) if cell is None else self._lines[cell]:
-            low = rlo[c] if rlo[c] > clo[c] else clo[c]
-            high = rhi[c] if rhi[c] < chi[c] else chi[c]
-            lo[c], hi[c] = low, high
-            bits[c] = ((1 << high) - (1 << (low + 1))) & ~(1 << b[c]) if high - low > 1 else 0
+            lo[c] = rlo[c] if rlo[c] > clo[c] else clo[c]
+            hi[c] = rhi[c] if rhi[c] < chi[c] else chi[c]
         fits = 0
-        for x in bits:
-            fits |= x
+        for c in range(n):
+            if hi[c] - lo[c] > 1:
+                fits |= ((1 << hi[c]) - (1 << (lo[c] + 1))) & ~(1 << b[c])
         self._placeable[p] = fits
         self._empty[p] = b.count(0)
 
@@ -305,7 +303,6 @@ class Game:
         g.table = self.table[:]
         g._lo = [x[:] for x in self._lo]
         g._hi = [x[:] for x in self._hi]
-        g._bits = [x[:] for x in self._bits]
         g._line_bounds = [[x[:] for x in q] for q in self._line_bounds]
         g._placeable = self._placeable[:]
         g._empty = self._empty[:]

@@ -176,7 +176,7 @@ class SoloGame:
         elif p is Phase.BLOCK:
             cells = self.block_cells(action - L.block)
             self.sheet.write(cells, [X] * len(cells))
-            self._after_block()
+            self._after_slides()
         elif p is Phase.PLACE:
             self.pending_cells = self.table.cells(action - L.place, self.sheet.heights)
             self.phase = Phase.ARRANGE
@@ -230,11 +230,8 @@ class SoloGame:
                 return
         self._after_slides()
 
-    def _after_block(self) -> None:
-        self._after_slides()
-
     def _after_slides(self) -> None:
-        """Resolve the star slide if one is owed, then move on to the tetromino."""
+        """Resolve the star slide if one is owed, then move on to the tetromino (a block dropped too)."""
         self.block_tile = None
         if self.star_pending:
             self.star_pending = False

@@ -54,8 +54,8 @@ class Seat(SoloGame):
     def block_placements(self) -> np.ndarray:
         return self._block_table().legal(self.sheet.heights)
 
-    def _after_block(self) -> None:
-        self._end_turn()  # a block phase ends the turn
+    def _after_slides(self) -> None:
+        self._end_turn()  # a seat never slides: it gets here after its block phase, which ends the turn
 
     def _start_turn(self) -> None:
         if not self.detached:
