@@ -398,11 +398,9 @@ class SoloGame:
         environment's packed games) at the roll of the turn reached."""
         self.selection, self.pending_cells, self.pending_values = [], [], []
         self._combos, self._mask, self.block_tile = None, None, None
+        self._enter_turn(dice, shape_face, turn)
         if over:
-            self.dice, self.shape_face, self.turn = dice, shape_face, turn
             self.star_pending, self.phase = False, Phase.OVER
-        else:
-            self._enter_turn(dice, shape_face, turn)
 
 
 @lru_cache(maxsize=8)
