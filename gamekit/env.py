@@ -18,12 +18,6 @@ def mask_space(n: int) -> spaces.Box:
     return spaces.Box(0, 1, (n,), np.int8)
 
 
-def check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return bool(value)
-
-
 class UnsupportedRenderMode(TypeError, ValueError):
     """A ``render_mode`` the environment cannot draw: a ``TypeError`` because Stable-Baselines3's
     ``make_vec_env`` catches that to retry without it."""
@@ -33,17 +27,6 @@ def check_render_mode(metadata: dict[str, Any], render_mode: str | None) -> None
     if render_mode is not None and render_mode not in metadata["render_modes"]:
         modes = metadata["render_modes"]
         raise UnsupportedRenderMode(f"render_mode must be one of {modes} or None, got {render_mode!r}")
-
-
-def check_illegal_options(illegal_action: Any, illegal_reward: Any, max_illegal: Any) -> None:
-    """Refuse bad ``illegal_action`` / ``illegal_reward`` / ``max_illegal`` arguments (every
-    environment with a *penalize* mode takes them)."""
-    if illegal_action not in ILLEGAL_ACTIONS:
-        raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
-    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward > 0:
-        raise ValueError(f"illegal_reward must be a number <= 0, got {illegal_reward!r}")
-    if isinstance(max_illegal, bool) or not isinstance(max_illegal, (int, np.integer)) or max_illegal < 2:
-        raise ValueError(f"max_illegal must be an int >= 2, got {max_illegal!r}")
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -67,10 +50,42 @@ class LegalDiscrete(spaces.Discrete):
         return state
 
 
-def rebind_mask(env: Any) -> None:
-    """After a copy or unpickling: the environment's ``LegalDiscrete`` asks *it* for the mask again."""
-    if isinstance(env.__dict__.get("action_space"), LegalDiscrete):
-        env.action_space.legal_mask = env.action_masks
+class IllegalActions:
+    """The options every single-agent environment of both games takes (``illegal_action``,
+    ``illegal_reward``, ``max_illegal``, ``mask_in_obs``) and its *penalize* step; the environment
+    gives ``_obs``, ``_info`` and ``action_masks``."""
+
+    def _illegal_options(self, illegal_action: str, illegal_reward: float, max_illegal: int, mask_in_obs: bool) -> None:
+        """Refuse bad options before any is kept."""
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or illegal_reward > 0:
+            raise ValueError(f"illegal_reward must be a number <= 0, got {illegal_reward!r}")
+        if isinstance(max_illegal, bool) or not isinstance(max_illegal, (int, np.integer)) or max_illegal < 2:
+            raise ValueError(f"max_illegal must be an int >= 2, got {max_illegal!r}")
+        if not isinstance(mask_in_obs, (bool, np.bool_)):
+            raise TypeError(f"mask_in_obs must be a bool, got {mask_in_obs!r}")
+        self.mask_in_obs = bool(mask_in_obs)
+        self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+        self.max_illegal, self.illegal_streak = int(max_illegal), 0
+
+    def _penalized(self, legal: Callable[[], bool]) -> tuple[Any, ...] | None:
+        """The step of a masked action in *penalize* mode (the game unchanged), else ``None``;
+        ``legal`` raises for an action of the wrong type or outside the space: a bug, not a move."""
+        if self.illegal_action != "penalize":
+            return None
+        if legal():
+            self.illegal_streak = 0
+            return None
+        self.illegal_streak += 1
+        info = self._info()
+        info["illegal_action"] = np.True_
+        return self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.__dict__.get("action_space"), LegalDiscrete):
+            self.action_space.legal_mask = self.action_masks  # a copy's space asks the copy for its mask
 
 
 def seat_opponents(opponents: Any, count: int, factory: str | Callable[[str], Any]) -> tuple[list[str], list[Any]]:

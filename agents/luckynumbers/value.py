@@ -46,7 +46,7 @@ class BoardValue:
         self.size, self.top = size, max_tile + 1
         self.w = weights
         self.empty = cell_table(self.top, weights, copies)
-        self.lines = geometry(size)[3]
+        self.lines = geometry(size)[1]
 
     def _line(self, key: tuple[int, ...]) -> tuple[list[int], list[int]]:
         return line_bounds(key, self.top)  # cached by the engine

@@ -17,13 +17,10 @@ from .rules import DEFAULT_RULES, Rules
 
 @lru_cache(maxsize=16)
 def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """Per cell: the cells before it (left in its row, above in its column), the cells after it,
-    its diagonal neighbours, and the cells of its row and column (itself included)."""
-    before, after, diag, lines = [], [], [], []
+    """Per cell: its diagonal neighbours, and the cells of its row and column (itself included)."""
+    diag, lines = [], []
     for c in range(size * size):
         r, k = divmod(c, size)
-        before.append(tuple([r * size + j for j in range(k)] + [i * size + k for i in range(r)]))
-        after.append(tuple([r * size + j for j in range(k + 1, size)] + [i * size + k for i in range(r + 1, size)]))
         diag.append(
             tuple(
                 (r + dr) * size + k + dk
@@ -33,7 +30,7 @@ def geometry(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
             )
         )
         lines.append(tuple(sorted({r * size + j for j in range(size)} | {i * size + k for i in range(size)})))
-    return tuple(before), tuple(after), tuple(diag), tuple(lines)
+    return tuple(diag), tuple(lines)
 
 
 @cache
@@ -63,7 +60,7 @@ class Game:
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         self.rules = rules
         self.layout: ActionLayout = layout_for(rules)
-        self._before, self._after, self._diag, self._lines = geometry(rules.size)
+        self._diag, self._lines = geometry(rules.size)
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         tiles = np.repeat(np.arange(1, rules.max_tile + 1), rules.players)
         order = rng.permutation(tiles).tolist()
@@ -98,7 +95,6 @@ class Game:
         n, cells = self.rules.players, self.rules.cells
         self._lo = [[0] * cells for _ in range(n)]
         self._hi = [[0] * cells for _ in range(n)]
-        self._bits = [[0] * cells for _ in range(n)]
         self._line_bounds = [[[0] * cells for _ in range(4)] for _ in range(n)]
         self._placeable = [0] * n
         self._empty = [cells] * n
@@ -109,7 +105,7 @@ class Game:
         """Recompute player ``p``'s bounds (every cell, or the row and column of ``cell``) and the
         bit mask of numbers that fit somewhere."""
         b, size = self.boards[p], self.rules.size
-        lo, hi, bits = self._lo[p], self._hi[p], self._bits[p]
+        lo, hi = self._lo[p], self._hi[p]
         rlo, rhi, clo, chi = self._line_bounds[p]
         top = self.rules.max_tile + 1
         rows = range(size) if cell is None else (cell // size,)
@@ -121,13 +117,12 @@ class Game:
         for k in cols:
             clo[k:n:size], chi[k:n:size] = line_bounds(tuple(b[k:n:size]), top)
         for c in range(n) if cell is None else self._lines[cell]:
-            low = rlo[c] if rlo[c] > clo[c] else clo[c]
-            high = rhi[c] if rhi[c] < chi[c] else chi[c]
-            lo[c], hi[c] = low, high
-            bits[c] = ((1 << high) - (1 << (low + 1))) & ~(1 << b[c]) if high - low > 1 else 0
+            lo[c] = rlo[c] if rlo[c] > clo[c] else clo[c]
+            hi[c] = rhi[c] if rhi[c] < chi[c] else chi[c]
         fits = 0
-        for x in bits:
-            fits |= x
+        for c in range(n):
+            if hi[c] - lo[c] > 1:
+                fits |= ((1 << hi[c]) - (1 << (lo[c] + 1))) & ~(1 << b[c])
         self._placeable[p] = fits
         self._empty[p] = b.count(0)
 
@@ -181,8 +176,7 @@ class Game:
                 out.append(L.stop)
             return out
         if self.phase is Phase.PLACE:
-            b, lo, hi, tile, first = self.boards[p], self._lo[p], self._hi[p], self.hand, L.place0
-            out = [first + c for c in range(len(b)) if lo[c] < tile < hi[c] and b[c] != tile]
+            out = [L.place0 + c for c in self.legal_cells(p, self.hand)]
             if self.drawn:
                 out.append(L.discard)
             return out
@@ -309,7 +303,6 @@ class Game:
         g.table = self.table[:]
         g._lo = [x[:] for x in self._lo]
         g._hi = [x[:] for x in self._hi]
-        g._bits = [x[:] for x in self._bits]
         g._line_bounds = [[x[:] for x in q] for q in self._line_bounds]
         g._placeable = self._placeable[:]
         g._empty = self._empty[:]

@@ -126,8 +126,7 @@ def game_from_dict(cls: type, data: Any) -> Any:
     if phase is not Phase.OVER and any(b.count(0) == 0 for b in boards):
         raise ValueError("state.boards: a full board ends the game")
 
-    game = cls.__new__(cls)
-    cls.__init__(game, rules, 0)  # a blank game, then every field from the data
+    game = cls(rules, 0)  # a blank game, then every field from the data
     game.boards = boards
     game._pool = pool[::-1]
     game.table = [table.count(v) for v in range(top + 1)]

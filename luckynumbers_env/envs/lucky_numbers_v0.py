@@ -20,17 +20,6 @@ from ..render.text import render_text
 from .observe import observation_size, observe
 
 
-def rules_for(num_players: int | None, rules: Rules | None) -> Rules:
-    """The rules of a table: ``rules`` as given, or the defaults for ``num_players``."""
-    if rules is None:
-        return Rules(players=num_players)  # refuses a num_players that is not an int 2..4
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
-    if num_players is not None and num_players != rules.players:
-        raise ValueError(f"num_players={num_players} differs from rules.players={rules.players}")
-    return rules
-
-
 class raw_env(SeatAgents, AECEnv):
     """AEC Lucky Numbers (see the module docstring)."""
 
@@ -41,7 +30,13 @@ class raw_env(SeatAgents, AECEnv):
     ) -> None:
         super().__init__()
         check_render_mode(self.metadata, render_mode)
-        self.rules = rules_for(num_players if num_players is not None or rules is not None else 2, rules)
+        if rules is None:
+            rules = Rules(players=2 if num_players is None else num_players)  # refuses a num_players outside 2..4
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        elif num_players is not None and num_players != rules.players:
+            raise ValueError(f"num_players={num_players} differs from rules.players={rules.players}")
+        self.rules = rules
         self.render_mode = render_mode
         self.game = Game(self.rules, 0)
         self._agents(self.rules.players, observation_size(self.rules), self.game.layout.n)

@@ -12,15 +12,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gamekit.env import (
-    LegalDiscrete,
-    check_flag,
-    check_illegal_options,
-    check_render_mode,
-    mask_space,
-    rebind_mask,
-    seat_opponents,
-)
+from gamekit.env import IllegalActions, LegalDiscrete, check_render_mode, mask_space, seat_opponents
 
 from ..engine.game import Game
 from ..engine.rules import Rules
@@ -30,7 +22,7 @@ from .observe import observation_size, observe
 AGENT_FACTORY = "agents.luckynumbers:make_policy"
 
 
-class LuckyNumbersEnv(gym.Env):
+class LuckyNumbersEnv(IllegalActions, gym.Env):
     """A learner's seat among ``num_players - 1`` agents."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
@@ -53,10 +45,7 @@ class LuckyNumbersEnv(gym.Env):
         check_render_mode(self.metadata, render_mode)
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or shaping < 0:
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
-        check_illegal_options(illegal_action, illegal_reward, max_illegal)
-        self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
-        self.illegal_action, self.illegal_reward, self.max_illegal = illegal_action, float(illegal_reward), max_illegal
-        self.illegal_streak = 0
+        self._illegal_options(illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.shaping = float(shaping)
         self.render_mode = render_mode
         self.opponent_names, self.opponents = seat_opponents(opponents, num_players - 1, policy_factory)
@@ -81,19 +70,14 @@ class LuckyNumbersEnv(gym.Env):
         game_seed = int(self.np_random.integers(2**63 - 1))
         self.game = Game(self.rules, seed=game_seed)
         self.seat = int(self.np_random.integers(self.rules.players))
-        for k, policy in enumerate(self.opponents):
-            policy.reset(game_seed % 2**32 + k)
-        return self._begin()
+        return self._begin(game_seed % 2**32)
 
     def step(self, action: int):
         if self.game.over:
             raise ValueError("the game is over: call reset() before step()")
-        if self.illegal_action == "penalize" and not self.game.is_legal(action):  # wrong types raise here
-            self.illegal_streak += 1
-            info = self._info()
-            info["illegal_action"] = np.True_
-            return self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info
-        self.illegal_streak = 0
+        penalized = self._penalized(lambda: self.game.is_legal(action))  # wrong types raise here
+        if penalized is not None:
+            return penalized
         empty = self.game.empty_cells(self.seat)
         rewards = self.game.step(action)  # raises on a masked action, changing nothing
         total = float(rewards[self.seat])
@@ -116,13 +100,14 @@ class LuckyNumbersEnv(gym.Env):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.rules.players:
             raise ValueError(f"state.seat: expected an int 0..{self.rules.players - 1}, got {seat!r}")
         self.game, self.seat = game, seat
-        for k, policy in enumerate(self.opponents):
-            policy.reset(k)
-        return self._begin()
+        return self._begin(0)
 
-    def _begin(self) -> tuple[Any, dict[str, Any]]:
-        """The opponents play up to the learner's first decision; ``(observation, info)``."""
+    def _begin(self, seed: int) -> tuple[Any, dict[str, Any]]:
+        """The opponents, their plans restarted from ``seed``, play up to the learner's first
+        decision; ``(observation, info)``."""
         self.illegal_streak = 0
+        for k, policy in enumerate(self.opponents):
+            policy.reset(seed + k)
         self._play_others()
         return self._obs(), self._info()
 
@@ -163,7 +148,3 @@ class LuckyNumbersEnv(gym.Env):
             illegal_action=np.False_,
         )
         return info
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        rebind_mask(self)  # a copy's action space asks the copy for its mask

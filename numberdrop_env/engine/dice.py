@@ -64,9 +64,8 @@ def _roll_keys(faces: np.ndarray, rules: Rules) -> np.ndarray:
     """One integer per row of faces, equal exactly for rolls that give the same decisions: the
     number dice's sorted values (a star as the value above the largest) and the shape face."""
     star = rules.max_number + 1
-    width = max(len(d) for d in rules.number_dice) if rules.number_dice else 1
-    values = np.array([[star if v == WILD else v for v in d] + [0] * (width - len(d)) for d in rules.number_dice])
-    numbers = np.sort(values[np.arange(len(rules.number_dice)), faces[:, :-1]], axis=1) if len(values) else faces[:, :0]
+    numbers = np.column_stack([np.array(d)[faces[:, i]] for i, d in enumerate(rules.number_dice)])
+    numbers = np.sort(np.where(numbers == WILD, star, numbers), axis=1)
     shape = np.array([rules.shape_die.index(f) for f in rules.shape_die])[faces[:, -1]]  # a face's first index
     key = shape.astype(np.int64)
     for k in range(numbers.shape[1]):

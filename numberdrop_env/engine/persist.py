@@ -62,9 +62,7 @@ def _turn_fields(game: Any, data: dict[str, Any], rules: Rules) -> None:
 def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rules: Rules, where: str) -> None:
     """The landed cells and chosen values of a tetromino being written (phases 'arrange' and 'wild')."""
     p = game.phase
-    cells = [
-        _cell(c, rules, f"{where}.pending_cells") for c in as_list(data["pending_cells"], f"{where}.pending_cells")
-    ]
+    cells = _cells(data, "pending_cells", rules, where)
     values = [
         as_int(v, WILD, rules.max_number, f"{where}.pending_values")
         for v in as_list(data["pending_values"], f"{where}.pending_values")
@@ -86,7 +84,7 @@ def _pending(game: Any, data: dict[str, Any], dice: tuple[int, ...] | None, rule
 
 def _selection(game: Any, data: dict[str, Any], rules: Rules, where: str) -> None:
     """Cells chosen so far for a combination (phase 'combo'), each one a legal extension."""
-    selection = [_cell(c, rules, f"{where}.selection") for c in as_list(data["selection"], f"{where}.selection")]
+    selection = _cells(data, "selection", rules, where)
     if selection and game.phase is not Phase.COMBO:
         raise ValueError(f"{where}.selection: a selection exists only in phase 'combo'")
     if game.phase is Phase.COMBO:
@@ -164,17 +162,19 @@ def _roll(data: dict[str, Any], rules: Rules, rolled: bool, when: str) -> tuple[
 
 
 def _phase(value: Any, phases: tuple[Phase, ...] = PHASES, where: str = "state.phase") -> Phase:
-    phase = value if isinstance(value, str) and value in {p.value for p in phases} else None
-    if phase is None:
+    if not (isinstance(value, str) and value in {p.value for p in phases}):
         raise ValueError(f"{where}: {value!r} is not one of {[p.value for p in phases]}")
-    return Phase(phase)
+    return Phase(value)
 
 
-def _cell(value: Any, rules: Rules, where: str) -> tuple[int, int]:
-    items = as_list(value, where)
-    if len(items) != 2:
-        raise ValueError(f"{where}: a cell is [row, column], got {items!r}")
-    return (as_int(items[0], 0, rules.rows - 1, where), as_int(items[1], 0, rules.cols - 1, where))
+def _cells(data: dict[str, Any], key: str, rules: Rules, where: str) -> list[tuple[int, int]]:
+    """``data[key]``: a list of ``[row, column]`` cells inside the grid."""
+    where = f"{where}.{key}"
+    cells = [as_list(value, where) for value in as_list(data[key], where)]
+    for items in cells:
+        if len(items) != 2:
+            raise ValueError(f"{where}: a cell is [row, column], got {items!r}")
+    return [(as_int(r, 0, rules.rows - 1, where), as_int(c, 0, rules.cols - 1, where)) for r, c in cells]
 
 
 # ------------------------------------------------------------------ multiplayer tables

@@ -137,11 +137,9 @@ class SoloGame:
         return actions
 
     def _placements(self, shapes: tuple[str, ...]) -> np.ndarray:
-        t = self.table
-        if len(shapes) != 1 and set(shapes) != set(t.names):
-            return t.legal(self.sheet.heights) & t.shape_placements(shapes)
-        out = np.zeros(t.size, bool)
-        self._write_placements(out, t.names.index(shapes[0]) if len(shapes) == 1 else -1)
+        """Legal placements of one tetromino, or of any (the shape die's star allows them all)."""
+        out = np.zeros(self.table.size, bool)
+        self._write_placements(out, self.table.names.index(shapes[0]) if len(shapes) == 1 else -1)
         return out
 
     def block_placements(self) -> np.ndarray:
@@ -178,7 +176,7 @@ class SoloGame:
         elif p is Phase.BLOCK:
             cells = self.block_cells(action - L.block)
             self.sheet.write(cells, [X] * len(cells))
-            self._after_block()
+            self._after_slides()
         elif p is Phase.PLACE:
             self.pending_cells = self.table.cells(action - L.place, self.sheet.heights)
             self.phase = Phase.ARRANGE
@@ -232,11 +230,8 @@ class SoloGame:
                 return
         self._after_slides()
 
-    def _after_block(self) -> None:
-        self._after_slides()
-
     def _after_slides(self) -> None:
-        """Resolve the star slide if one is owed, then move on to the tetromino."""
+        """Resolve the star slide if one is owed, then move on to the tetromino (a block dropped too)."""
         self.block_tile = None
         if self.star_pending:
             self.star_pending = False
@@ -286,13 +281,12 @@ class SoloGame:
         elif p in (Phase.SLIDE, Phase.STAR_SLIDE):
             t = action - L.slide
             out.update(letter=self.rules.letters[t], tile=self.tiles[t], notch=int(self.notches[t]))
-        elif p in (Phase.BLOCK, Phase.PLACE):
-            block = p is Phase.BLOCK
-            out.update(self._describe_placement(action - (L.block if block else L.place), block))
-            if p is Phase.PLACE:
-                out["dice"] = [v if v != WILD else "*" for v in self.sorted_dice()]
-            else:
-                out["letter"] = self.rules.letters[self.block_tile]
+        elif p is Phase.BLOCK:
+            out.update(self._describe_placement(self._block_table(), action - L.block))
+            out["letter"] = self.rules.letters[self.block_tile]
+        elif p is Phase.PLACE:
+            out.update(self._describe_placement(self.table, action - L.place))
+            out["dice"] = [v if v != WILD else "*" for v in self.sorted_dice()]
         elif p is Phase.ARRANGE:
             dice = self.sorted_dice()
             values = [dice[i] for i in PERMUTATIONS[action - L.arrange]]
@@ -307,8 +301,7 @@ class SoloGame:
             out.update(choice="select", cell=list(divmod(action - L.select, self.rules.cols)))
         return out
 
-    def _describe_placement(self, placement: int, block: bool) -> dict[str, Any]:
-        table = self._block_table() if block else self.table
+    def _describe_placement(self, table: ShapeTable, placement: int) -> dict[str, Any]:
         if placement >= table.size:
             return {"shape": table.names[0], "orientation": None, "column": None, "cells": None}
         o, col = divmod(placement, self.rules.cols)
@@ -405,11 +398,9 @@ class SoloGame:
         environment's packed games) at the roll of the turn reached."""
         self.selection, self.pending_cells, self.pending_values = [], [], []
         self._combos, self._mask, self.block_tile = None, None, None
+        self._enter_turn(dice, shape_face, turn)
         if over:
-            self.dice, self.shape_face, self.turn = dice, shape_face, turn
             self.star_pending, self.phase = False, Phase.OVER
-        else:
-            self._enter_turn(dice, shape_face, turn)
 
 
 @lru_cache(maxsize=8)

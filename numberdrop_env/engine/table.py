@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from gamekit.checks import as_action, as_int, make_rng
+from gamekit.checks import as_int, make_rng
 
 from .actions import Phase, block_table
 from .persist import TABLE_STATE_VERSION, restore_table
@@ -54,8 +54,8 @@ class Seat(SoloGame):
     def block_placements(self) -> np.ndarray:
         return self._block_table().legal(self.sheet.heights)
 
-    def _after_block(self) -> None:
-        self._end_turn()  # a block phase ends the turn
+    def _after_slides(self) -> None:
+        self._end_turn()  # a seat never slides: it gets here after its block phase, which ends the turn
 
     def _start_turn(self) -> None:
         if not self.detached:
@@ -145,7 +145,6 @@ class Table:
         if self.over:
             raise ValueError("the game is over")
         game = self.seats[as_int(seat, 0, self.num_players - 1, "seat")]
-        action = as_action(action, game.layout.size)
         if game.phase is Phase.WAIT:
             raise ValueError(f"seat {seat} owes no decision now: it waits for the other players")
         before = self.scores()

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gamekit.checks import as_action
-from gamekit.env import check_flag, check_illegal_options, check_render_mode, mask_space, rebind_mask
+from gamekit.env import IllegalActions, check_render_mode, mask_space
 
 from .. import startup
 from ..engine.rules import Rules
@@ -44,7 +44,7 @@ def check_render_and_rules(metadata: dict[str, Any], render_mode: str | None, ru
         raise TypeError(f"rules must be a Rules value, got {type(rules).__name__}")
 
 
-class SoloEnvBase(gym.Env):
+class SoloEnvBase(IllegalActions, gym.Env):
     """Base of the solo environments; subclasses implement ``action_masks``, ``_observation``,
     ``_info`` and ``_offer``."""
 
@@ -63,14 +63,9 @@ class SoloEnvBase(gym.Env):
         mask_in_obs: bool = False,
     ) -> None:
         check_render_and_rules(self.metadata, render_mode, rules)
-        check_illegal_options(illegal_action, illegal_reward, max_illegal)
-        self.mask_in_obs = check_flag(mask_in_obs, "mask_in_obs")
+        self._illegal_options(illegal_action, illegal_reward, max_illegal, mask_in_obs)
         self.render_mode = render_mode
         self.rules = rules
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.max_illegal = int(max_illegal)
-        self.illegal_streak = 0
         warn_if_not_compiled(self.env_id, startup.enabled())  # one log line if the first steps will compile
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -100,20 +95,10 @@ class SoloEnvBase(gym.Env):
         return picture(self.game, self.render_mode)
 
     def _penalize(self, action: Any, legal: np.ndarray) -> tuple[Any, ...] | None:
-        """The step of a masked action in *penalize* mode (game unchanged), else ``None``; a step
-        after the end, or an action of the wrong type or outside the space, raises: it is a bug, not a move."""
+        """The step of a masked action in *penalize* mode, else ``None``; a step after the end raises."""
         if self.game.is_over:
             raise ValueError("the game is over: call reset() before step()")
-        if self.illegal_action != "penalize":
-            return None
-        index = as_action(action, len(legal))
-        if legal[index]:
-            self.illegal_streak = 0
-            return None
-        self.illegal_streak += 1
-        info = self._info()
-        info["illegal_action"] = np.True_
-        return (self._obs(), self.illegal_reward, False, self.illegal_streak >= self.max_illegal, info)
+        return self._penalized(lambda: legal[as_action(action, len(legal))])
 
     def _mask_space(self, space: spaces.Dict) -> spaces.Dict:
         """The observation space, with ``action_mask`` when ``mask_in_obs``."""
@@ -134,10 +119,6 @@ class SoloEnvBase(gym.Env):
         mask = {} if self.mask_in_obs else {"action_mask": self.action_masks()}
         score = {"score": np.int64(breakdown["total"]), "score_breakdown": breakdown_info(breakdown)}
         return {**mask, **score, **more, "illegal_action": np.False_}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        rebind_mask(self)
 
 
 def game_from_options(options: dict[str, Any] | None, rules: Rules, rng: np.random.Generator) -> SoloGame:

@@ -14,6 +14,7 @@ from gamekit.env import LegalDiscrete
 from .. import startup
 from ..engine.actions import Phase
 from ..engine.rules import DEFAULT_RULES, Rules, X
+from ..engine.sheet import Sheet
 from ..engine.solo import SoloGame
 from ..planner import features
 from ..planner.packing import rule_ints
@@ -23,14 +24,11 @@ from .base import SoloEnvBase
 CANDIDATE_FEATURES = (
     *"present planner_value points identical consecutive combo_size ends_game geometry potential turns".split(),
     *"letter letter_half remaining_turns holes hole_rows full_rows penalty_rows filled free_numbers".split(),
-    "max_height",
-    "bumpiness",
+    *"max_height bumpiness".split(),
     *(f"height_{c}" for c in range(7)),
-    *(f"identical_{k}" for k in (3, 4, 5, 6, 7)),
-    *(f"consecutive_{k}" for k in (3, 4, 5, 6, 7)),
+    *(f"{kind}_{k}" for kind in ("identical", "consecutive") for k in (3, 4, 5, 6, 7)),
     "bonus",
-    *(f"circled_{x}" for x in "ABCDE"),
-    *(f"notch_{x}" for x in "ABCDE"),
+    *(f"{kind}_{x}" for kind in ("circled", "notch") for x in "ABCDE"),
 )
 """Columns of ``observation["candidates"]`` (default rules: 7 columns, letters A..E)."""
 AFTERSTATE_PLANES = ("number", "value", "cross", "used")
@@ -123,16 +121,20 @@ class NumberDropTurnEnv(SoloEnvBase):
         self._breakdown = self.game.sheet.score_breakdown()  # read by the observation and the info
 
     def _info(self) -> dict[str, Any]:
-        s = self.game.sheet
         return self._score_info(
             self._breakdown,
             turn=np.int64(self.game.turn),
             candidate_count=np.int64(len(self.offered)),
-            boxes=np.int64(np.count_nonzero(s.identical) + np.count_nonzero(s.consecutive) + s.bonus),
+            boxes=np.int64(boxes_scored(self.game.sheet)),
         )
 
     def _observation(self) -> dict[str, np.ndarray]:
         return observe_turn(self.game, self.offered, self.slots, self._breakdown["total"], self.afterstates)
+
+
+def boxes_scored(sheet: Sheet) -> int:
+    """``info["boxes"]``: the score track's boxes ticked, the bonus included."""
+    return int(np.count_nonzero(sheet.identical) + np.count_nonzero(sheet.consecutive) + sheet.bonus)
 
 
 def check_turn_start(game: SoloGame) -> SoloGame:

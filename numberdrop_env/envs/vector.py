@@ -20,14 +20,14 @@ from ..engine.solo import SoloGame, roll_faces, roll_of
 from ..numba_cache import warn_if_not_compiled
 from ..planner.turns import TurnCandidates, TurnPlanner, batch_arrays
 from ..render.draw import picture
-from .base import BREAKDOWN_KEYS, check_render_and_rules, game_from_options
+from .base import BREAKDOWN_KEYS, breakdown_info, check_render_and_rules, game_from_options
 from .turn import (
     CANDIDATE_FEATURES,
-    _state,
     afterstate_planes,
-    candidate_features,
+    boxes_scored,
     check_slots,
     check_turn_start,
+    observe_turn,
     packed_states,
     state_size,
     turn_spaces,
@@ -255,13 +255,11 @@ class NumberDropTurnVectorEnv(VectorEnv):
         plan, loose = indices[self._packed[indices]], indices[~self._packed[indices]]
         for i in loose.tolist():
             game = self._games[i]
-            self._loose[i] = _NONE if game.is_over else self.planner.candidates(game, limit=self.slots)
-            self._obs_cands[i] = 0.0 if game.is_over else candidate_features(game, self._loose[i], self.slots)
-            breakdown, s = game.sheet.score_breakdown(), game.sheet
-            self._breakdown[i] = [breakdown[key] for key in BREAKDOWN_KEYS]
-            self._boxes[i] = sum(s.identical.tolist()) + sum(s.consecutive.tolist()) + s.bonus
-            self._count[i], self._turn[i] = len(self._loose[i]), game.turn
-            self._obs_state[i] = _state(game, self._count[i] / self.slots, int(self._score[i]))
+            self._loose[i] = offered = _NONE if game.is_over else self.planner.candidates(game, limit=self.slots)
+            self._breakdown[i] = breakdown_info(game.sheet.score_breakdown())
+            self._boxes[i], self._count[i], self._turn[i] = boxes_scored(game.sheet), len(offered), game.turn
+            obs = observe_turn(game, offered, self.slots, int(self._score[i]))
+            self._obs_state[i], self._obs_cands[i] = obs["state"], obs["candidates"]
         if len(plan):
             states = self._states[plan]
             count, batch, features = self.planner.candidate_arrays(states, self.rules, self.slots, features=True)

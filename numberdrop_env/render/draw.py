@@ -195,11 +195,7 @@ def _track(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None
         _centered(draw, (x, head, x + 40, head + 18), "same" if kind == "identical" else "run", small, INK)
     for i, size in enumerate(r.box_sizes):
         for kind, done in (("identical", sheet.identical[i]), ("consecutive", sheet.consecutive[i])):
-            box = layout.track_box(kind, size)
-            draw.rectangle(box, fill=PAPER, outline=INK)
-            _centered(draw, box, str(size), font(14), INK)
-            if done:
-                _cross(draw, box, 4, PEN, 2)
+            _ticked_box(draw, layout.track_box(kind, size), str(size), font(14), done)
         cx, cy = layout.letter_center(i)
         _centered(draw, (cx - 10, cy - 10, cx + 10, cy + 10), r.letters[i], font(14), INK)
         if sheet.circled[i]:
@@ -207,18 +203,19 @@ def _track(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None
         if sheet.crossed[i]:
             draw.line((cx - 10, cy + 10, cx + 10, cy - 10), fill=PEN, width=2)
     bonus = layout.track_box("", r.bonus_size)
-    draw.rectangle(bonus, fill=PAPER, outline=INK)
-    _centered(draw, bonus, f"bonus {r.bonus_size}", font(13), INK)
-    if sheet.bonus:
-        _cross(draw, bonus, 4, PEN, 2)
+    _ticked_box(draw, bonus, f"bonus {r.bonus_size}", font(13), sheet.bonus)
     y = bonus[3] + 6
     for kind, done in (("identical", sheet.identical.all()), ("consecutive", sheet.consecutive.all())):
         x = layout.track_box(kind, r.box_sizes[0])[0]
-        box = (x, y, x + 40, y + 20)
-        draw.rectangle(box, fill=PAPER, outline=INK)
-        _centered(draw, box, f"+{r.full_column_points}", small, INK)
-        if done:
-            _cross(draw, box, 4, PEN, 2)
+        _ticked_box(draw, (x, y, x + 40, y + 20), f"+{r.full_column_points}", small, done)
+
+
+def _ticked_box(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, f, done: bool) -> None:
+    """A box of the score track with its label, crossed in red once scored."""
+    draw.rectangle(box, fill=PAPER, outline=INK)
+    _centered(draw, box, text, f, INK)
+    if done:
+        _cross(draw, box, 4, PEN, 2)
 
 
 def _score(draw: ImageDraw.ImageDraw, layout: SheetLayout, sheet: Sheet) -> None:
@@ -326,14 +323,13 @@ def _glyph(draw: ImageDraw.ImageDraw, rules: Rules, name: str, center: tuple[int
 def draw_game(game: SoloGame, *, fresh: Iterable[Cell] = (), caption: str = "") -> Image.Image:
     """A solo game: its sheet, the solo board and dice beside it, ``caption`` in a strip below."""
     r = game.rules
-    title = f"Number Drop  turn {game.turn}"
     sheet = draw_sheet(
         game.sheet,
         pending_cells=game.pending_cells,
         pending_values=game.pending_values,
         selection=game.selection,
         fresh=fresh,
-        title=title,
+        title=f"Number Drop  turn {game.turn}",
     )
     status = ["game over" if game.is_over else f"next: {PHASE_WORDS[game.phase.value]}"]
     if game.block_tile is not None:
