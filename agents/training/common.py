@@ -179,17 +179,27 @@ def stopped_early(config: Any, run_dir: Path, checkpoint: Path | None, steps: in
 
 
 def close_out(
-    cfg: Any, run_dir: Path, best: Path, curve: str | None, progress: bool, ship: Callable | None, **options: Any
-) -> dict | None:
-    """The learning curve (titled ``curve``; ``None``: none), the closing table of ``best`` (its
-    agent's ``options`` added) and ``ship(best, ship_to)``."""
-    x_label = options.pop("x_label", "training steps")
+    cfg: Any,
+    run_dir: Path,
+    best: Path,
+    said: str,
+    numbers: dict[str, Any],
+    progress: bool,
+    ship: Callable | None,
+    curve: str | None,
+    x_label: str = "training steps",
+    **options: Any,
+) -> dict[str, Any]:
+    """The end of every run: ``said`` (its numbers in words), the learning curve (titled ``curve``;
+    ``None``: none), the closing table of ``best`` (its agent's ``options`` added) and
+    ``ship(best, ship_to)``; returns ``numbers`` with the table."""
+    print(f"{said}; run dir {run_dir}", file=sys.stderr)
     if curve is not None:
         write_learning_curve(run_dir, curve, x_label)
     summary = final_evaluation(cfg, cfg.model_agent, {"path": str(best), **options}, run_dir, progress)
     if getattr(cfg, "ship_to", None) and ship is not None:
         ship(best, Path(cfg.ship_to))
-    return summary
+    return {"run_dir": str(run_dir), **numbers, "final_eval": summary}
 
 
 def finish(
@@ -210,15 +220,10 @@ def finish(
             (shutil.copytree if best.suffix != ".zip" else shutil.copy2)(run_dir / final, tmp)
     fps = trained / seconds if seconds > 0 else float("nan")
     what, lucky = ("win rate", True) if cfg.game == "luckynumbers" else ("mean", False)
-    print(
-        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
-        f"{best_eval:.2f}; run dir {run_dir}",
-        file=sys.stderr,
-    )
+    said = f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} {best_eval:.2f}"
+    numbers = {"best_model": str(best), "steps": steps, "seconds": seconds, "fps": fps, "best_eval": best_eval}
     curve = None if lucky else f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games"
-    summary = close_out(cfg, run_dir, best, curve, progress, ship)
-    numbers = {"steps": steps, "seconds": seconds, "fps": fps, "best_eval": best_eval, "final_eval": summary}
-    return {"run_dir": str(run_dir), "best_model": str(best), **numbers}
+    return close_out(cfg, run_dir, best, said, numbers, progress, ship, curve)
 
 
 def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:

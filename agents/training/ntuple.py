@@ -293,23 +293,19 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     with ScalarWriter(run_dir) as logger:
         state = run_rounds(cfg, run_dir, learner, state, logger, progress)
     seconds = time.perf_counter() - start
-    best = run_dir / "best.npz"
-    print(
+    said = (
         f"{state['games']:,} games in {seconds:.0f} s ({state['cpu_s'] / 3600:.2f} CPU-h); best after "
-        f"{state['best_games']:,} games ({np.mean(state['best_scores']):.2f} on {x.gate_games} gate games); "
-        f"run dir {run_dir}",
-        file=sys.stderr,
+        f"{state['best_games']:,} games ({np.mean(state['best_scores']):.2f} on {x.gate_games} gate games)"
     )
-    curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
-    summary = common.close_out(
-        cfg, run_dir, best, curve, progress, ship, limit=x.limit, width=x.width, x_label="self-play games"
-    )
-    return {
-        "run_dir": str(run_dir),
+    best = run_dir / "best.npz"
+    numbers = {
         "best": str(best),
         "games": state["games"],
         "best_games": state["best_games"],
         "cpu_hours": state["cpu_s"] / 3600,
         "seconds": seconds,
-        "final_eval": summary,
     }
+    curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
+    return common.close_out(
+        cfg, run_dir, best, said, numbers, progress, ship, curve, "self-play games", limit=x.limit, width=x.width
+    )

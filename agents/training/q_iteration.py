@@ -352,19 +352,16 @@ def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     seconds = time.perf_counter() - start
-    best = run_dir / "best_model.zip"
-    print(
+    said = (
         f"{state['generation']} generations in {seconds:.0f} s; best: generation {state['best_generation']} "
-        f"({np.mean(state['best_scores']):.2f} alone on {cfg.q.gate_games} gate games); run dir {run_dir}",
-        file=sys.stderr,
+        f"({np.mean(state['best_scores']):.2f} alone on {cfg.q.gate_games} gate games)"
     )
-    curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
-    summary = common.close_out(cfg, run_dir, best, curve, progress, ship)
-    return {
-        "run_dir": str(run_dir),
+    best = run_dir / "best_model.zip"
+    numbers = {
         "best_model": str(best),
         "generations": state["generation"],
         "best_generation": state["best_generation"],
         "seconds": seconds,
-        "final_eval": summary,
     }
+    curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
+    return common.close_out(cfg, run_dir, best, said, numbers, progress, ship, curve)

@@ -11,6 +11,7 @@ import signal
 import sys
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,6 @@ def restore_envs(venv: VecEnv, blob: bytes) -> VecEnv:
     return saved["whole"]
 
 
-def rng_state() -> dict[str, Any]:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-
-
 def set_rng_state(state: dict[str, Any]) -> None:
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
@@ -78,7 +75,7 @@ def save_checkpoint(model: Any, path: str | Path, envs_key: dict[str, Any]) -> P
     state = {
         "version": VERSION,
         "steps": int(model.num_timesteps),
-        "rng": rng_state(),
+        "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
         "envs_key": envs_key,
         "envs": capture_envs(model.get_env()),
     }
@@ -115,8 +112,8 @@ def check_checkpoint(path: str | Path) -> int:
     return steps
 
 
-def find_checkpoint(path: str | Path) -> Path:
-    return pick_checkpoint(path, check_checkpoint, lambda p: p.is_file())
+find_checkpoint = partial(pick_checkpoint, check=check_checkpoint)
+"""``--resume`` of an SB3 run."""
 
 
 def _resume_entry(path: str | Path) -> dict[str, Any] | None:
