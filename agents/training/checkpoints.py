@@ -250,16 +250,35 @@ def resume_command(config: str | Path, checkpoint: str | Path) -> str:
     return f"python train.py --config {config} --resume {checkpoint}"
 
 
-class StopRequest:
-    """While active, a first Ctrl-C sets ``requested`` (stop at the next update boundary), a second
-    raises ``KeyboardInterrupt``. Main thread only."""
+class Interrupted(Exception):
+    """Training stopped on request at an update boundary; ``checkpoint`` holds its state."""
 
-    def __init__(self) -> None:
-        self.requested = False
-        self._previous: Any = None
+    def __init__(self, checkpoint: Path, steps: int) -> None:
+        super().__init__(f"stopped at step {steps}; checkpoint {checkpoint}")
+        self.checkpoint, self.steps = checkpoint, steps
 
-    def __enter__(self) -> StopRequest:
-        if threading.current_thread() is threading.main_thread():
+
+class Boundaries:
+    """A PPO trainer's update boundary (start, after each update, end): ``save(steps)`` when due
+    (every ``every`` steps and at the end; 0: on request), ``evaluate(steps, final)``, then after a
+    first Ctrl-C (``requested``, while the trainer is inside ``with``) a checkpoint and
+    ``Interrupted``; a second raises ``KeyboardInterrupt``. ``latest``: the newest checkpoint."""
+
+    def __init__(
+        self,
+        save: Callable[[int], Path],
+        every: int,
+        evaluate: Callable[[int, bool], None],
+        start: int,
+        resumed_from: Path | None = None,
+    ) -> None:
+        self.save, self.every, self.evaluate = save, every, evaluate
+        self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
+        self.schedule = Every(every, start)
+        self.requested, self._previous = False, None
+
+    def __enter__(self) -> Boundaries:
+        if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
@@ -278,33 +297,6 @@ class StopRequest:
             flush=True,
         )
 
-
-class Interrupted(Exception):
-    """Training stopped on request at an update boundary; ``checkpoint`` holds its state."""
-
-    def __init__(self, checkpoint: Path, steps: int) -> None:
-        super().__init__(f"stopped at step {steps}; checkpoint {checkpoint}")
-        self.checkpoint, self.steps = checkpoint, steps
-
-
-class Boundaries:
-    """A PPO trainer's update boundary (start, after each update, end): ``save(steps)`` when due
-    (every ``every`` steps and at the end; 0: on request), ``evaluate(steps, final)``, then on
-    Ctrl-C a checkpoint and ``Interrupted``. ``latest``: the newest checkpoint."""
-
-    def __init__(
-        self,
-        save: Callable[[int], Path],
-        every: int,
-        evaluate: Callable[[int, bool], None],
-        stop: StopRequest,
-        start: int,
-        resumed_from: Path | None = None,
-    ) -> None:
-        self.save, self.every, self.evaluate, self.stop = save, every, evaluate, stop
-        self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
-        self.schedule = Every(every, start)
-
     def checkpoint(self, steps: int) -> Path:
         """The checkpoint of ``steps``, saved once."""
         if steps != self.saved_at or self.latest is None:
@@ -315,7 +307,7 @@ class Boundaries:
         if self.schedule.due(steps) or (final and self.every):
             self.checkpoint(steps)
         self.evaluate(steps, final)
-        if self.stop.requested:
+        if self.requested:
             self.checkpoint(steps)
             if not final:
                 raise Interrupted(self.latest, steps)

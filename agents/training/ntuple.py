@@ -128,16 +128,6 @@ class ValueGames:
         return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
-def _checkpoint(run_dir: Path, games: int) -> Path:
-    return run_dir / "checkpoints" / f"ntuple_{games:09d}.npz"
-
-
-def save_checkpoint(path: Path, learner: Learner) -> None:
-    """The weights, what they mean and the learner's memory (temporal coherence's sums)."""
-    with atomic_path(path, ".npz") as tmp:
-        learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
-
-
 def load_checkpoint(path: Path, learner: Learner) -> None:
     """Bring the learner back to a checkpoint (``ValueError`` naming a damaged one)."""
     data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
@@ -183,9 +173,11 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
 
 
 def _commit(run_dir: Path, learner: Learner, state: dict[str, Any]) -> dict[str, Any]:
-    """Checkpoint the learner, write the state that names it (last), drop old checkpoints."""
-    path = _checkpoint(run_dir, state["games"])
-    save_checkpoint(path, learner)
+    """Checkpoint the learner (the weights, what they mean, temporal coherence's sums), write the
+    state that names it (last), drop old checkpoints."""
+    path = run_dir / "checkpoints" / f"ntuple_{state['games']:09d}.npz"
+    with atomic_path(path, ".npz") as tmp:
+        learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
     state = {**state, "checkpoint": str(path.relative_to(run_dir))}
     write_json(run_dir / STATE, state)
     for old in sorted((run_dir / "checkpoints").glob("ntuple_*.npz"))[:-KEEP]:

@@ -290,7 +290,8 @@ def run_generation(
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
     new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
     write_json(run_dir / STATE, new_state)  # last: the generation's files are now the run's
-    _drop_old_selfplay(run_dir, gen + 1, x.window)
+    for g in range(gen + 2 - x.window):  # the data no later generation reads (about 270 MB each)
+        _selfplay_file(run_dir, g).unlink(missing_ok=True)
     if gate["kept"]:
         _publish_best(run_dir, new_state)
     lo, hi = gate["paired_ci95"]
@@ -314,12 +315,6 @@ def _gate_and_play_next(
     gate = pool.submit(gate_scores, candidate, cfg.q)
     generate(run_dir, gen + 1, cfg, candidate, progress)  # read back by the next generation
     return gate.result()
-
-
-def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
-    """Delete the self-play data no later generation reads (about 270 MB each), after the state."""
-    for g in range(generation - window + 1):
-        _selfplay_file(run_dir, g).unlink(missing_ok=True)
 
 
 _LOGGED = {

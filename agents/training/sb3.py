@@ -32,7 +32,7 @@ from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .checkpoints import Boundaries, Interrupted, StopRequest, keep_up_to
+from .checkpoints import Boundaries, Interrupted, keep_up_to
 from .config import Env
 from .resume import (
     check_checkpoint,
@@ -206,9 +206,7 @@ class TrainingCallback(BaseCallback):
     trained alone for the first ``actor_warmup_steps``, and the progress bar (moved every 1,000
     steps); ``Boundaries`` at training's start, each later rollout's start and training's end."""
 
-    def __init__(
-        self, cfg: SB3Config, run_dir: Path, evals: Any, stop: StopRequest, start: int, resume: Any, progress: bool
-    ) -> None:
+    def __init__(self, cfg: SB3Config, run_dir: Path, evals: Any, start: int, resume: Any, progress: bool) -> None:
         super().__init__()
         self.warmup, self.evals, self.progress = cfg.ppo.actor_warmup_steps, evals, progress
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
@@ -220,7 +218,7 @@ class TrainingCallback(BaseCallback):
             return save_checkpoint(self.model, run_dir / "checkpoints" / f"ppo_{n}_steps.zip", key)
 
         every = cfg.checkpoint.every_steps
-        self.boundaries = Boundaries(save, every, lambda n, final: evals(self.model, n, final), stop, start, resume)
+        self.boundaries = Boundaries(save, every, lambda n, final: evals(self.model, n, final), start, resume)
 
     def _freeze(self, frozen: bool) -> None:
         if hasattr(self.model.policy, "freeze_actor"):
@@ -283,15 +281,14 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     start_steps = model.num_timesteps
     try:
         evals = evaluation(cfg, run_dir, start_steps if resume else 0, model)
-        stop = StopRequest()
-        callback = TrainingCallback(cfg, run_dir, evals, stop, start_steps, resume, progress)
+        callback = TrainingCallback(cfg, run_dir, evals, start_steps, resume, progress)
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
             print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)
         if rng is not None:
             set_rng_state(rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
-        with stop:
+        with callback.boundaries:
             try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
                 model.learn(remaining, callback, log_interval=1, reset_num_timesteps=resume is None)
             except Interrupted as stopped:
@@ -304,7 +301,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
         model.logger.close()
     finally:
         venv.close()
-    if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
+    if callback.boundaries.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
         return common.stopped_early(args.config, run_dir, callback.boundaries.latest, model.num_timesteps)
     steps = model.num_timesteps
     return common.finish(

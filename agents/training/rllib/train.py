@@ -29,7 +29,6 @@ from ..checkpoints import (
     STEPS_FILE,
     Boundaries,
     Interrupted,
-    StopRequest,
     atomic_path,
     folder_steps,
     keep_up_to,
@@ -225,7 +224,7 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
-    stop, steps, config_path = StopRequest(), start_steps, getattr(args, "config", None)
+    steps, config_path = start_steps, getattr(args, "config", None)
     # Ray as it runs, a cluster's, or a local one
     with ray_pool(cfg.ray.address, cfg.ray.num_cpus), ScalarWriter(run_dir) as writer:
         config = algorithm_config(cfg, lose_mask=lose_mask)
@@ -242,9 +241,9 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
             def save(n: int) -> Path:
                 return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
 
-            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
+            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), start_steps)
             start = time.perf_counter()
-            with stop:
+            with boundaries:
                 try:
                     steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
                 except Interrupted as stopped:
@@ -254,7 +253,7 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
                 boundaries(steps, final=True)
         finally:
             algo.stop()
-        if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
+        if boundaries.requested:  # Ctrl-C after the last update: the closing table is left to a resume
             return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
         trained = steps - start_steps
         return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
