@@ -11,6 +11,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -235,10 +236,9 @@ def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
     return {"paired_diff": float(diff.mean()), "paired_ci95": interval, "kept": bool(kept)}
 
 
-def gate_scores(player: Any, x: Any) -> np.ndarray:
+def gate_scores(play: Callable[[list[int]], list[Result]], x: Any) -> np.ndarray:
     """A batched player alone on the gate's seeds (``x.gate_seed``, ``x.gate_games``), in seed order."""
-    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    return np.array([r.score for r in play_policy(player, seeds)])
+    return np.array([r.score for r in play_batched(play, range(x.gate_seed, x.gate_seed + x.gate_games))])
 
 
 def gate_entry(step: int, scores: np.ndarray, gate: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -254,6 +254,18 @@ class Result(NamedTuple):
     turns: float = 0.0
     lines: float = 0.0
     win: float = 0.0
+
+
+@dataclass(frozen=True)
+class Batched:
+    """The runner's batched player: ``play_seeds(seeds)``, their games in lockstep."""
+
+    play_seeds: Callable[[list[int]], list[Result]]
+
+
+def play_batched(play: Callable[[list[int]], list[Result]], seeds: Iterable[int]) -> list[Result]:
+    """The games of ``seeds`` by a batched player (``play``), played by the runner."""
+    return play_policy(Batched(play), list(seeds))
 
 
 ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")

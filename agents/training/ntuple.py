@@ -116,16 +116,10 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
     return {"games": len(score), "turns": turns, "score_sum": float(score.sum()), "sse": sse}
 
 
-class ValueGames:
-    """The runner's batched player of a value alone (``None``: the greedy planner's games)."""
-
-    def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
-        self.value, self.x = value, x
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        x = self.x
-        played = play(self.value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
-        return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
+def value_games(value: NTupleValue | None, x: NTupleLoop, seeds: list[int]) -> list[common.Result]:
+    """The games of a value alone (``None``: the greedy planner's), in lockstep."""
+    played = play(value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
+    return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
 def load_checkpoint(path: Path, learner: Learner) -> None:
@@ -155,8 +149,8 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    greedy = common.gate_scores(ValueGames(None, cfg.ntuple), cfg.ntuple)
-    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
+    greedy = common.gate_scores(partial(value_games, None, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(partial(value_games, learner.value, cfg.ntuple), cfg.ntuple)
     state = {
         "games": 0,
         "turns": 0,
@@ -208,7 +202,7 @@ def run_gate(
     logger: ScalarWriter,
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
-    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(partial(value_games, learner.value, cfg.ntuple), cfg.ntuple)
     gate = common.paired_gate(scores, state["best_scores"], cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),

@@ -153,20 +153,15 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarr
     }
 
 
-class QGames:
-    """The runner's batched player of a Q network alone (its highest logit): ``envs`` games at once."""
-
-    def __init__(self, path: str | Path, envs: int, slots: int | None) -> None:
-        self.path, self.envs, self.slots = path, envs, slots
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        games = q_self_play(self.path, seeds, 0.0, self.envs, seed=0, slots=self.slots)
-        score = {int(g["game"][0]): float(g["score"][0]) for g in games}
-        return [common.Result(s, score[s]) for s in seeds]
+def q_games(path: str | Path, envs: int, slots: int | None, seeds: list[int]) -> list[common.Result]:
+    """The games of a Q network alone (its highest logit), ``envs`` at once."""
+    games = q_self_play(path, seeds, 0.0, envs, seed=0, slots=slots)
+    score = {int(g["game"][0]): float(g["score"][0]) for g in games}
+    return [common.Result(s, score[s]) for s in seeds]
 
 
 def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
-    return common.gate_scores(QGames(path, x.envs, x.slots), x)
+    return common.gate_scores(partial(q_games, path, x.envs, x.slots), x)
 
 
 def _selfplay_file(run_dir: Path, gen: int) -> Path:

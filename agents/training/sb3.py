@@ -27,7 +27,6 @@ from numberdrop_env.envs.table import NumberDropTableEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
-from ..evaluation.runner import play_policy
 from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
@@ -136,45 +135,34 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
     return model, venv, rng
 
 
-class ModelGames:
-    """The runner's batched player of a Number Drop network: the games in lockstep."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        lines = DEFAULT_RULES.line_points
-        games = play_games(self.model, seeds, deterministic=True)
-        return [common.Result(g["seed"], g["score"], g["turns"], g["breakdown"]["lines"] / lines) for g in games]
+def model_games(model: Any, seeds: list[int]) -> list[common.Result]:
+    """The games of a Number Drop network, in lockstep."""
+    lines = DEFAULT_RULES.line_points
+    games = play_games(model, seeds, deterministic=True)
+    return [common.Result(g["seed"], g["score"], g["turns"], g["breakdown"]["lines"] / lines) for g in games]
 
 
-class LuckySeat:
-    """The runner's player of a Lucky Numbers network in its seat of the training tables."""
-
-    def __init__(self, model: Any, env: LuckyEnv) -> None:
-        self.model, self.env = model, env
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        e = self.env
-        env, results = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno), []
-        for seed in seeds:
-            obs, info = env.reset(seed=seed)
-            done = False
-            while not done:
-                action, _ = self.model.predict(obs, action_masks=env.action_masks(), deterministic=True)
-                obs, _, done, _, info = env.step(int(action))
-            results.append(common.Result(seed, info["scores"][env.seat], win=info["win"]))
-        return results
+def lucky_games(model: Any, e: LuckyEnv, seeds: list[int]) -> list[common.Result]:
+    """The games of a Lucky Numbers network in its seat of the training tables."""
+    env, results = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno), []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+            obs, _, done, _, info = env.step(int(action))
+        results.append(common.Result(seed, info["scores"][env.seat], win=info["win"]))
+    return results
 
 
 def measure(cfg: SB3Config, greedy: dict[str, Any] | None, model: Any, steps: int) -> tuple[dict[str, float], list]:
     """The evaluation's games, played by the runner, and their scalars."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
     if cfg.game == "luckynumbers":
-        results = play_policy(LuckySeat(model, cfg.env), seeds)
+        results = common.play_batched(partial(lucky_games, model, cfg.env), seeds)
         means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
         return {"win_rate": means["win"], "score_mean": means["score"]}, results
-    results = play_policy(ModelGames(model), seeds)
+    results = common.play_batched(partial(model_games, model), seeds)
     return common.score_scalars(results, greedy), results
 
 
