@@ -129,18 +129,11 @@ def envs_key(cfg: Any) -> dict[str, Any]:
     return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.env.model_dump()}
 
 
-def start_or_resume(
-    resume: Path | None,
-    venv: VecEnv,
-    build: Callable[[VecEnv], Any],
-    custom_objects: dict[str, Any],
-    key: dict[str, Any],
-    seed: int,
+def resume_model(
+    resume: Path, venv: VecEnv, custom_objects: dict[str, Any], key: dict[str, Any], seed: int
 ) -> tuple[Any, VecEnv, dict[str, Any] | None]:
-    """A new model, or ``resume`` continued: exactly with environments like these, else on new
-    games; its environments; the random states to set just before training (``None``: none)."""
-    if resume is None:
-        return build(venv), venv, None
+    """``resume`` continued exactly with environments like these (``key``), else on new games; its
+    environments; the random states to set just before training (``None``: none)."""
     state = _resume_entry(resume)
     if state is not None and state["envs_key"] == key:
         model = MaskablePPO.load(str(resume), device="cpu", custom_objects=custom_objects)

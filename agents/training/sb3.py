@@ -36,10 +36,10 @@ from .config import Env
 from .resume import (
     check_checkpoint,
     envs_key,
+    resume_model,
     save_checkpoint,
     save_model,
     set_rng_state,
-    start_or_resume,
     worker_env,
 )
 from .sb3_config import LuckyEnv, SB3Config
@@ -104,28 +104,23 @@ def build_model(cfg: SB3Config, venv: Any) -> Any:
     return model
 
 
-def new_model(cfg: SB3Config, venv: Any) -> Any:
-    model = build_model(cfg, venv)
-    init_from = getattr(cfg, "init_from", None)  # (Number Drop)
-    if init_from:
-        model.set_parameters(init_from, exact_match=True, device="cpu")
-        print(f"starting from the weights of {init_from}", file=sys.stderr)
-    return model
-
-
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> tuple[Any, Any, Any]:
-    """``start_or_resume``'s model, environments and random states: a new model (cloned first when
-    ``pretrain.games`` asks), or the checkpoint ``resume`` continued."""
+    """The model, its environments and the random states to set just before training (``None``:
+    none): a new model (from ``init_from``'s weights, cloned first when ``pretrain.games`` asks),
+    or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
     venv = build_vec_env(cfg, seed)
     try:
-        model, venv, rng = start_or_resume(
-            resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed
-        )
-        if resume is not None:  # the evaluations after the checkpoint are written again
-            keep_up_to(run_dir / "evals.jsonl", start_steps)
+        if resume is None:
+            model, rng = build_model(cfg, venv), None
+            if init_from := getattr(cfg, "init_from", None):  # (Number Drop)
+                model.set_parameters(init_from, exact_match=True, device="cpu")
+                print(f"starting from the weights of {init_from}", file=sys.stderr)
+        else:
+            model, venv, rng = resume_model(resume, venv, ppo_hyperparameters(cfg), envs_key(cfg), seed)
+            keep_up_to(run_dir / "evals.jsonl", start_steps)  # the evaluations after it are written again
         model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if resume is None and cfg.pretrain.games:
             imitation.behaviour_cloning(cfg, model, run_dir, progress)
