@@ -150,35 +150,30 @@ def lucky_games(model: Any, e: LuckyEnv, seeds: list[int]) -> list[common.Result
     return results
 
 
-def measure(cfg: SB3Config, greedy: dict[str, Any] | None, model: Any, steps: int) -> tuple[dict[str, float], list]:
-    """The evaluation's games, played by the runner, and their scalars."""
-    seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
-    if cfg.game == "luckynumbers":
-        results = common.play_batched(partial(lucky_games, model, cfg.env), seeds)
-        means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
-        return {"win_rate": means["win"], "score_mean": means["score"]}, results
-    results = common.play_batched(partial(model_games, model), seeds)
-    return common.score_scalars(results, greedy), results
-
-
 def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> common.Evaluation:
-    """The periodic evaluation: Number Drop's mean score (beside the greedy's), or Lucky Numbers' win rate."""
+    """The periodic evaluation, played by the runner: Number Drop's mean score (beside the
+    greedy's), or Lucky Numbers' win rate."""
     greedy = common.greedy_baseline(cfg, run_dir) if cfg.game == "numberdrop" else None
+    seeds, lucky = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games)), cfg.game == "luckynumbers"
+
+    def measure(model: Any, steps: int) -> tuple[dict[str, float], list]:
+        if lucky:
+            results = common.play_batched(partial(lucky_games, model, cfg.env), seeds)
+            means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
+            return {"win_rate": means["win"], "score_mean": means["score"]}, results
+        results = common.play_batched(partial(model_games, model), seeds)
+        return common.score_scalars(results, greedy), results
 
     def log(steps: int, scalars: dict[str, float]) -> None:
         for key, value in scalars.items():
             model.logger.record(key, value)
         model.logger.dump(steps)
 
-    return common.Evaluation(
-        run_dir,
-        cfg.eval.every_steps,
-        start_steps,
-        partial(measure, cfg, greedy),
-        lambda m: save_model(m, run_dir / "best_model.zip"),
-        log,
-        lucky=cfg.game == "luckynumbers",
-    )
+    def save_best(model: Any) -> None:
+        save_model(model, run_dir / "best_model.zip")
+
+    every = cfg.eval.every_steps
+    return common.Evaluation(run_dir, every, start_steps, measure, save_best, log, lucky=lucky)
 
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
