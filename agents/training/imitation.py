@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,8 @@ def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
             reward = game.step(action)
             if rewards:
                 rewards[-1] += reward
-        g = 0.0
-        ret = np.zeros(len(rewards), np.float32)
-        for i in range(len(rewards) - 1, -1, -1):
-            g = rewards[i] + gamma * g
-            ret[i] = g
-        returns.append(ret)
+        discounted = accumulate(reversed(rewards), lambda later, reward: reward + gamma * later)
+        returns.append(np.array(list(discounted)[::-1], np.float32))
     data = {f"obs/{k}": np.stack([o[k] for o in obs]) for k in obs[0]}
     data["obs/grid"] = data["obs/grid"].astype(np.uint8)  # 0/1 planes: a quarter of the memory
     data.update(masks=np.stack(masks), actions=np.array(actions, np.int64), returns=np.concatenate(returns))

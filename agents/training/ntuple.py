@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,10 @@ def new_value(cfg: NTupleConfig) -> NTupleValue:
     return NTupleValue(NTupleSpec(tuple(x.families), x.stages), planner_share=x.planner_share, threads=threads)
 
 
-_VALUES: dict[tuple[Any, ...], NTupleValue] = {}
+@cache
+def _value(families: tuple[str, ...], stages: int, share: float, threads: int) -> NTupleValue:
+    """A value of this layout and threads, built once per process (its weights set per share)."""
+    return NTupleValue(NTupleSpec(families, stages), planner_share=share, threads=threads)
 
 
 def play_share(
@@ -59,11 +62,7 @@ def play_share(
 ) -> tuple[list[Trajectory], np.ndarray, int]:
     """One share of a round (a task): the games of ``seeds`` by the value of ``weights`` (``spec``:
     families, stages, planner share); each game's afterstates and score, and the turns played."""
-    key = (tuple(spec[0]), *spec[1:], x["threads"])
-    if key not in _VALUES:  # built once per process: the layout and its threads
-        families, stages, share = spec
-        _VALUES[key] = NTupleValue(NTupleSpec(tuple(families), stages), planner_share=share, threads=x["threads"])
-    value = _VALUES[key]
+    value = _value(tuple(spec[0]), *spec[1:], x["threads"])
     value.weights = np.ascontiguousarray(weights)
     r = play(
         value,
