@@ -121,15 +121,6 @@ def value_games(value: NTupleValue | None, x: NTupleLoop, seeds: list[int]) -> l
     return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
-def load_checkpoint(path: Path, learner: Learner) -> None:
-    """Bring the learner back to a checkpoint (``ValueError`` naming a damaged one)."""
-    data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
-    if data["weights"].shape != learner.value.weights.shape or data["errors"].shape != learner.errors.shape:
-        raise ValueError(f"{path}: weights of another layout than this run's")
-    learner.value.weights[:] = data["weights"]
-    learner.errors[:], learner.sizes[:] = data["errors"], data["sizes"]
-
-
 def _publish_best(run_dir: Path, value: NTupleValue) -> None:
     with atomic_path(run_dir / "best.npz", ".npz") as tmp:
         value.save(tmp)
@@ -140,10 +131,15 @@ def _settings(cfg: NTupleConfig) -> dict[str, Any]:
 
 
 def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | None) -> dict[str, Any]:
-    """A resumed run's state (its learner brought back), or a new run's, gated once."""
+    """A resumed run's state (its learner brought back to its checkpoint), or a new run's, gated once."""
     if resume is not None:
         state = resume_state(run_dir, STATE, _settings(cfg), "ntuple", _FREE, "games")
-        load_checkpoint(run_dir / state["checkpoint"], learner)
+        path = run_dir / state["checkpoint"]
+        data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
+        if data["weights"].shape != learner.value.weights.shape or data["errors"].shape != learner.errors.shape:
+            raise ValueError(f"{path}: weights of another layout than this run's")
+        learner.value.weights[:] = data["weights"]
+        learner.errors[:], learner.sizes[:] = data["errors"], data["sizes"]
         return state
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
