@@ -54,9 +54,7 @@ def capture_envs(venv: VecEnv) -> bytes:
 def restore_envs(venv: VecEnv, blob: bytes) -> VecEnv:
     """``venv`` given the saved states, or the saved vector env (``venv`` then closed)."""
     saved = pickle.loads(blob)
-    if "each" in saved:
-        if not isinstance(venv, SubprocVecEnv):
-            raise ValueError("the checkpoint's environments ran in worker processes, these do not")
+    if "each" in saved:  # (the environments' key matched: ``venv`` is a ``SubprocVecEnv`` too)
         for i, env in enumerate(saved["each"]):
             venv.env_method("restore", env, indices=[i])
         return venv
