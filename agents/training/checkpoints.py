@@ -275,7 +275,8 @@ class Boundaries:
         self.save, self.every, self.evaluate = save, every, evaluate
         self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
         self.schedule = Every(every, start)
-        self.requested, self._previous = False, None
+        self.requested = False
+        self._previous: Any = None  # the SIGINT handler while inside ``with``
 
     def __enter__(self) -> Boundaries:
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
