@@ -273,25 +273,24 @@ ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")
 
 
 class Evaluation:
-    """The PPO trainers' evaluation on fixed seeds, every ``every`` steps and at the end:
+    """The PPO trainers' evaluation on fixed seeds, every ``eval.every_steps`` and at the end:
     ``measure(model, steps)`` gives the scalars and ``Result``s, ``paired_gate`` decides
     ``save_best(model)`` (Lucky Numbers: by the wins, a tie by the scores)."""
 
     def __init__(
         self,
-        run_dir: Path,
-        every: int,
+        cfg: Any,
         start_steps: int,
         measure: Callable[[Any, int], tuple[dict[str, float], list[Result]]],
         save_best: Callable[[Any], Any],
         log: Callable[[int, dict[str, float]], None],
         best_file: str = "best_model.zip",
-        lucky: bool = False,
     ) -> None:
-        self.run_dir, self.measure, self.save_best, self.log = run_dir, measure, save_best, log
-        self.best_file, self.lucky, self.key = best_file, lucky, "win_rate" if lucky else "score_mean"
-        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
-        self.schedule = Every(every, max(self.evaluated_at, 0))
+        self.run_dir, self.measure, self.save_best, self.log = cfg.run_dir, measure, save_best, log
+        self.lucky = cfg.game == "luckynumbers"
+        self.best_file, self.key = best_file, "win_rate" if self.lucky else "score_mean"
+        self.evaluated_at = last_step(self.run_dir / "evals.jsonl", start_steps) if start_steps else -1
+        self.schedule = Every(cfg.eval.every_steps, max(self.evaluated_at, 0))
         self.best_state = self._read_best()
         self.best = self.best_state[self.key] if self.best_state else -float("inf")
         self.latest: float | None = None

@@ -172,8 +172,7 @@ def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> c
     def save_best(model: Any) -> None:
         save_model(model, run_dir / "best_model.zip")
 
-    every = cfg.eval.every_steps
-    return common.Evaluation(run_dir, every, start_steps, measure, save_best, log, lucky=lucky)
+    return common.Evaluation(cfg, start_steps, measure, save_best, log)
 
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
@@ -186,11 +185,11 @@ class TrainingCallback(BaseCallback):
 
     def __init__(self, cfg: SB3Config, run_dir: Path, evals: Any, start: int, resume: Any, progress: bool) -> None:
         super().__init__()
-        self.warmup, self.evals, self.progress = cfg.ppo.actor_warmup_steps, evals, progress
+        self.warmup, self.evals = cfg.ppo.actor_warmup_steps, evals
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
         self.last_score: float | None = None
-        self.bar: common.StepProgress | None = None
-        self.at, self.total, key = -1, cfg.total_timesteps, envs_key(cfg)
+        self.bar = common.StepProgress(cfg.total_timesteps, start, progress)
+        self.at, key = -1, envs_key(cfg)
 
         def save(n: int) -> Path:
             return save_checkpoint(self.model, run_dir / "checkpoints" / f"ppo_{n}_steps.zip", key)
@@ -204,8 +203,6 @@ class TrainingCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._freeze(self.num_timesteps < self.warmup)
-        if self.progress:
-            self.bar = common.StepProgress(self.total, self.num_timesteps)
         self._on_rollout_start()
 
     def _on_rollout_start(self) -> None:
@@ -224,7 +221,7 @@ class TrainingCallback(BaseCallback):
                 metrics["decisions"] = info["episode"]["l"]
             for key, value in metrics.items():
                 self.episodes[key].append(value)
-        if self.bar is not None and self.num_timesteps - self.bar.done >= 1000:
+        if self.num_timesteps - self.bar.done >= 1000:
             self.bar.update(self.num_timesteps - self.bar.done)
         return True
 
@@ -237,17 +234,12 @@ class TrainingCallback(BaseCallback):
             self.last_score = float(np.mean(self.episodes["score"]))
         self.episodes = {k: [] for k in GAME_KEYS}
         self._freeze(self.num_timesteps < self.warmup)
-        if self.bar is not None:
-            self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
+        self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
 
     def _on_training_end(self) -> None:
         self._freeze(False)
-        self.close()
+        self.bar.close()
         self.boundaries(self.num_timesteps, final=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
@@ -273,7 +265,7 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
                 model.logger.close()
                 return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
             finally:
-                callback.close()
+                callback.bar.close()
         seconds = time.perf_counter() - start
         save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
         model.logger.close()

@@ -194,8 +194,7 @@ def evaluation(
         with atomic_path(run_dir / "best_checkpoint") as tmp:
             shutil.copytree(run_dir / "latest_checkpoint", tmp)
 
-    every = cfg.eval.every_steps
-    return common.Evaluation(run_dir, every, start_steps, measure, save_best, writer.write, "best_checkpoint")
+    return common.Evaluation(cfg, start_steps, measure, save_best, writer.write, "best_checkpoint")
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
