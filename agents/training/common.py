@@ -107,6 +107,11 @@ def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "trainin
         return None
 
 
+SEARCHES = {"+look-ahead": ("lookahead", "samples", "refine"), "+expectimax": ("top", "rolls")}
+"""The closing table's rows of the trained model with a search: the ``final_eval`` keys that set it
+(the first turns it on)."""
+
+
 def final_evaluation(
     cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
 ) -> dict[str, Any] | None:
@@ -136,25 +141,16 @@ def final_evaluation(
             results = run(agents, f.games, f.seed, 0, {model: options}, progress, backend="ray")  # a local Ray's size
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
-            for suffix, search in searched_rows(f):
-                played = run([model], f.games, f.seed, workers, {model: {**options, **search}}, progress)
-                results[model + suffix] = played[model]
+            for suffix, keys in SEARCHES.items():  # the trained model with a search, when asked
+                if getattr(f, keys[0], 0):
+                    search = {**options, **{k: getattr(f, k) for k in keys}}
+                    results[model + suffix] = run([model], f.games, f.seed, workers, {model: search}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
         if line := over_greedy(out):
             print(line)
     write_json(run_dir / "final_eval.json", out, indent=1)
     return out
-
-
-def searched_rows(f: Any) -> list[tuple[str, dict[str, Any]]]:
-    """The closing table's rows of the trained model with a search (look-ahead, expectimax)."""
-    rows = []
-    if getattr(f, "lookahead", 0):
-        rows.append(("+look-ahead", {"lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}))
-    if getattr(f, "top", 0):
-        rows.append(("+expectimax", {"top": f.top, "rolls": f.rolls}))
-    return rows
 
 
 def over_greedy(summary: dict[str, Any]) -> str:
