@@ -161,14 +161,8 @@ def set_actor_frozen(frozen: bool, learner: Any) -> None:
 def game_means(runners: dict[str, Any]) -> dict[str, float]:
     """This iteration's per-episode means from ``GameMetrics``' sums and counts."""
     game = runners.get("game", {})
-    out: dict[str, float] = {}
-    for key in GAME_KEYS:
-        count = float(game.get(f"{key}_count", 0) or 0)
-        if count:
-            out[key] = float(game[f"{key}_sum"]) / count
-    if out:
-        out["episodes"] = float(game.get("score_count", 0))
-    return out
+    out = {k: float(game[f"{k}_sum"]) / float(game[f"{k}_count"]) for k in GAME_KEYS if game.get(f"{k}_count")}
+    return {**out, "episodes": float(game.get("score_count", 0))} if out else out
 
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
