@@ -257,17 +257,7 @@ def run_generation(
     window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in earlier]
     model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
-    fitted = pretrain(
-        model,
-        fit_data(window, x),
-        x.epochs,
-        x.batch_size,
-        x.learning_rate,
-        x.value_coef,
-        seed=cfg.seed * 1000 + gen,
-        progress=progress,
-        desc=f"generation {gen + 1} fit",
-    )[-1]
+    fitted = pretrain(model, fit_data(window, x), x, cfg.seed * 1000 + gen, progress, f"generation {gen + 1} fit")[-1]
     candidate = save_model(model, _model_file(run_dir, gen + 1))
     scores = _gate_and_play_next(cfg, run_dir, gen, candidate, gate_pool, progress)
     gate = paired_gate(scores, np.array(state["best_scores"]))
