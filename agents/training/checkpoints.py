@@ -15,6 +15,7 @@ import threading
 import zipfile
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ import numpy as np
 
 STEP_NAME = re.compile(r"_(\d+)_steps(?:\.zip)?$")
 """A numbered checkpoint's name: ``<prefix>_<steps>_steps`` (a folder) or ``...steps.zip``."""
+STEPS_FILE = "numberdrop_progress.json"
+"""Written into every checkpoint folder (RLlib): the env steps it was taken at."""
 
 
 @contextmanager
@@ -34,25 +37,19 @@ def atomic_path(path: str | Path, suffix: str = "") -> Iterator[Path]:
     os.close(handle)
     tmp = Path(name)
     tmp.unlink()  # the writer creates it (a file or a folder)
+    old = path.with_name(f".{path.name}.old-{os.getpid()}")
     try:
         yield tmp
         if tmp.is_file():
             with tmp.open("rb") as fh:
                 os.fsync(fh.fileno())
-        _replace(tmp, path)
+        elif tmp.is_dir() and path.exists():  # a folder cannot replace a folder: the old one moves aside
+            _remove(old)
+            os.replace(path, old)
+        os.replace(tmp, path)
+        _remove(old)
     finally:
         _remove(tmp)
-
-
-def _replace(tmp: Path, path: Path) -> None:
-    if not tmp.is_dir() or not path.exists():
-        os.replace(tmp, path)
-        return
-    old = path.with_name(f".{path.name}.old-{os.getpid()}")
-    _remove(old)
-    os.replace(path, old)
-    os.replace(tmp, path)
-    _remove(old)
 
 
 def _remove(path: Path) -> None:
@@ -62,13 +59,10 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def atomic_write(path: str | Path, data: bytes | str) -> Path:
+def atomic_write(path: str | Path, text: str) -> Path:
     path = Path(path)
     with atomic_path(path) as tmp:
-        if isinstance(data, str):
-            tmp.write_text(data)
-        else:
-            tmp.write_bytes(data)
+        tmp.write_text(text)
     return path
 
 
@@ -169,13 +163,13 @@ def numbered_checkpoints(folder: Path) -> list[Path]:
     return sorted(numbered, key=checkpoint_step, reverse=True)
 
 
-def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoint: Callable[[Path], bool]) -> Path:
+def pick_checkpoint(path: str | Path, check: Callable[[Path], int]) -> Path:
     """What ``--resume PATH`` resumes from: the checkpoint named or a run's newest; ``check``
     raises a ``ValueError`` naming a damaged one, and the next older one is tried."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"--resume checkpoint {str(path)!r} not found")
-    candidates = _candidates(path, is_checkpoint)
+    candidates = _candidates(path)
     if not candidates:
         raise FileNotFoundError(f"--resume: no checkpoint in {str(path)!r}")
     problems = []
@@ -192,20 +186,17 @@ def pick_checkpoint(path: str | Path, check: Callable[[Path], int], is_checkpoin
     raise ValueError(f"--resume: no good checkpoint at {str(path)!r}: " + "; ".join(problems))
 
 
-def _candidates(path: Path, is_checkpoint: Callable[[Path], bool]) -> list[Path]:
-    """``path`` then the older numbered checkpoints beside it, or a folder's checkpoints."""
-    if not is_checkpoint(path):
-        return [p for folder in (path / "checkpoints", path) for p in numbered_checkpoints(folder)]
+def _candidates(path: Path) -> list[Path]:
+    """``path`` then the older numbered checkpoints beside it, or a run folder's checkpoints (a
+    checkpoint: a file, or a folder of RLlib's, ``rllib_<steps>_steps/`` or ``final_checkpoint/``)."""
     step = checkpoint_step(path)
+    if not (path.is_file() or (path / STEPS_FILE).exists() or step is not None or path.name.endswith("_checkpoint")):
+        return [p for folder in (path / "checkpoints", path) for p in numbered_checkpoints(folder)]
     folders = [path.parent] if step is not None else [path.parent / "checkpoints", path.parent]
     older = [
         p for f in folders for p in numbered_checkpoints(f) if p != path and (step is None or checkpoint_step(p) < step)
     ]
     return [path, *older]
-
-
-STEPS_FILE = "numberdrop_progress.json"
-"""Written into every checkpoint folder (RLlib): the env steps it was taken at."""
 
 
 def folder_steps(path: str | Path) -> int:
@@ -223,13 +214,8 @@ def folder_steps(path: str | Path) -> int:
     return steps
 
 
-def find_folder_checkpoint(path: str | Path) -> Path:
-    """``pick_checkpoint`` for checkpoint folders (``rllib_<steps>_steps/``, ``final_checkpoint/``)."""
-    return pick_checkpoint(path, folder_steps, _is_folder_checkpoint)
-
-
-def _is_folder_checkpoint(path: Path) -> bool:
-    return (path / STEPS_FILE).exists() or checkpoint_step(path) is not None or path.name.endswith("_checkpoint")
+find_folder_checkpoint = partial(pick_checkpoint, check=folder_steps)
+"""``--resume`` of an RLlib run."""
 
 
 def find_state(path: str | Path, state_file: str, what: str) -> Path:
@@ -264,16 +250,36 @@ def resume_command(config: str | Path, checkpoint: str | Path) -> str:
     return f"python train.py --config {config} --resume {checkpoint}"
 
 
-class StopRequest:
-    """While active, a first Ctrl-C sets ``requested`` (stop at the next update boundary), a second
-    raises ``KeyboardInterrupt``. Main thread only."""
+class Interrupted(Exception):
+    """Training stopped on request at an update boundary; ``checkpoint`` holds its state."""
 
-    def __init__(self) -> None:
+    def __init__(self, checkpoint: Path, steps: int) -> None:
+        super().__init__(f"stopped at step {steps}; checkpoint {checkpoint}")
+        self.checkpoint, self.steps = checkpoint, steps
+
+
+class Boundaries:
+    """A PPO trainer's update boundary (start, after each update, end): ``save(steps)`` when due
+    (every ``every`` steps and at the end; 0: on request), ``evaluate(steps, final)``, then after a
+    first Ctrl-C (``requested``, while the trainer is inside ``with``) a checkpoint and
+    ``Interrupted``; a second raises ``KeyboardInterrupt``. ``latest``: the newest checkpoint."""
+
+    def __init__(
+        self,
+        save: Callable[[int], Path],
+        every: int,
+        evaluate: Callable[[int, bool], None],
+        start: int,
+        resumed_from: Path | None = None,
+    ) -> None:
+        self.save, self.every, self.evaluate = save, every, evaluate
+        self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
+        self.schedule = Every(every, start)
         self.requested = False
-        self._previous: Any = None
+        self._previous: Any = None  # the SIGINT handler while inside ``with``
 
-    def __enter__(self) -> StopRequest:
-        if threading.current_thread() is threading.main_thread():
+    def __enter__(self) -> Boundaries:
+        if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
@@ -292,33 +298,6 @@ class StopRequest:
             flush=True,
         )
 
-
-class Interrupted(Exception):
-    """Training stopped on request at an update boundary; ``checkpoint`` holds its state."""
-
-    def __init__(self, checkpoint: Path, steps: int) -> None:
-        super().__init__(f"stopped at step {steps}; checkpoint {checkpoint}")
-        self.checkpoint, self.steps = checkpoint, steps
-
-
-class Boundaries:
-    """A PPO trainer's update boundary (start, after each update, end): ``save(steps)`` when due
-    (every ``every`` steps and at the end; 0: on request), ``evaluate(steps, final)``, then on
-    Ctrl-C a checkpoint and ``Interrupted``. ``latest``: the newest checkpoint."""
-
-    def __init__(
-        self,
-        save: Callable[[int], Path],
-        every: int,
-        evaluate: Callable[[int, bool], None],
-        stop: StopRequest,
-        start: int,
-        resumed_from: Path | None = None,
-    ) -> None:
-        self.save, self.every, self.evaluate, self.stop = save, every, evaluate, stop
-        self.latest, self.saved_at = resumed_from, start if resumed_from is not None else -1
-        self.schedule = Every(every, start)
-
     def checkpoint(self, steps: int) -> Path:
         """The checkpoint of ``steps``, saved once."""
         if steps != self.saved_at or self.latest is None:
@@ -329,7 +308,7 @@ class Boundaries:
         if self.schedule.due(steps) or (final and self.every):
             self.checkpoint(steps)
         self.evaluate(steps, final)
-        if self.stop.requested:
+        if self.requested:
             self.checkpoint(steps)
             if not final:
                 raise Interrupted(self.latest, steps)

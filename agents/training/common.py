@@ -11,6 +11,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -105,6 +106,11 @@ def write_learning_curve(run_dir: Path, title: str = "", x_label: str = "trainin
         return None
 
 
+SEARCHES = {"+look-ahead": ("lookahead", "samples", "refine"), "+expectimax": ("top", "rolls")}
+"""The closing table's rows of the trained model with a search: the ``final_eval`` keys that set it
+(the first turns it on)."""
+
+
 def final_evaluation(
     cfg: TrainConfig, model: str, options: dict[str, Any], run_dir: Path, progress: bool
 ) -> dict[str, Any] | None:
@@ -134,25 +140,16 @@ def final_evaluation(
             results = run(agents, f.games, f.seed, 0, {model: options}, progress, backend="ray")  # a local Ray's size
         else:
             results = run(agents, f.games, f.seed, workers=workers, options={model: options}, progress=progress)
-            for suffix, search in searched_rows(f):
-                played = run([model], f.games, f.seed, workers, {model: {**options, **search}}, progress)
-                results[model + suffix] = played[model]
+            for suffix, keys in SEARCHES.items():  # the trained model with a search, when asked
+                if getattr(f, keys[0], 0):
+                    search = {**options, **{k: getattr(f, k) for k in keys}}
+                    results[model + suffix] = run([model], f.games, f.seed, workers, {model: search}, progress)[model]
         out = {**summarise(results, f.games, f.seed), **out}
         print(format_table(out))
         if line := over_greedy(out):
             print(line)
     write_json(run_dir / "final_eval.json", out, indent=1)
     return out
-
-
-def searched_rows(f: Any) -> list[tuple[str, dict[str, Any]]]:
-    """The closing table's rows of the trained model with a search (look-ahead, expectimax)."""
-    rows = []
-    if getattr(f, "lookahead", 0):
-        rows.append(("+look-ahead", {"lookahead": f.lookahead, "samples": f.samples, "refine": f.refine}))
-    if getattr(f, "top", 0):
-        rows.append(("+expectimax", {"top": f.top, "rolls": f.rolls}))
-    return rows
 
 
 def over_greedy(summary: dict[str, Any]) -> str:
@@ -178,17 +175,27 @@ def stopped_early(config: Any, run_dir: Path, checkpoint: Path | None, steps: in
 
 
 def close_out(
-    cfg: Any, run_dir: Path, best: Path, curve: str | None, progress: bool, ship: Callable | None, **options: Any
-) -> dict | None:
-    """The learning curve (titled ``curve``; ``None``: none), the closing table of ``best`` (its
-    agent's ``options`` added) and ``ship(best, ship_to)``."""
-    x_label = options.pop("x_label", "training steps")
+    cfg: Any,
+    run_dir: Path,
+    best: Path,
+    said: str,
+    numbers: dict[str, Any],
+    progress: bool,
+    ship: Callable | None,
+    curve: str | None,
+    x_label: str = "training steps",
+    **options: Any,
+) -> dict[str, Any]:
+    """The end of every run: ``said`` (its numbers in words), the learning curve (titled ``curve``;
+    ``None``: none), the closing table of ``best`` (its agent's ``options`` added) and
+    ``ship(best, ship_to)``; returns ``numbers`` with the table."""
+    print(f"{said}; run dir {run_dir}", file=sys.stderr)
     if curve is not None:
         write_learning_curve(run_dir, curve, x_label)
     summary = final_evaluation(cfg, cfg.model_agent, {"path": str(best), **options}, run_dir, progress)
     if getattr(cfg, "ship_to", None) and ship is not None:
         ship(best, Path(cfg.ship_to))
-    return summary
+    return {"run_dir": str(run_dir), **numbers, "final_eval": summary}
 
 
 def finish(
@@ -209,15 +216,10 @@ def finish(
             (shutil.copytree if best.suffix != ".zip" else shutil.copy2)(run_dir / final, tmp)
     fps = trained / seconds if seconds > 0 else float("nan")
     what, lucky = ("win rate", True) if cfg.game == "luckynumbers" else ("mean", False)
-    print(
-        f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} "
-        f"{best_eval:.2f}; run dir {run_dir}",
-        file=sys.stderr,
-    )
+    said = f"trained {trained} steps in {seconds:.0f} s ({fps:.0f} steps/s); best eval {what} {best_eval:.2f}"
+    numbers = {"best_model": str(best), "steps": steps, "seconds": seconds, "fps": fps, "best_eval": best_eval}
     curve = None if lucky else f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games"
-    summary = close_out(cfg, run_dir, best, curve, progress, ship)
-    numbers = {"steps": steps, "seconds": seconds, "fps": fps, "best_eval": best_eval, "final_eval": summary}
-    return {"run_dir": str(run_dir), "best_model": str(best), **numbers}
+    return close_out(cfg, run_dir, best, said, numbers, progress, ship, curve)
 
 
 def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
@@ -229,10 +231,9 @@ def paired_gate(new: Any, best: Any, keep: str = "better") -> dict[str, Any]:
     return {"paired_diff": float(diff.mean()), "paired_ci95": interval, "kept": bool(kept)}
 
 
-def gate_scores(player: Any, x: Any) -> np.ndarray:
+def gate_scores(play: Callable[[list[int]], list[Result]], x: Any) -> np.ndarray:
     """A batched player alone on the gate's seeds (``x.gate_seed``, ``x.gate_games``), in seed order."""
-    seeds = list(range(x.gate_seed, x.gate_seed + x.gate_games))
-    return np.array([r.score for r in play_policy(player, seeds)])
+    return np.array([r.score for r in play_batched(play, range(x.gate_seed, x.gate_seed + x.gate_games))])
 
 
 def gate_entry(step: int, scores: np.ndarray, gate: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -250,30 +251,41 @@ class Result(NamedTuple):
     win: float = 0.0
 
 
+@dataclass(frozen=True)
+class Batched:
+    """The runner's batched player: ``play_seeds(seeds)``, their games in lockstep."""
+
+    play_seeds: Callable[[list[int]], list[Result]]
+
+
+def play_batched(play: Callable[[list[int]], list[Result]], seeds: Iterable[int]) -> list[Result]:
+    """The games of ``seeds`` by a batched player (``play``), played by the runner."""
+    return play_policy(Batched(play), list(seeds))
+
+
 ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")
 """The evaluation scalars written to ``evals.jsonl``."""
 
 
 class Evaluation:
-    """The PPO trainers' evaluation on fixed seeds, every ``every`` steps and at the end:
+    """The PPO trainers' evaluation on fixed seeds, every ``eval.every_steps`` and at the end:
     ``measure(model, steps)`` gives the scalars and ``Result``s, ``paired_gate`` decides
     ``save_best(model)`` (Lucky Numbers: by the wins, a tie by the scores)."""
 
     def __init__(
         self,
-        run_dir: Path,
-        every: int,
+        cfg: Any,
         start_steps: int,
         measure: Callable[[Any, int], tuple[dict[str, float], list[Result]]],
         save_best: Callable[[Any], Any],
         log: Callable[[int, dict[str, float]], None],
         best_file: str = "best_model.zip",
-        lucky: bool = False,
     ) -> None:
-        self.run_dir, self.measure, self.save_best, self.log = run_dir, measure, save_best, log
-        self.best_file, self.lucky, self.key = best_file, lucky, "win_rate" if lucky else "score_mean"
-        self.evaluated_at = last_step(run_dir / "evals.jsonl", start_steps) if start_steps else -1
-        self.schedule = Every(every, max(self.evaluated_at, 0))
+        self.run_dir, self.measure, self.save_best, self.log = cfg.run_dir, measure, save_best, log
+        self.lucky = cfg.game == "luckynumbers"
+        self.best_file, self.key = best_file, "win_rate" if self.lucky else "score_mean"
+        self.evaluated_at = last_step(self.run_dir / "evals.jsonl", start_steps) if start_steps else -1
+        self.schedule = Every(cfg.eval.every_steps, max(self.evaluated_at, 0))
         self.best_state = self._read_best()
         self.best = self.best_state[self.key] if self.best_state else -float("inf")
         self.latest: float | None = None

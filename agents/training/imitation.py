@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,8 @@ def _record_games(task: tuple[str, list[int], float]) -> dict[str, np.ndarray]:
             reward = game.step(action)
             if rewards:
                 rewards[-1] += reward
-        g = 0.0
-        ret = np.zeros(len(rewards), np.float32)
-        for i in range(len(rewards) - 1, -1, -1):
-            g = rewards[i] + gamma * g
-            ret[i] = g
-        returns.append(ret)
+        discounted = accumulate(reversed(rewards), lambda later, reward: reward + gamma * later)
+        returns.append(np.array(list(discounted)[::-1], np.float32))
     data = {f"obs/{k}": np.stack([o[k] for o in obs]) for k in obs[0]}
     data["obs/grid"] = data["obs/grid"].astype(np.uint8)  # 0/1 planes: a quarter of the memory
     data.update(masks=np.stack(masks), actions=np.array(actions, np.int64), returns=np.concatenate(returns))
@@ -108,32 +105,30 @@ def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def pretrain(
     model: Any,
     demos: dict[str, np.ndarray],
-    epochs: int,
-    batch_size: int,
-    learning_rate: float,
-    value_coef: float,
+    how: Any,
     seed: int,
     progress: bool = True,
     desc: str = "behaviour cloning",
 ) -> list[dict[str, float]]:
     """Fit the policy to the demonstrated actions (with ``q_targets``: the played logits to their
-    values, as Q-iteration does) and the value head to the returns; a record per epoch (the loss,
-    and on a held-out tenth the accuracy and cross-entropy or ``q_mae``, and the value's error)."""
+    values, as Q-iteration does) and the value head to the returns, by ``how`` (a ``pretrain`` or ``q``
+    section); a record per epoch (the loss, on a held-out tenth the accuracy and cross-entropy or
+    ``q_mae``, and the value's error)."""
     policy = model.policy
     n = len(demos["returns"])
     order = np.random.default_rng(seed).permutation(n)
     held, train = order[: max(1, n // 10)], order[max(1, n // 10) :]
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    fit = _ValueFit(policy, demos, value_coef) if "q_targets" in demos else _PolicyFit(policy, demos, value_coef)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=how.learning_rate)
+    fit = (_ValueFit if "q_targets" in demos else _PolicyFit)(policy, demos, how.value_coef)
     history = []
     rng = np.random.default_rng(seed + 1)
-    bar = Progress(epochs, progress, desc, unit="epoch")
-    for epoch in range(epochs):
+    bar = Progress(how.epochs, progress, desc, unit="epoch")
+    for epoch in range(how.epochs):
         policy.set_training_mode(True)
         losses = []
         shuffled = train[rng.permutation(len(train))]
-        for start in range(0, len(shuffled), batch_size):
-            loss = fit.loss(shuffled[start : start + batch_size])
+        for start in range(0, len(shuffled), how.batch_size):
+            loss = fit.loss(shuffled[start : start + how.batch_size])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -232,7 +227,7 @@ def behaviour_cloning(cfg: PPOConfig | LuckyConfig, model: Any, run_dir: Path, p
         demos = collect_demonstrations(b.agent, b.games, b.seed, cfg.ppo.gamma, workers, progress, lucky)
         with atomic_path(cache, ".npz") as tmp:
             np.savez_compressed(tmp, **demos)
-    history = pretrain(model, demos, b.epochs, b.batch_size, b.learning_rate, b.value_coef, cfg.seed, progress=progress)
+    history = pretrain(model, demos, b, cfg.seed, progress=progress)
     for record in history:
         for key in ("loss", "accuracy", "value_mae", "nll"):
             model.logger.record(f"pretrain/{key}", record[key])

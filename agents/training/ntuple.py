@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,10 @@ def new_value(cfg: NTupleConfig) -> NTupleValue:
     return NTupleValue(NTupleSpec(tuple(x.families), x.stages), planner_share=x.planner_share, threads=threads)
 
 
-_VALUES: dict[tuple[Any, ...], NTupleValue] = {}
+@cache
+def _value(families: tuple[str, ...], stages: int, share: float, threads: int) -> NTupleValue:
+    """A value of this layout and threads, built once per process (its weights set per share)."""
+    return NTupleValue(NTupleSpec(families, stages), planner_share=share, threads=threads)
 
 
 def play_share(
@@ -59,11 +62,7 @@ def play_share(
 ) -> tuple[list[Trajectory], np.ndarray, int]:
     """One share of a round (a task): the games of ``seeds`` by the value of ``weights`` (``spec``:
     families, stages, planner share); each game's afterstates and score, and the turns played."""
-    key = (tuple(spec[0]), *spec[1:], x["threads"])
-    if key not in _VALUES:  # built once per process: the layout and its threads
-        families, stages, share = spec
-        _VALUES[key] = NTupleValue(NTupleSpec(tuple(families), stages), planner_share=share, threads=x["threads"])
-    value = _VALUES[key]
+    value = _value(tuple(spec[0]), *spec[1:], x["threads"])
     value.weights = np.ascontiguousarray(weights)
     r = play(
         value,
@@ -116,35 +115,10 @@ def learn_round(learner: Learner, results: list[tuple[list[Trajectory], np.ndarr
     return {"games": len(score), "turns": turns, "score_sum": float(score.sum()), "sse": sse}
 
 
-class ValueGames:
-    """The runner's batched player of a value alone (``None``: the greedy planner's games)."""
-
-    def __init__(self, value: NTupleValue | None, x: NTupleLoop) -> None:
-        self.value, self.x = value, x
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        x = self.x
-        played = play(self.value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
-        return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
-
-
-def _checkpoint(run_dir: Path, games: int) -> Path:
-    return run_dir / "checkpoints" / f"ntuple_{games:09d}.npz"
-
-
-def save_checkpoint(path: Path, learner: Learner) -> None:
-    """The weights, what they mean and the learner's memory (temporal coherence's sums)."""
-    with atomic_path(path, ".npz") as tmp:
-        learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
-
-
-def load_checkpoint(path: Path, learner: Learner) -> None:
-    """Bring the learner back to a checkpoint (``ValueError`` naming a damaged one)."""
-    data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
-    if data["weights"].shape != learner.value.weights.shape or data["errors"].shape != learner.errors.shape:
-        raise ValueError(f"{path}: weights of another layout than this run's")
-    learner.value.weights[:] = data["weights"]
-    learner.errors[:], learner.sizes[:] = data["errors"], data["sizes"]
+def value_games(value: NTupleValue | None, x: NTupleLoop, seeds: list[int]) -> list[common.Result]:
+    """The games of a value alone (``None``: the greedy planner's), in lockstep."""
+    played = play(value, seeds, limit=x.limit, parallel=x.parallel, planner=_planner(x.width))
+    return [common.Result(s, float(v)) for s, v in zip(seeds, played.scores)]
 
 
 def _publish_best(run_dir: Path, value: NTupleValue) -> None:
@@ -157,16 +131,21 @@ def _settings(cfg: NTupleConfig) -> dict[str, Any]:
 
 
 def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | None) -> dict[str, Any]:
-    """A resumed run's state (its learner brought back), or a new run's, gated once."""
+    """A resumed run's state (its learner brought back to its checkpoint), or a new run's, gated once."""
     if resume is not None:
         state = resume_state(run_dir, STATE, _settings(cfg), "ntuple", _FREE, "games")
-        load_checkpoint(run_dir / state["checkpoint"], learner)
+        path = run_dir / state["checkpoint"]
+        data = read_arrays(path, {"weights", "errors", "sizes"}, "n-tuple checkpoint")
+        if data["weights"].shape != learner.value.weights.shape or data["errors"].shape != learner.errors.shape:
+            raise ValueError(f"{path}: weights of another layout than this run's")
+        learner.value.weights[:] = data["weights"]
+        learner.errors[:], learner.sizes[:] = data["errors"], data["sizes"]
         return state
     for stale in ("checkpoints", "best.npz", "evals.jsonl"):
         target = run_dir / stale
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    greedy = common.gate_scores(ValueGames(None, cfg.ntuple), cfg.ntuple)
-    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
+    greedy = common.gate_scores(partial(value_games, None, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(partial(value_games, learner.value, cfg.ntuple), cfg.ntuple)
     state = {
         "games": 0,
         "turns": 0,
@@ -183,9 +162,11 @@ def _start(cfg: NTupleConfig, run_dir: Path, learner: Learner, resume: Path | No
 
 
 def _commit(run_dir: Path, learner: Learner, state: dict[str, Any]) -> dict[str, Any]:
-    """Checkpoint the learner, write the state that names it (last), drop old checkpoints."""
-    path = _checkpoint(run_dir, state["games"])
-    save_checkpoint(path, learner)
+    """Checkpoint the learner (the weights, what they mean, temporal coherence's sums), write the
+    state that names it (last), drop old checkpoints."""
+    path = run_dir / "checkpoints" / f"ntuple_{state['games']:09d}.npz"
+    with atomic_path(path, ".npz") as tmp:
+        learner.value.save(tmp, errors=learner.errors, sizes=learner.sizes)
     state = {**state, "checkpoint": str(path.relative_to(run_dir))}
     write_json(run_dir / STATE, state)
     for old in sorted((run_dir / "checkpoints").glob("ntuple_*.npz"))[:-KEEP]:
@@ -216,7 +197,7 @@ def run_gate(
     logger: ScalarWriter,
 ) -> dict[str, Any]:
     """The gate after the rounds since the last one (``window``: their self-play sums)."""
-    scores = common.gate_scores(ValueGames(learner.value, cfg.ntuple), cfg.ntuple)
+    scores = common.gate_scores(partial(value_games, learner.value, cfg.ntuple), cfg.ntuple)
     gate = common.paired_gate(scores, state["best_scores"], cfg.ntuple.keep)
     stats = {
         "selfplay_mean": window["score_sum"] / max(window["games"], 1),
@@ -293,23 +274,19 @@ def train(cfg: NTupleConfig, args: argparse.Namespace) -> dict[str, Any]:
     with ScalarWriter(run_dir) as logger:
         state = run_rounds(cfg, run_dir, learner, state, logger, progress)
     seconds = time.perf_counter() - start
-    best = run_dir / "best.npz"
-    print(
+    said = (
         f"{state['games']:,} games in {seconds:.0f} s ({state['cpu_s'] / 3600:.2f} CPU-h); best after "
-        f"{state['best_games']:,} games ({np.mean(state['best_scores']):.2f} on {x.gate_games} gate games); "
-        f"run dir {run_dir}",
-        file=sys.stderr,
+        f"{state['best_games']:,} games ({np.mean(state['best_scores']):.2f} on {x.gate_games} gate games)"
     )
-    curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
-    summary = common.close_out(
-        cfg, run_dir, best, curve, progress, ship, limit=x.limit, width=x.width, x_label="self-play games"
-    )
-    return {
-        "run_dir": str(run_dir),
+    best = run_dir / "best.npz"
+    numbers = {
         "best": str(best),
         "games": state["games"],
         "best_games": state["best_games"],
         "cpu_hours": state["cpu_s"] / 3600,
         "seconds": seconds,
-        "final_eval": summary,
     }
+    curve = f"{cfg.experiment}: mean score alone on {x.gate_games} gate games"
+    return common.close_out(
+        cfg, run_dir, best, said, numbers, progress, ship, curve, "self-play games", limit=x.limit, width=x.width
+    )

@@ -153,20 +153,15 @@ def fit_data(parts: list[dict[str, np.ndarray]], x: QLoop) -> dict[str, np.ndarr
     }
 
 
-class QGames:
-    """The runner's batched player of a Q network alone (its highest logit): ``envs`` games at once."""
-
-    def __init__(self, path: str | Path, envs: int, slots: int | None) -> None:
-        self.path, self.envs, self.slots = path, envs, slots
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        games = q_self_play(self.path, seeds, 0.0, self.envs, seed=0, slots=self.slots)
-        score = {int(g["game"][0]): float(g["score"][0]) for g in games}
-        return [common.Result(s, score[s]) for s in seeds]
+def q_games(path: str | Path, envs: int, slots: int | None, seeds: list[int]) -> list[common.Result]:
+    """The games of a Q network alone (its highest logit), ``envs`` at once."""
+    games = q_self_play(path, seeds, 0.0, envs, seed=0, slots=slots)
+    score = {int(g["game"][0]): float(g["score"][0]) for g in games}
+    return [common.Result(s, score[s]) for s in seeds]
 
 
 def gate_scores(path: str | Path, x: QLoop) -> np.ndarray:
-    return common.gate_scores(QGames(path, x.envs, x.slots), x)
+    return common.gate_scores(partial(q_games, path, x.envs, x.slots), x)
 
 
 def _selfplay_file(run_dir: Path, gen: int) -> Path:
@@ -262,17 +257,7 @@ def run_generation(
     window = [data] + [_read_selfplay(_selfplay_file(run_dir, g)) for g in earlier]
     model = load_model(_model_file(run_dir, gen))
     torch.manual_seed(cfg.seed * 1000 + gen)
-    fitted = pretrain(
-        model,
-        fit_data(window, x),
-        x.epochs,
-        x.batch_size,
-        x.learning_rate,
-        x.value_coef,
-        seed=cfg.seed * 1000 + gen,
-        progress=progress,
-        desc=f"generation {gen + 1} fit",
-    )[-1]
+    fitted = pretrain(model, fit_data(window, x), x, cfg.seed * 1000 + gen, progress, f"generation {gen + 1} fit")[-1]
     candidate = save_model(model, _model_file(run_dir, gen + 1))
     scores = _gate_and_play_next(cfg, run_dir, gen, candidate, gate_pool, progress)
     gate = paired_gate(scores, np.array(state["best_scores"]))
@@ -290,7 +275,8 @@ def run_generation(
     best = (gen + 1, scores.tolist()) if gate["kept"] else (state["best_generation"], state["best_scores"])
     new_state = {**state, "generation": gen + 1, "turns": turns, "best_generation": best[0], "best_scores": best[1]}
     write_json(run_dir / STATE, new_state)  # last: the generation's files are now the run's
-    _drop_old_selfplay(run_dir, gen + 1, x.window)
+    for g in range(gen + 2 - x.window):  # the data no later generation reads (about 270 MB each)
+        _selfplay_file(run_dir, g).unlink(missing_ok=True)
     if gate["kept"]:
         _publish_best(run_dir, new_state)
     lo, hi = gate["paired_ci95"]
@@ -314,12 +300,6 @@ def _gate_and_play_next(
     gate = pool.submit(gate_scores, candidate, cfg.q)
     generate(run_dir, gen + 1, cfg, candidate, progress)  # read back by the next generation
     return gate.result()
-
-
-def _drop_old_selfplay(run_dir: Path, generation: int, window: int) -> None:
-    """Delete the self-play data no later generation reads (about 270 MB each), after the state."""
-    for g in range(generation - window + 1):
-        _selfplay_file(run_dir, g).unlink(missing_ok=True)
 
 
 _LOGGED = {
@@ -352,19 +332,16 @@ def train(cfg: QIterationConfig, args: argparse.Namespace) -> dict[str, Any]:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     seconds = time.perf_counter() - start
-    best = run_dir / "best_model.zip"
-    print(
+    said = (
         f"{state['generation']} generations in {seconds:.0f} s; best: generation {state['best_generation']} "
-        f"({np.mean(state['best_scores']):.2f} alone on {cfg.q.gate_games} gate games); run dir {run_dir}",
-        file=sys.stderr,
+        f"({np.mean(state['best_scores']):.2f} alone on {cfg.q.gate_games} gate games)"
     )
-    curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
-    summary = common.close_out(cfg, run_dir, best, curve, progress, ship)
-    return {
-        "run_dir": str(run_dir),
+    best = run_dir / "best_model.zip"
+    numbers = {
         "best_model": str(best),
         "generations": state["generation"],
         "best_generation": state["best_generation"],
         "seconds": seconds,
-        "final_eval": summary,
     }
+    curve = f"{cfg.experiment}: mean score alone on {cfg.q.gate_games} gate games"
+    return common.close_out(cfg, run_dir, best, said, numbers, progress, ship, curve)

@@ -11,6 +11,7 @@ import signal
 import sys
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,18 +54,12 @@ def capture_envs(venv: VecEnv) -> bytes:
 def restore_envs(venv: VecEnv, blob: bytes) -> VecEnv:
     """``venv`` given the saved states, or the saved vector env (``venv`` then closed)."""
     saved = pickle.loads(blob)
-    if "each" in saved:
-        if not isinstance(venv, SubprocVecEnv):
-            raise ValueError("the checkpoint's environments ran in worker processes, these do not")
+    if "each" in saved:  # (the environments' key matched: ``venv`` is a ``SubprocVecEnv`` too)
         for i, env in enumerate(saved["each"]):
             venv.env_method("restore", env, indices=[i])
         return venv
     venv.close()
     return saved["whole"]
-
-
-def rng_state() -> dict[str, Any]:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
 
 
 def set_rng_state(state: dict[str, Any]) -> None:
@@ -78,7 +73,7 @@ def save_checkpoint(model: Any, path: str | Path, envs_key: dict[str, Any]) -> P
     state = {
         "version": VERSION,
         "steps": int(model.num_timesteps),
-        "rng": rng_state(),
+        "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
         "envs_key": envs_key,
         "envs": capture_envs(model.get_env()),
     }
@@ -115,8 +110,8 @@ def check_checkpoint(path: str | Path) -> int:
     return steps
 
 
-def find_checkpoint(path: str | Path) -> Path:
-    return pick_checkpoint(path, check_checkpoint, lambda p: p.is_file())
+find_checkpoint = partial(pick_checkpoint, check=check_checkpoint)
+"""``--resume`` of an SB3 run."""
 
 
 def _resume_entry(path: str | Path) -> dict[str, Any] | None:
@@ -132,18 +127,11 @@ def envs_key(cfg: Any) -> dict[str, Any]:
     return {"vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "env": cfg.env.model_dump()}
 
 
-def start_or_resume(
-    resume: Path | None,
-    venv: VecEnv,
-    build: Callable[[VecEnv], Any],
-    custom_objects: dict[str, Any],
-    key: dict[str, Any],
-    seed: int,
+def resume_model(
+    resume: Path, venv: VecEnv, custom_objects: dict[str, Any], key: dict[str, Any], seed: int
 ) -> tuple[Any, VecEnv, dict[str, Any] | None]:
-    """A new model, or ``resume`` continued: exactly with environments like these, else on new
-    games; its environments; the random states to set just before training (``None``: none)."""
-    if resume is None:
-        return build(venv), venv, None
+    """``resume`` continued exactly with environments like these (``key``), else on new games; its
+    environments; the random states to set just before training (``None``: none)."""
     state = _resume_entry(resume)
     if state is not None and state["envs_key"] == key:
         model = MaskablePPO.load(str(resume), device="cpu", custom_objects=custom_objects)

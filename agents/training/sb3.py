@@ -27,20 +27,19 @@ from numberdrop_env.envs.table import NumberDropTableEnv
 from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
-from ..evaluation.runner import play_policy
 from ..networks.candidate import CandidateScorerPolicy
 from ..networks.grid import GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
-from .checkpoints import Boundaries, Interrupted, StopRequest, keep_up_to
+from .checkpoints import Boundaries, Interrupted, keep_up_to
 from .config import Env
 from .resume import (
     check_checkpoint,
     envs_key,
+    resume_model,
     save_checkpoint,
     save_model,
     set_rng_state,
-    start_or_resume,
     worker_env,
 )
 from .sb3_config import LuckyEnv, SB3Config
@@ -105,28 +104,23 @@ def build_model(cfg: SB3Config, venv: Any) -> Any:
     return model
 
 
-def new_model(cfg: SB3Config, venv: Any) -> Any:
-    model = build_model(cfg, venv)
-    init_from = getattr(cfg, "init_from", None)  # (Number Drop)
-    if init_from:
-        model.set_parameters(init_from, exact_match=True, device="cpu")
-        print(f"starting from the weights of {init_from}", file=sys.stderr)
-    return model
-
-
 def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bool) -> tuple[Any, Any, Any]:
-    """``start_or_resume``'s model, environments and random states: a new model (cloned first when
-    ``pretrain.games`` asks), or the checkpoint ``resume`` continued."""
+    """The model, its environments and the random states to set just before training (``None``:
+    none): a new model (from ``init_from``'s weights, cloned first when ``pretrain.games`` asks),
+    or the checkpoint ``resume`` continued."""
     start_steps = check_checkpoint(resume) if resume is not None else 0
     seed = cfg.seed + start_steps
     set_random_seed(seed)
     venv = build_vec_env(cfg, seed)
     try:
-        model, venv, rng = start_or_resume(
-            resume, venv, partial(new_model, cfg), ppo_hyperparameters(cfg), envs_key(cfg), seed
-        )
-        if resume is not None:  # the evaluations after the checkpoint are written again
-            keep_up_to(run_dir / "evals.jsonl", start_steps)
+        if resume is None:
+            model, rng = build_model(cfg, venv), None
+            if init_from := getattr(cfg, "init_from", None):  # (Number Drop)
+                model.set_parameters(init_from, exact_match=True, device="cpu")
+                print(f"starting from the weights of {init_from}", file=sys.stderr)
+        else:
+            model, venv, rng = resume_model(resume, venv, ppo_hyperparameters(cfg), envs_key(cfg), seed)
+            keep_up_to(run_dir / "evals.jsonl", start_steps)  # the evaluations after it are written again
         model.set_logger(configure(str(run_dir), ["tensorboard"]))
         if resume is None and cfg.pretrain.games:
             imitation.behaviour_cloning(cfg, model, run_dir, progress)
@@ -136,66 +130,49 @@ def start_model(cfg: SB3Config, resume: Path | None, run_dir: Path, progress: bo
     return model, venv, rng
 
 
-class ModelGames:
-    """The runner's batched player of a Number Drop network: the games in lockstep."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        lines = DEFAULT_RULES.line_points
-        games = play_games(self.model, seeds, deterministic=True)
-        return [common.Result(g["seed"], g["score"], g["turns"], g["breakdown"]["lines"] / lines) for g in games]
+def model_games(model: Any, seeds: list[int]) -> list[common.Result]:
+    """The games of a Number Drop network, in lockstep."""
+    lines = DEFAULT_RULES.line_points
+    games = play_games(model, seeds, deterministic=True)
+    return [common.Result(g["seed"], g["score"], g["turns"], g["breakdown"]["lines"] / lines) for g in games]
 
 
-class LuckySeat:
-    """The runner's player of a Lucky Numbers network in its seat of the training tables."""
-
-    def __init__(self, model: Any, env: LuckyEnv) -> None:
-        self.model, self.env = model, env
-
-    def play_seeds(self, seeds: list[int]) -> list[common.Result]:
-        e = self.env
-        env, results = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno), []
-        for seed in seeds:
-            obs, info = env.reset(seed=seed)
-            done = False
-            while not done:
-                action, _ = self.model.predict(obs, action_masks=env.action_masks(), deterministic=True)
-                obs, _, done, _, info = env.step(int(action))
-            results.append(common.Result(seed, info["scores"][env.seat], win=info["win"]))
-        return results
-
-
-def measure(cfg: SB3Config, greedy: dict[str, Any] | None, model: Any, steps: int) -> tuple[dict[str, float], list]:
-    """The evaluation's games, played by the runner, and their scalars."""
-    seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
-    if cfg.game == "luckynumbers":
-        results = play_policy(LuckySeat(model, cfg.env), seeds)
-        means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
-        return {"win_rate": means["win"], "score_mean": means["score"]}, results
-    results = play_policy(ModelGames(model), seeds)
-    return common.score_scalars(results, greedy), results
+def lucky_games(model: Any, e: LuckyEnv, seeds: list[int]) -> list[common.Result]:
+    """The games of a Lucky Numbers network in its seat of the training tables."""
+    env, results = LuckyNumbersEnv(e.players, list(e.opponents), e.setup, e.bruno), []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+            obs, _, done, _, info = env.step(int(action))
+        results.append(common.Result(seed, info["scores"][env.seat], win=info["win"]))
+    return results
 
 
 def evaluation(cfg: SB3Config, run_dir: Path, start_steps: int, model: Any) -> common.Evaluation:
-    """The periodic evaluation: Number Drop's mean score (beside the greedy's), or Lucky Numbers' win rate."""
+    """The periodic evaluation, played by the runner: Number Drop's mean score (beside the
+    greedy's), or Lucky Numbers' win rate."""
     greedy = common.greedy_baseline(cfg, run_dir) if cfg.game == "numberdrop" else None
+    seeds, lucky = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games)), cfg.game == "luckynumbers"
+
+    def measure(model: Any, steps: int) -> tuple[dict[str, float], list]:
+        if lucky:
+            results = common.play_batched(partial(lucky_games, model, cfg.env), seeds)
+            means = {k: float(np.mean([getattr(r, k) for r in results])) for k in ("win", "score")}
+            return {"win_rate": means["win"], "score_mean": means["score"]}, results
+        results = common.play_batched(partial(model_games, model), seeds)
+        return common.score_scalars(results, greedy), results
 
     def log(steps: int, scalars: dict[str, float]) -> None:
         for key, value in scalars.items():
             model.logger.record(key, value)
         model.logger.dump(steps)
 
-    return common.Evaluation(
-        run_dir,
-        cfg.eval.every_steps,
-        start_steps,
-        partial(measure, cfg, greedy),
-        lambda m: save_model(m, run_dir / "best_model.zip"),
-        log,
-        lucky=cfg.game == "luckynumbers",
-    )
+    def save_best(model: Any) -> None:
+        save_model(model, run_dir / "best_model.zip")
+
+    return common.Evaluation(cfg, start_steps, measure, save_best, log)
 
 
 GAME_KEYS = ("score", "lines", "boxes", "box_points", "column_bonuses", "penalty_rows", "turns", "decisions", "win")
@@ -206,21 +183,19 @@ class TrainingCallback(BaseCallback):
     trained alone for the first ``actor_warmup_steps``, and the progress bar (moved every 1,000
     steps); ``Boundaries`` at training's start, each later rollout's start and training's end."""
 
-    def __init__(
-        self, cfg: SB3Config, run_dir: Path, evals: Any, stop: StopRequest, start: int, resume: Any, progress: bool
-    ) -> None:
+    def __init__(self, cfg: SB3Config, run_dir: Path, evals: Any, start: int, resume: Any, progress: bool) -> None:
         super().__init__()
-        self.warmup, self.evals, self.progress = cfg.ppo.actor_warmup_steps, evals, progress
+        self.warmup, self.evals = cfg.ppo.actor_warmup_steps, evals
         self.episodes: dict[str, list[float]] = {k: [] for k in GAME_KEYS}
         self.last_score: float | None = None
-        self.bar: common.StepProgress | None = None
-        self.at, self.total, key = -1, cfg.total_timesteps, envs_key(cfg)
+        self.bar = common.StepProgress(cfg.total_timesteps, start, progress)
+        self.at, key = -1, envs_key(cfg)
 
         def save(n: int) -> Path:
             return save_checkpoint(self.model, run_dir / "checkpoints" / f"ppo_{n}_steps.zip", key)
 
         every = cfg.checkpoint.every_steps
-        self.boundaries = Boundaries(save, every, lambda n, final: evals(self.model, n, final), stop, start, resume)
+        self.boundaries = Boundaries(save, every, lambda n, final: evals(self.model, n, final), start, resume)
 
     def _freeze(self, frozen: bool) -> None:
         if hasattr(self.model.policy, "freeze_actor"):
@@ -228,8 +203,6 @@ class TrainingCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._freeze(self.num_timesteps < self.warmup)
-        if self.progress:
-            self.bar = common.StepProgress(self.total, self.num_timesteps)
         self._on_rollout_start()
 
     def _on_rollout_start(self) -> None:
@@ -248,7 +221,7 @@ class TrainingCallback(BaseCallback):
                 metrics["decisions"] = info["episode"]["l"]
             for key, value in metrics.items():
                 self.episodes[key].append(value)
-        if self.bar is not None and self.num_timesteps - self.bar.done >= 1000:
+        if self.num_timesteps - self.bar.done >= 1000:
             self.bar.update(self.num_timesteps - self.bar.done)
         return True
 
@@ -261,17 +234,12 @@ class TrainingCallback(BaseCallback):
             self.last_score = float(np.mean(self.episodes["score"]))
         self.episodes = {k: [] for k in GAME_KEYS}
         self._freeze(self.num_timesteps < self.warmup)
-        if self.bar is not None:
-            self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
+        self.bar.to(self.num_timesteps, self.last_score, self.evals.latest)
 
     def _on_training_end(self) -> None:
         self._freeze(False)
-        self.close()
+        self.bar.close()
         self.boundaries(self.num_timesteps, final=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
@@ -283,28 +251,27 @@ def train(cfg: SB3Config, args: argparse.Namespace) -> dict[str, Any]:
     start_steps = model.num_timesteps
     try:
         evals = evaluation(cfg, run_dir, start_steps if resume else 0, model)
-        stop = StopRequest()
-        callback = TrainingCallback(cfg, run_dir, evals, stop, start_steps, resume, progress)
+        callback = TrainingCallback(cfg, run_dir, evals, start_steps, resume, progress)
         remaining = max(0, cfg.total_timesteps - model.num_timesteps)
         if remaining == 0:
             print(f"nothing to train: the model is at step {start_steps} >= {cfg.total_timesteps}", file=sys.stderr)
         if rng is not None:
             set_rng_state(rng)  # last: after anything else that might draw random numbers
         start = time.perf_counter()
-        with stop:
+        with callback.boundaries:
             try:  # with 0 steps left this only evaluates and checkpoints what the last run left undone
                 model.learn(remaining, callback, log_interval=1, reset_num_timesteps=resume is None)
             except Interrupted as stopped:
                 model.logger.close()
                 return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
             finally:
-                callback.close()
+                callback.bar.close()
         seconds = time.perf_counter() - start
         save_checkpoint(model, run_dir / "final_model.zip", envs_key(cfg))
         model.logger.close()
     finally:
         venv.close()
-    if stop.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
+    if callback.boundaries.requested:  # Ctrl-C after the last update: the closing evaluation is left to a resume
         return common.stopped_early(args.config, run_dir, callback.boundaries.latest, model.num_timesteps)
     steps = model.num_timesteps
     return common.finish(

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -93,9 +92,6 @@ class NativeTurnVecEnv(VecEnv):
 
     def close(self) -> None:
         self.venv.close()
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None] * self.num_envs  # no render mode
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         return [getattr(self._views[i], attr_name) for i in self._get_indices(indices)]

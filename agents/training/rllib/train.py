@@ -29,7 +29,6 @@ from ..checkpoints import (
     STEPS_FILE,
     Boundaries,
     Interrupted,
-    StopRequest,
     atomic_path,
     folder_steps,
     keep_up_to,
@@ -131,27 +130,25 @@ def algorithm_config(cfg: RLlibConfig, lose_mask: bool = False) -> Any:
 
 
 def train_iteration(algo: Any) -> dict[str, Any]:
-    """``algo.train()``, with an env runner's error raised as the environment's own message."""
+    """``algo.train()``, failing where RLlib would carry on: an env runner's error (raised as the
+    environment's own message), no env-runner metrics, a failed env step, a runner lost."""
     try:
-        return algo.train()
+        result = algo.train()
     except RayTaskError as err:
         causes = re.findall(r"^(\w+(?:Error|Exception): .+)$", str(err), flags=re.MULTILINE)
         raise RuntimeError(
             "an env runner failed, training stopped: " + (causes[0] if causes else str(err).splitlines()[-1])
         ) from err
-
-
-def check_iteration(result: dict[str, Any], algo: Any, cfg: RLlibConfig) -> None:
-    """Fail where RLlib would carry on: no env-runner metrics, a failed env step, a runner lost."""
     runners = result.get("env_runners")
     if not runners:
         raise RuntimeError("RLlib returned an iteration without env-runner results (an env runner failed)")
     failures = runners.get("num_env_step_failures", 0)
     if failures:
         raise RuntimeError(f"{failures} env step(s) failed in this iteration")
-    healthy = algo.env_runner_group.num_healthy_remote_workers()
-    if healthy != cfg.ray.env_runners:
-        raise RuntimeError(f"{cfg.ray.env_runners - healthy} of {cfg.ray.env_runners} env runners were lost")
+    wanted, healthy = algo.config.num_env_runners, algo.env_runner_group.num_healthy_remote_workers()
+    if healthy != wanted:
+        raise RuntimeError(f"{wanted - healthy} of {wanted} env runners were lost")
+    return result
 
 
 def set_actor_frozen(frozen: bool, learner: Any) -> None:
@@ -164,14 +161,8 @@ def set_actor_frozen(frozen: bool, learner: Any) -> None:
 def game_means(runners: dict[str, Any]) -> dict[str, float]:
     """This iteration's per-episode means from ``GameMetrics``' sums and counts."""
     game = runners.get("game", {})
-    out: dict[str, float] = {}
-    for key in GAME_KEYS:
-        count = float(game.get(f"{key}_count", 0) or 0)
-        if count:
-            out[key] = float(game[f"{key}_sum"]) / count
-    if out:
-        out["episodes"] = float(game.get("score_count", 0))
-    return out
+    out = {k: float(game[f"{k}_sum"]) / float(game[f"{k}_count"]) for k in GAME_KEYS if game.get(f"{k}_count")}
+    return {**out, "episodes": float(game.get("score_count", 0))} if out else out
 
 
 def scalars(result: dict[str, Any]) -> dict[str, float]:
@@ -182,32 +173,22 @@ def scalars(result: dict[str, Any]) -> dict[str, float]:
     return {f"rllib/{k}": float(d[k]) for d, k in wanted if isinstance(d.get(k), (int, float))}
 
 
-def measure(run_dir: Path, seeds: list[int], greedy: dict[str, Any] | None, algo: Any, steps: int) -> tuple:
-    """The evaluation's games of the module as a user of its checkpoint gets it, by the runner."""
-    latest = save_checkpoint(algo, run_dir / "latest_checkpoint", steps)
-    results = play_policy(RLlibPolicy(str(latest)), seeds)
-    return common.score_scalars(results, greedy), results
-
-
 def evaluation(
     cfg: RLlibConfig, run_dir: Path, start_steps: int, greedy: dict[str, Any] | None, writer: ScalarWriter
 ) -> common.Evaluation:
-    """Fixed-seed evaluation of the current module (``eval/*``, ``best_checkpoint/``)."""
+    """Fixed-seed evaluation of the module as a user of its checkpoint gets it (``eval/*``,
+    ``best_checkpoint/``), played by the runner."""
     seeds = list(range(cfg.eval.seed, cfg.eval.seed + cfg.eval.games))
+
+    def measure(algo: Any, steps: int) -> tuple:
+        results = play_policy(RLlibPolicy(str(save_checkpoint(algo, run_dir / "latest_checkpoint", steps))), seeds)
+        return common.score_scalars(results, greedy), results
 
     def save_best(_: Any) -> None:
         with atomic_path(run_dir / "best_checkpoint") as tmp:
             shutil.copytree(run_dir / "latest_checkpoint", tmp)
 
-    return common.Evaluation(
-        run_dir,
-        cfg.eval.every_steps,
-        start_steps,
-        partial(measure, run_dir, seeds, greedy),
-        save_best,
-        writer.write,
-        "best_checkpoint",
-    )
+    return common.Evaluation(cfg, start_steps, measure, save_best, writer.write, "best_checkpoint")
 
 
 def save_checkpoint(algo: Any, path: Path, steps: int) -> Path:
@@ -225,7 +206,7 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
     torch.set_num_threads(cfg.network.torch_threads)
     common.write_config(cfg, run_dir)
     greedy = common.greedy_baseline(cfg, run_dir)  # before Ray starts: plain local games
-    stop, steps, config_path = StopRequest(), start_steps, getattr(args, "config", None)
+    steps, config_path = start_steps, getattr(args, "config", None)
     # Ray as it runs, a cluster's, or a local one
     with ray_pool(cfg.ray.address, cfg.ray.num_cpus), ScalarWriter(run_dir) as writer:
         config = algorithm_config(cfg, lose_mask=lose_mask)
@@ -237,14 +218,14 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
                 restore(algo, resume)
                 print(f"resuming from {resume} at step {start_steps}, on new games", file=sys.stderr)
                 keep_up_to(run_dir / "evals.jsonl", start_steps)
-            evaluate = evaluation(cfg, run_dir, start_steps if resume is not None else 0, greedy, writer)
+            evaluate = evaluation(cfg, run_dir, start_steps, greedy, writer)
 
             def save(n: int) -> Path:
                 return save_checkpoint(algo, run_dir / "checkpoints" / f"rllib_{n}_steps", n)
 
-            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), stop, start_steps)
+            boundaries = Boundaries(save, cfg.checkpoint.every_steps, partial(evaluate, algo), start_steps)
             start = time.perf_counter()
-            with stop:
+            with boundaries:
                 try:
                     steps = loop(cfg, algo, boundaries, evaluate, writer, start_steps, progress)
                 except Interrupted as stopped:
@@ -254,7 +235,7 @@ def train(cfg: RLlibConfig, args: Any, lose_mask: bool = False) -> dict[str, Any
                 boundaries(steps, final=True)
         finally:
             algo.stop()
-        if stop.requested:  # Ctrl-C after the last update: the closing table is left to a resume
+        if boundaries.requested:  # Ctrl-C after the last update: the closing table is left to a resume
             return common.stopped_early(config_path, run_dir, boundaries.latest, steps)
         trained = steps - start_steps
         return common.finish(cfg, run_dir, "final_checkpoint", steps, trained, seconds, evaluate.best, progress)
@@ -282,7 +263,6 @@ def loop(
             if cfg.ppo.actor_warmup_steps:
                 algo.learner_group.foreach_learner(partial(set_actor_frozen, steps < cfg.ppo.actor_warmup_steps))
             result = train_iteration(algo)
-            check_iteration(result, algo, cfg)
             steps += int(result["env_runners"].get("num_env_steps_sampled", 0))
             games = game_means(result["env_runners"])
             game = {f"game/{k}": v for k, v in games.items()}

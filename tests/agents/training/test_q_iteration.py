@@ -116,7 +116,7 @@ def test_the_fit_moves_the_played_logits_to_their_values():
         "q_targets": targets,
         "returns": targets,
     }
-    history = pretrain(model, demos, 30, 32, 3e-3, 0.5, seed=0, progress=False)
+    history = pretrain(model, demos, QLoop(epochs=30, batch_size=32, learning_rate=3e-3), seed=0, progress=False)
     assert history[-1]["q_mae"] < history[0]["q_mae"] / 2
     assert history[-1]["value_mae"] < history[0]["value_mae"]
 
