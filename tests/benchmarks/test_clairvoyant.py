@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.evaluation.runner import play_game
+from agents.numberdrop.greedy import GreedyPolicy
 from agents.values.selfplay import play
 from benchmarks.clairvoyant import GamePath, beam_search, main, recorded_agents
 from numberdrop_env.engine.sheet import SCORE_PARTS
@@ -64,9 +66,9 @@ def _game_key(game: SoloGame) -> tuple:
 def test_a_beam_of_one_plays_the_greedys_games():
     seeds = [0, 1, 2, 3, 4]
     paths = beam_search(seeds, 1, limit=8)
-    greedy = play(None, seeds)
-    assert [p.score for p in paths] == greedy.scores.tolist()
-    assert [list(p.parts) for p in paths] == greedy.parts.tolist()
+    greedy = [play_game(GreedyPolicy(), seed) for seed in seeds]
+    assert [p.score for p in paths] == [g.score for g in greedy] == play(None, seeds).scores.tolist()
+    assert [list(p.parts) for p in paths] == [list(g.breakdown.values()) for g in greedy]
     assert all(set(p.candidates) == {0} for p in paths)  # the planner's first, every turn
 
 
