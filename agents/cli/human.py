@@ -108,7 +108,11 @@ class HumanGame:
                 if not line:
                     raise ValueError(f"type a number from {keys[0]} to {keys[-1]}, or help")
                 if line == "undo":
-                    self._undo()
+                    if not self.history:
+                        raise ValueError("nothing to undo")
+                    self.game, played = self.history.pop()
+                    del self.record.actions[played:]
+                    self.record.score = self.game.score()
                     return True  # a position with other decisions: list them afresh
                 if show is not None:
                     self.say(show(rest))
@@ -180,13 +184,6 @@ class HumanGame:
         action = int(GreedyPolicy().act(self.game.clone(), self.game.legal_mask()))
         key = self._keys(legal)[legal.index(action)]
         return f"the greedy agent plays {key}: {self._words(action)}"
-
-    def _undo(self) -> None:
-        if not self.history:
-            raise ValueError("nothing to undo")
-        self.game, played = self.history.pop()
-        del self.record.actions[played:]
-        self.record.score = self.game.score()
 
     def _play(self, actions: list[int]) -> None:
         for action in actions:

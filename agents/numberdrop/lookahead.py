@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from gamekit.checks import positive_int
 from numberdrop_env import startup
 from numberdrop_env.engine.actions import Phase
 from numberdrop_env.engine.dice import Rolls
@@ -188,7 +189,7 @@ def expectimax(
 ) -> np.ndarray:
     """The look-ahead score of the ``top`` best candidates (by points plus value) of each packed game
     at a turn's first decision; ``-inf`` for the candidates not searched and padding."""
-    check_positive(top=top)
+    positive_int(top, "top")
     score = turn_scores(count, arrays, values)
     chosen = top_k(score, top)
     chosen[np.arange(chosen.shape[1])[None, :] >= np.asarray(count)[:, None]] = -1
@@ -212,7 +213,8 @@ def expected(
     """(games, k): candidate ``chosen[g, j]``'s points plus the ``rolls``-weighted mean of the next
     turn's best points plus value among its ``limit`` best (``-inf`` where ``chosen`` is -1); the
     (candidate, roll) children enumerated and valued ``chunk`` at a time."""
-    check_positive(limit=limit, chunk=chunk)
+    positive_int(limit, "limit")
+    positive_int(chunk, "chunk")
     if not isinstance(rolls, Rolls) or len(rolls.probabilities) == 0 or len(rolls.faces) != len(rolls.probabilities):
         raise TypeError("rolls must be a non-empty engine.dice.Rolls (roll_distribution or sample_rolls)")
     out = np.full(chosen.shape, -np.inf)
@@ -242,9 +244,3 @@ def expected(
         best[child] = np.where(c_count > 0, c_best, 0.0)
     out[g, k] = arrays.points[g, chosen[g, k]] + best.reshape(len(parents), n_rolls) @ rolls.probabilities
     return out
-
-
-def check_positive(**ints: int) -> None:
-    for name, x in ints.items():
-        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
-            raise ValueError(f"{name} must be a positive int, got {x!r}")

@@ -11,7 +11,6 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from numberdrop_env import startup
-from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.decision import observe
 from numberdrop_env.envs.turn import observe_turn
@@ -147,12 +146,10 @@ class LearnedValue:
         return values.reshape(-1).tolist()
 
 
-def play_games(
-    model: Any, seeds: Sequence[int], deterministic: bool = True, rules: Rules = DEFAULT_RULES
-) -> list[dict[str, Any]]:
+def play_games(model: Any, seeds: Sequence[int], deterministic: bool = True) -> list[dict[str, Any]]:
     """One game per seed (``numberdrop-evaluate``'s game for that seed), all in lockstep with batched
     forward passes; per game its ``score``, ``turns`` and ``breakdown``."""
-    games = [SoloGame(rules, seed=int(s)) for s in seeds]
+    games = [SoloGame(seed=int(s)) for s in seeds]
     setup = turn_setup(model) if is_turn_model(model) else None
     while True:
         if setup is None:  # play forced decisions directly, as auto_forced does

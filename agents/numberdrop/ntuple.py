@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from gamekit.checks import positive_int
 from numberdrop_env import startup
 from numberdrop_env.engine.dice import Rolls, roll_distribution, sample_rolls
 from numberdrop_env.engine.solo import SoloGame
@@ -19,7 +20,7 @@ from ..base import MODELS
 from ..values.ntuple import NTupleValue
 from . import greedy
 from .greedy import GreedyPolicy, PlanFollower
-from .lookahead import ALL_ROLLS, check_positive, check_refine, expected, refined, top_k, turn_scores
+from .lookahead import ALL_ROLLS, check_refine, expected, refined, top_k, turn_scores
 
 DEFAULT_VALUE = MODELS / "ntuple.npz"
 QUICK_START_STEPS = (*greedy.QUICK_START_STEPS, "n-tuple value")
@@ -47,7 +48,8 @@ class NTuplePolicy(GreedyPolicy):
         seed: int = 0,
         refine: int = 0,
     ) -> None:
-        check_positive(limit=limit, top=top, inner_limit=inner_limit)
+        for name, count in (("limit", limit), ("top", top), ("inner_limit", inner_limit)):
+            positive_int(count, name)
         if isinstance(rolls, bool) or not isinstance(rolls, int) or rolls < ALL_ROLLS:
             raise ValueError(f"rolls must be 0 (no search), N > 0 sampled or -1 (every roll), got {rolls!r}")
         if check_refine(refine) and rolls == ALL_ROLLS:

@@ -11,8 +11,8 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -251,16 +251,9 @@ class Result(NamedTuple):
     win: float = 0.0
 
 
-@dataclass(frozen=True)
-class Batched:
-    """The runner's batched player: ``play_seeds(seeds)``, their games in lockstep."""
-
-    play_seeds: Callable[[list[int]], list[Result]]
-
-
 def play_batched(play: Callable[[list[int]], list[Result]], seeds: Iterable[int]) -> list[Result]:
-    """The games of ``seeds`` by a batched player (``play``), played by the runner."""
-    return play_policy(Batched(play), list(seeds))
+    """The games of ``seeds`` by a batched player (``play``: their games in lockstep), played by the runner."""
+    return play_policy(SimpleNamespace(play_seeds=play), list(seeds))
 
 
 ENTRY_KEYS = ("win_rate", "score_mean", "score_std", "diff_vs_greedy")

@@ -208,7 +208,11 @@ def _start(
         state = resume_state(run_dir, STATE, settings, "q", _FREE, "generation")
         _publish_best(run_dir, state)
         return state
-    model = load_model(cfg.init_from) if cfg.init_from else _new_network(cfg)
+    if cfg.init_from:
+        model = load_model(cfg.init_from)
+    else:  # a turn-level network of the config's ``network`` section, started from the planner
+        network = Network(**cfg.network.model_dump())
+        model = build_model(PPOConfig(seed=cfg.seed, env=Env(interface="turn"), network=network), NativeTurnVecEnv(1))
     if not is_turn_model(model) or "afterstates" in model.observation_space.spaces:
         raise ValueError(
             f"init_from {cfg.init_from!r}: Q-iteration needs a turn-level model (NumberDropTurn-v0) "
@@ -226,12 +230,6 @@ def _start(
     start = cfg.init_from or "a new network"
     print(f"generation 0 ({start}): {scores.mean():.2f} alone on {len(scores)} gate games", file=sys.stderr)
     return state
-
-
-def _new_network(cfg: QIterationConfig) -> Any:
-    """A turn-level network of the config's ``network`` section, started from the planner."""
-    turn = PPOConfig(seed=cfg.seed, env=Env(interface="turn"), network=Network(**cfg.network.model_dump()))
-    return build_model(turn, NativeTurnVecEnv(1))
 
 
 def _publish_best(run_dir: Path, state: dict[str, Any]) -> None:

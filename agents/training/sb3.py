@@ -28,7 +28,7 @@ from numberdrop_env.envs.turn import NumberDropTurnEnv
 
 from ..base import load_model
 from ..networks.candidate import CandidateScorerPolicy
-from ..networks.grid import GridVectorExtractor
+from ..networks.grid import ACTIVATIONS, GridVectorExtractor
 from ..numberdrop.network import play_games
 from . import common, imitation
 from .checkpoints import Boundaries, Interrupted, keep_up_to
@@ -44,8 +44,6 @@ from .resume import (
 )
 from .sb3_config import LuckyEnv, SB3Config
 from .vec_env import NativeTurnVecEnv
-
-ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}
 
 
 def make_env(env_cfg: Env | LuckyEnv, game: str = "numberdrop") -> Any:
