@@ -102,16 +102,20 @@ class NumberDropTurnEnv(SoloEnvBase):
 
     def _play(self, action: Any) -> int:
         """Play candidate ``action``: jump to its afterstate, or with ``replay`` step its decisions."""
-        candidate = self._candidate(action)  # refuses an action not offered
+        i = self._offered(action)
         if self.replay:
-            return sum(self.game.step(a) for a in candidate.actions)
-        return self.offered.play(int(action), self.game)
+            return sum(self.game.step(a) for a in self.offered[i].actions)
+        return self.offered.play(i, self.game)  # without building the candidate's Python object
 
     def _candidate(self, action: Any) -> Candidate:
+        return self.offered[self._offered(action)]
+
+    def _offered(self, action: Any) -> int:
+        """``action`` as an index, refused unless this turn offers it."""
         action = as_action(action, self.slots)
         if not self._mask[action]:
             raise ValueError(f"action {action} is not legal: this turn has {len(self.offered)} candidates")
-        return self.offered[int(action)]
+        return int(action)
 
     def _offer(self) -> None:
         startup.poll()  # the compiled code, once the background compile has it ready
