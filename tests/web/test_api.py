@@ -57,9 +57,8 @@ def test_the_options_are_exactly_the_engines_legal_actions(client) -> None:
 
 def test_meta_reads_the_agents_from_the_registry(client) -> None:
     meta = client.get("/api/meta").json()
-    assert meta["agents"] == [
-        name for name in AGENTS if name != "rllib"
-    ]  # it needs a checkpoint    assert meta["high_scores"] == [99, 92, 75, 61, 55, 46, 34, 27, 13]
+    assert meta["agents"] == [name for name in AGENTS if name != "rllib"]  # rllib needs a checkpoint
+    assert meta["high_scores"] == [99, 92, 75, 61, 55, 46, 34, 27, 13]
     orientations = meta["orientations"]
     assert len(orientations) == 19
     for o in orientations:  # four rotations come back; a mirror image twice is itself; both keep the shape
