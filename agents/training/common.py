@@ -301,8 +301,8 @@ class Evaluation:
         return {"score_mean": max(means)} if means else None
 
     def __call__(self, model: Any, steps: int, final: bool) -> None:
-        missed = steps != self.evaluated_at or not (self.run_dir / self.best_file).exists()
-        if missed if final else self.schedule.due(steps):
+        due = steps != self.evaluated_at if final else self.schedule.due(steps)  # the end: unless just done
+        if due or (final and not (self.run_dir / self.best_file).exists()):
             self.evaluate(model, steps)
 
     def gate(self, results: list[Result]) -> bool:
