@@ -17,6 +17,7 @@
     replay: { length: 0, at: 0, starts: [] },
     compare: { id: null, state: null, syncing: false },
     watch: { running: false },
+    games: { own: null, watch: null }, // this tab's copy of the player's game and of the agent's watched game
     timings: [],
     mispredicted: 0,
     errors: [],
@@ -71,7 +72,10 @@
   }
 
   // ------------------------------------------------------------------ games
-  async function newGame(seed, agent) {
+  // The player's game and the watched game are two games: Watch never plays in the player's.
+  const roleOf = (mode) => (mode === "watch" ? "watch" : "own");
+
+  async function newGame(seed, agent, push = false) {
     stopWatch();
     app.loading = true;
     try {
@@ -91,7 +95,7 @@
       setState(data);
       if (app.mode === "compare") await startCompare();
       if (app.mode === "replay") enterReplay();
-      updateUrl();
+      updateUrl(push);
     } catch (e) {
       showError(e.message);
     } finally {
@@ -99,17 +103,23 @@
     }
   }
 
-  function updateUrl() {
+  // A view switched to is a step of the browser's history (Back and Forward go between views);
+  // a new game or a changed agent replaces the address in place.
+  function updateUrl(push = false) {
     const q = new URLSearchParams({ seed: String(app.seed), agent: app.agent });
     if (app.mode !== "play") q.set("mode", app.mode);
-    history.replaceState(null, "", `/?${q}`);
+    const url = `/?${q}`;
+    if (push && `${location.pathname}${location.search}` !== url) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
   }
 
   function remember() {
     const st = app.state;
     if (!st || st.player === "record") return;
-    const saved = { mode: app.mode, id: st.id, seed: st.seed, agent: app.agent, actions: st.actions, player: st.player };
-    try { sessionStorage.setItem(STORE, JSON.stringify(saved)); } catch (e) { /* private mode: no copy */ }
+    const role = roleOf(app.mode);
+    app.games[role] = { id: st.id, seed: st.seed, agent: app.agent, actions: st.actions, player: st.player };
+    const copy = { mode: app.mode, ...app.games };
+    try { sessionStorage.setItem(STORE, JSON.stringify(copy)); } catch (e) { /* private mode: no copy */ }
   }
 
   function saved() {
@@ -133,12 +143,15 @@
       showError("the server had dropped this idle game: it was set up again, nothing is lost");
       return true;
     }
-    if (e.status === 409 && app.id) {
+    if (e.status === 409 && app.id) { // another tab (or window) of this game played meanwhile
       setState(await api("GET", `/api/games/${app.id}`));
+      showError(STALE);
       return true;
     }
     return false;
   }
+
+  const STALE = "this game was changed in another tab or window: your last move was not played, and the page now shows the game as it stands";
 
   function setState(data, points) {
     const prev = app.state;
@@ -171,8 +184,8 @@
 
   const canPlay = () => app.state && !app.state.over && (app.mode === "play" || app.mode === "compare");
 
-  async function play(actions, t0, kind = "decision", internal = false) {
-    if (app.busy || !app.state || app.state.over) return false;
+  async function play(actions, t0, kind = "decision", internal = false, game = app.id) {
+    if (app.busy || app.loading || !app.state || app.state.over || game !== app.id) return false;
     if (!internal && !canPlay()) return false;
     app.busy = true;
     // the state this click leads to, when the server sent it ahead: drawn now, confirmed by the answer
@@ -184,14 +197,16 @@
     }
     try {
       const body = { actions, expect: before.index, auto: app.mode !== "watch", ahead: app.mode !== "watch" };
-      const data = await api("POST", `/api/games/${app.id}/actions`, body);
+      const data = await api("POST", `/api/games/${game}/actions`, body);
       app.busy = false; // drawn as playable again
+      if (app.id !== game) return true; // the view switched to another game meanwhile
       clearError();
       if (guess && !sameState(guess, data)) app.mispredicted += 1;
       setState(data, guess ? 0 : data.points);
       if (!guess) timing(kind, t0);
       return true;
     } catch (e) {
+      if (app.id !== game) return false;
       if (guess) setState(before); // the click did not happen after all
       if (!(await recover(e).catch(() => false))) showError(e.message);
       return false;
@@ -308,13 +323,15 @@
   }
 
   async function watchStep() {
-    if (!app.state || app.state.over) return false;
+    if (!app.state || app.state.over || app.mode !== "watch") return false;
+    const game = app.id; // the watched game: never the player's
     const kind = $("watch-analyse").checked ? "analysis" : "hint";
     const hint = await requestHint(kind);
-    if (!hint) return false;
+    if (!hint || app.mode !== "watch" || app.id !== game) return false;
     const speed = Number($("watch-speed").value);
     if (speed > 0) await sleep(Math.min(speed, 1200)); // the turn and its analysis shown first
-    return play(hint.actions, undefined, "watch", true);
+    if (app.mode !== "watch") return false;
+    return play(hint.actions, undefined, "watch", true, game);
   }
 
   function startWatch() {
@@ -382,9 +399,12 @@
       const record = await api("GET", `/api/games/${app.id}/record`);
       record.actions = record.actions.slice(0, app.replay.at);
       record.score = null;
-      const data = await api("POST", "/api/games", { record, agent: app.agent });
-      setMode("play", false);
+      const data = await api("POST", "/api/games", { record, agent: app.agent, player: "human" });
+      app.games.own = null;
+      app.mode = "play";
+      app.hint = app.analysis = null;
       setState(data);
+      updateUrl(true);
     } catch (e) { showError(e.message); }
   }
 
@@ -1068,19 +1088,39 @@
   }
 
   // ------------------------------------------------------------------ modes and wiring
-  async function setMode(mode, start = true) {
+  // A view shows its role's game: Play and Compare the player's, Watch the agent's own game of
+  // the seed; Replay steps through the game shown before it (or a record file chosen).
+  async function setMode(mode, push = true) {
     if (!MODES.includes(mode)) mode = "play";
     stopWatch();
     const left = app.mode;
+    if (mode === left && app.state) { updateUrl(); return; }
     app.mode = mode;
-    if (left === "replay" && mode !== "replay" && app.id && start) {
-      try { app.state = await api("GET", `/api/games/${app.id}`); } catch (e) { showError(e.message); }
-    }
     app.hover = null;
+    if (mode !== "replay" && (left === "replay" || roleOf(left) !== roleOf(mode) || !app.state)) {
+      app.loading = true;
+      try { await showRole(roleOf(mode)); } catch (e) { showError(e.message); } finally { app.loading = false; }
+    }
     if (mode === "replay") enterReplay();
     if (app.state) render();
-    if (start && mode === "compare" && app.state) startCompare();
-    if (app.state) updateUrl();
+    if (mode === "compare" && app.state) startCompare();
+    if (app.state) updateUrl(push);
+  }
+
+  async function showRole(role) {
+    // the role's game as this tab left it (set up again if the server dropped it), or a new one
+    const copy = app.games[role], agent = app.agent;
+    const seed = app.state && app.state.seed !== null ? app.state.seed : app.seed;
+    let data = null;
+    if (copy && (role === "own" || (copy.seed === seed && copy.player === agent))) {
+      data = await restore(copy).catch(() => null);
+    }
+    if (!data) {
+      const player = role === "watch" ? agent : "human";
+      data = await api("POST", "/api/games", { seed, agent, player, auto: role !== "watch" });
+    }
+    app.hint = app.analysis = null;
+    setState(data);
   }
 
   function onControls(ev) {
@@ -1178,6 +1218,10 @@
     for (const b of document.querySelectorAll("#sheet-tabs button")) b.addEventListener("click", () => { app.tab = b.dataset.tab; renderLayout(); });
     $("analysis-close").addEventListener("click", () => { app.analysis = null; app.hover = null; render(); });
     for (const b of document.querySelectorAll("#modes button")) b.addEventListener("click", () => setMode(b.dataset.mode));
+    window.addEventListener("popstate", () => { // Back or Forward: the view that address names
+      const q = new URLSearchParams(location.search);
+      setMode(q.get("mode") || "play", false);
+    });
     $("new-game").addEventListener("click", () => {
       const raw = $("seed").value.trim();
       const seed = raw === "" ? Math.floor(Math.random() * 1e6) : seedOf(raw);
@@ -1214,18 +1258,21 @@
     wire();
     const q = new URLSearchParams(location.search);
     app.mode = MODES.includes(q.get("mode")) ? q.get("mode") : "play";
-    const copy = saved();
+    const stored = saved() || {};
+    app.games = { own: stored.own || null, watch: stored.watch || null };
+    const copy = app.games[roleOf(app.mode)];
     const agent = q.get("agent") || (copy && copy.agent) || META.default_agent;
     let seed = q.has("seed") ? seedOf(q.get("seed")) : copy ? copy.seed : Math.floor(Math.random() * 1e6);
     if (seed === null) { seed = Math.floor(Math.random() * 1e6); showError(`the seed ${q.get("seed")} is not ${SEED_RULE}: seed ${seed} is played instead`); }
     $("seed").value = String(seed);
     app.agent = agent;
-    if (copy && copy.seed === seed && copy.agent === agent && copy.mode === app.mode && app.mode !== "replay") {
+    if (copy && copy.seed === seed && copy.agent === agent) { // this tab's game of the view: taken up again
       try {
         app.loading = true;
         const data = await restore(copy);
         setState(data);
         if (app.mode === "compare") await startCompare();
+        if (app.mode === "replay") enterReplay();
         updateUrl();
         app.loading = false;
         $("agent").value = agent;
