@@ -26,6 +26,7 @@ from numberdrop_env.render.text import decision_words
 
 from .choices import Seen, Watch, expectimax_rows, look_ahead_of, look_ahead_rows
 from .sessions import GameError, GameSession
+from .ties import tie_note
 from .views import drawing
 from .words import turn_lines
 
@@ -199,7 +200,9 @@ class AgentLine:
         if not chosen:
             rows.append(_hint_row(game, hint, len(rows)))
         job.report("done", 1.0)
-        return {"hint": hint, "candidates": rows, "columns": columns, "headings": headings(columns), "why": why}
+        heads = headings(columns)
+        tie = tie_note(self.name, rows, columns, heads)
+        return {"hint": hint, "candidates": rows, "columns": columns, "headings": heads, "why": why, "tie": tie}
 
 
 _MID_TURN = "the candidates are listed at a turn's first decision; this turn has begun"

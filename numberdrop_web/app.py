@@ -26,6 +26,7 @@ from agents.cli.replay import Record, final_game
 from numberdrop_env.engine.rules import DEFAULT_RULES
 
 from .analysis import Job
+from .compiling import wait_for_compile
 from .guard import (
     BODY_LIMIT,
     BODY_SECONDS,
@@ -40,6 +41,7 @@ from .jobs import Jobs
 from .policies import check_offered, line_of, offered_agents
 from .sessions import MAX_ACTIONS, GameError, GameSession, GameStore
 from .views import game_state, geometry
+from .words import star_slide_words
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SEED = 2**63 - 1
@@ -101,6 +103,7 @@ def expect(body: dict[str, Any], session: GameSession) -> None:
 def session_json(session: GameSession, index: int | None = None) -> dict[str, Any]:
     """A game's state (after ``index`` actions; by default all) and where it stands."""
     game = session.game if index is None or index == session.index else session.at(index)
+    at = session.index if index is None else index
     return {
         "id": session.id,
         "seed": session.seed,
@@ -112,6 +115,7 @@ def session_json(session: GameSession, index: int | None = None) -> dict[str, An
         "turn_starts": session.turn_starts(),
         "last_points": session.last_points if index is None else 0,
         **game_state(game),
+        "notice": star_slide_words(game, session.star_slides(at, game)),
     }
 
 
@@ -237,6 +241,7 @@ class Api:
         line = line_of(session, agent)
 
         def work(job: Job) -> dict[str, Any]:
+            wait_for_compile(job, agent)
             result = line.hint(game, job) if kind == "hint" else line.analyse(game, job, top, lookahead)
             return {**result, "index": index, "game": session.id}
 

@@ -138,6 +138,17 @@ class GameSession:
             game.step(action)
         return game
 
+    def star_slides(self, index: int, game: SoloGame) -> list[int]:
+        """The notches each tile moved in the turn under way at ``index`` (``game`` is the game then)
+        that no decision chose: the star's slide of the rolled shape's tile, which the page must say."""
+        start = max(k for k in self._checkpoints if k <= index)
+        moved = game.notches - self._checkpoints[start].notches
+        first = game.layout.slide
+        for action in self.record.actions[start:index]:
+            if first <= action < first + len(moved):
+                moved[action - first] -= 1
+        return moved.tolist()
+
     def turn_starts(self) -> list[int]:
         """The indices at which each turn's first decision is pending (index 0 included)."""
         return sorted(self._checkpoints)

@@ -116,8 +116,15 @@ def legal_options(game: SoloGame) -> dict[str, Any]:
         cols = game.rules.cols
         out["select"] = [{"cell": list(divmod(a - L.select, cols)), "action": a} for a in legal if a < L.confirm]
         out["confirm"] = L.confirm if mask[L.confirm] else None
+        out["confirm_box"] = _box_of(game) if mask[L.confirm] else None
         out["pass"] = L.pass_
     return out
+
+
+def _box_of(game: SoloGame) -> dict[str, Any]:
+    """The box a confirmed selection ticks: its size and whether its numbers are the same or a run."""
+    values = {int(game.sheet.values[r, c]) for r, c in game.selection}
+    return {"size": len(game.selection), "kind": "identical" if len(values) == 1 else "consecutive"}
 
 
 def _placement(game: SoloGame, action: int, offset: int) -> dict[str, Any]:

@@ -75,6 +75,18 @@ def turn_lines(game: SoloGame, actions: Sequence[int]) -> tuple[str, str]:
     return "; ".join(exact) or "no change", ", ".join(short) or "no change"
 
 
+def star_slide_words(game: SoloGame, slides: Sequence[int]) -> str:
+    """What the star slid by itself this turn (``GameSession.star_slides``), or nothing."""
+    letters, last = game.rules.letters, game.rules.last_notch
+    said = [
+        f"tile {letters[i]} ({game.tiles[i]}) {'one notch' if n == 1 else f'{n} notches'}"
+        + (" to GO!" if game.notches[i] >= last else "")
+        for i, n in enumerate(slides)
+        if n > 0
+    ]
+    return f"A die shows a star, so the tile of the shape rolled slid by itself: {' and '.join(said)}." if said else ""
+
+
 def _col_range(cells: Sequence[Sequence[int]]) -> tuple[int, int]:
     cols = [c[1] for c in cells]
     return min(cols), max(cols)

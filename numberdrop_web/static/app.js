@@ -13,7 +13,7 @@
   const app = {
     mode: "play", id: null, state: null, agent: "greedy", seed: 0,
     busy: false, asking: false, hint: null, analysis: null, hover: null, job: null, showHint: true,
-    ui: { orient: null, col: 3, shape: null, assign: [], picked: null, cursor: null, wishes: {}, turn: -1, index: -1 },
+    ui: { orient: null, col: 3, shape: null, assign: [], picked: null, cursor: null, wishes: {}, turn: -1, index: -1, tip: null },
     replay: { length: 0, at: 0, starts: [] },
     compare: { id: null, state: null, syncing: false },
     watch: { running: false },
@@ -173,6 +173,7 @@
     const ui = app.ui;
     ui.assign = (st.legal.cells || []).map(() => null);
     ui.picked = null;
+    ui.tip = null;
     if (st.turn !== ui.turn) { ui.wishes = {}; ui.turn = st.turn; }
     if (st.phase === "combo") {
       const first = (st.legal.select || [])[0];
@@ -590,7 +591,7 @@
   // ------------------------------------------------------------------ drawing: board, dice, panels
   function renderBoard() {
     const st = app.state, svg = $("solo-board");
-    const W = 50, top = 30, H = 34, last = META.last_notch;
+    const W = 50, top = 28, H = 30, last = META.last_notch;
     svg.setAttribute("viewBox", `0 0 ${W * 5 + 34} ${top + (last + 1) * (H + 4) + 6}`);
     const legal = new Map(((st.legal.tiles) || []).map((o) => [o.tile, o]));
     const interactive = canPlay() && !app.busy;
@@ -607,7 +608,9 @@
       const n = st.notches[i], y = top + n * (H + 4);
       const cls = `tile${st.sheet.circled[i] ? " safe" : ""}${interactive && legal.has(i) ? " legal" : ""}`;
       const tab = interactive && legal.has(i) ? ' tabindex="0" role="button"' : "";
-      h += `<g class="${cls}" data-tile="${i}" data-testid="tile-${letter}"${tab}><rect class="body" x="${x + 4}" y="${y + 1}" width="${W - 8}" height="${H - 2}" rx="5"/>${glyph(st.tiles[i], x + W / 2, y + H / 2)}</g>`;
+      // the tile's target is its whole column (a finger need not hit the tile itself: one tile a column)
+      const hit = `<rect class="hit" x="${x}" y="0" width="${W}" height="${top + (last + 1) * (H + 4)}"/>`;
+      h += `<g class="${cls}" data-tile="${i}" data-testid="tile-${letter}"${tab}>${hit}<rect class="body" x="${x + 4}" y="${y + 1}" width="${W - 8}" height="${H - 2}" rx="5"/>${glyph(st.tiles[i], x + W / 2, y + H / 2)}</g>`;
       if (shown && shown[i]) h += `<text class="slide-hint" x="${x + W / 2}" y="${top + (last + 1) * (H + 4) + 2}">+${shown[i]}</text>`;
     });
     h += `<text class="label go" data-testid="go-label" x="${W * 5 + 8}" y="${top + last * (H + 4) + H / 2}">GO!</text>`;
@@ -639,25 +642,27 @@
     let h = "";
     if (live) {
       if (st.phase === "start") {
-        h += button("left", "\u2190") + button("drop", "Write the 1 here") + button("right", "\u2192");
+        h += group(button("left", "\u2190") + button("drop", "Write the 1 here") + button("right", "\u2192"));
       } else if (st.phase === "slide" || st.phase === "star_slide") {
         for (const o of lg.tiles) h += `<button type="button" data-act="slide" data-tile="${o.tile}" data-testid="slide-${o.letter}" title="${esc(o.words)}">Slide ${o.letter} (${st.tiles[o.tile]})</button>`;
       } else if (st.phase === "place" || st.phase === "block") {
         const shapes = [...new Set(lg.placements.map((o) => o.shape))];
-        if (shapes.length > 1) for (const s of shapes) h += `<button type="button" data-act="shape" data-shape="${s}" data-testid="shape-${s}" aria-pressed="${s === app.ui.shape}">${s}</button>`;
-        h += button("rotate-back", "\u27F2") + button("rotate", "\u27F3") + button("flip", "\u21C6");
-        h += button("left", "\u2190") + button("drop", "Drop") + button("right", "\u2192");
+        if (shapes.length > 1) h += group(shapes.map((s) => `<button type="button" data-act="shape" data-shape="${s}" data-testid="shape-${s}" aria-pressed="${s === app.ui.shape}">${s}</button>`).join(""));
+        h += group(button("rotate-back", "\u27F2") + button("rotate", "\u27F3") + button("flip", "\u21C6"));
+        h += group(button("left", "\u2190") + button("drop", "Drop") + button("right", "\u2192"));
       } else if (st.phase === "arrange") {
-        h += `<span>drag, or click a die then a cell, or type the values in cell order</span>` + button("clear", "Clear");
+        h += `<span data-testid="arrange-how">${TOUCH.matches ? "drag a die onto a cell, or tap a die then a cell" : "drag, or click a die then a cell, or type the values in cell order"}</span>` + button("clear", "Clear");
       } else if (st.phase === "wild") {
         h += `<span>choose the star's value (0\u2013${META.max_number})</span>`;
       } else if (st.phase === "combo") {
-        const ok = lg.confirm !== null;
-        h += `<button type="button" data-act="confirm" data-testid="confirm" ${ok ? "" : "disabled"}>Score ${ok ? st.selection.length : ""}</button>`;
+        const box = lg.confirm !== null ? lg.confirm_box : null; // the box it ticks, as the sheet names it
+        const label = box ? `Score ${box.size} ${box.kind} (the ${box.kind === "identical" ? "same" : "run"} box ${box.size})` : "Score";
+        h += `<button type="button" data-act="confirm" data-testid="confirm" ${box ? "" : "disabled"}>${label}</button>`;
         h += button("pass", "Pass");
       }
     }
     paint(box, h);
+    $("notice").textContent = app.ui.tip || st.notice || "";
     const prompt = promptWords(st);
     $("prompt").textContent = app.mode === "replay" ? (app.replay.length ? `Replay: ${prompt}` : "Replay: choose a record file") : app.mode === "watch" ? `${app.agent}: ${prompt}` : prompt;
   }
@@ -685,6 +690,8 @@
     return "the tetromino could not be dropped anywhere";
   }
   const button = (act, label) => `<button type="button" data-act="${act}" data-testid="${act}">${label}</button>`;
+  const group = (html) => `<span class="group">${html}</span>`; // wraps onto the next line as a whole
+  const TOUCH = window.matchMedia("(pointer: coarse)"); // a finger, not a mouse: no keys to type
 
   function renderStatus() {
     const st = app.state;
@@ -694,6 +701,7 @@
     for (const b of document.querySelectorAll("#modes button")) b.setAttribute("aria-pressed", String(b.dataset.mode === app.mode));
     const live = canPlay();
     $("undo").disabled = !live || st.index === 0;
+    $("save-record").disabled = app.mode === "replay" && app.replay.length === 0; // nothing to save
     for (const id of ["hint", "play-hint", "analyse"]) $(id).disabled = !live;
     $("bar").hidden = app.mode === "watch";
     $("watch-bar").hidden = app.mode !== "watch";
@@ -720,7 +728,8 @@
       rows.push(`<li>${h}${h === 13 ? " Benoit" : ""}</li>`);
     }
     if (!placed) rows.push(`<li class="you" data-testid="high-score-you">${st.score} ${who}</li>`);
-    paint(slot, `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div class="reason" data-testid="over-reason">The game ended because ${overReason(st)}.</div><div>the rulebook's high scores, best first:</div><ol class="high-scores">${rows.join("")}</ol></div>`);
+    const reason = overReason(st), stop = /[.!?]$/.test(reason) ? "" : "."; // "GO!" ends the sentence itself
+    paint(slot, `<div class="game-over" data-testid="game-over"><h2>Game over: ${st.score} points</h2><div class="reason" data-testid="over-reason">The game ended because ${reason}${stop}</div><div>the rulebook's high scores, best first:</div><ol class="high-scores">${rows.join("")}</ol></div>`);
   }
 
   // The analysis: the agent's choice (starred) with the numbers it chose by, each row saying what
@@ -742,7 +751,8 @@
     paint(table, head + `<tbody>${rows}</tbody>`);
     const notes = cols.map((k) => `<dt>${esc(headOf(k))}</dt><dd>${esc(heads[k] ? heads[k].explain : "")}</dd>`).join("");
     const why = a.why || a.note || "";
-    paint($("analysis-notes"), `<p class="why" data-testid="analysis-why">\u2605 ${esc(why)}.</p><dl>${notes}</dl><p class="tip">Point at a row (or tap it) to see it on the sheet; click it (or tap it again) to play it.</p>`);
+    const tie = a.tie ? `<p class="why" data-testid="analysis-tie">${esc(a.tie)}.</p>` : "";
+    paint($("analysis-notes"), `<p class="why" data-testid="analysis-why">\u2605 ${esc(why)}.</p>${tie}<dl>${notes}</dl><p class="tip">Point at a row (or tap it) to see it on the sheet; click it (or tap it again) to play it.</p>`);
     const shown = app.hover || a.candidates.find((c) => c.chosen);
     $("afterstate").textContent = shown ? `after it: ${Object.entries(shown.breakdown_after).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(", ")}` : "";
   }
@@ -754,11 +764,12 @@
     box.hidden = false;
     const svg = $("sheet"), m = svg.getScreenCTM(), wrap = $("sheet-wrap").getBoundingClientRect();
     if (!m) return;
-    const [x, y] = cellXY(st.legal.cell[0], st.legal.cell[1]);
-    const px = m.a * (x + C) + m.e - wrap.left + 6, py = m.d * y + m.f - wrap.top;
-    const bw = box.offsetWidth || 196;
-    box.style.left = `${Math.max(4, Math.min(px, wrap.width - bw - 4))}px`;
-    box.style.top = `${Math.max(4, Math.min(py, wrap.height - 90))}px`;
+    // beside the grid, at the star's row: it covers no cell, the neighbours that decide the value least of all
+    const [, y] = cellXY(st.legal.cell[0], st.legal.cell[1]);
+    const px = m.a * (GX + META.cols * C) + m.e - wrap.left + 2, py = m.d * y + m.f - wrap.top;
+    const bw = box.offsetWidth, bh = box.offsetHeight;
+    box.style.left = `${Math.max(4, Math.min(px, wrap.width - bw - 2))}px`;
+    box.style.top = `${Math.max(4, Math.min(py - bh / 2 + (m.d * C) / 2, wrap.height - bh - 4))}px`;
   }
 
   // the view's name on the body, for the layouts that differ by view on a small screen
@@ -818,6 +829,15 @@
       if (!best || Math.abs(o.column - app.ui.col) < Math.abs(best.column - app.ui.col)) best = o;
     }
     return best;
+  }
+
+  const TAP_GHOST = "Tap the ghost itself to drop it there; a tap elsewhere moves it";
+
+  function ghostCells() {
+    // the cells a drop would fill now (the 1's cell before the first turn)
+    if (app.state.phase === "start") return app.state.legal.columns.some((o) => o.column === app.ui.col) ? [[0, app.ui.col]] : [];
+    const p = currentPlacement();
+    return p ? p.cells : [];
   }
 
   function turnOrient(next) {
@@ -974,11 +994,14 @@
     if (!at || !at.nearGrid) return;
     const st = app.state, ph = st.phase;
     if (ph === "start" || ph === "place" || ph === "block") {
+      if (ev.pointerType === "mouse") { aimAt(at.col); drop(t0); return; } // the ghost is where the mouse is
+      // a finger or a pen drops only on the ghost's own cells; anywhere else it moves the ghost there
+      if (at.inside && ghostCells().some(([r, c]) => r === at.row && c === at.col)) { drop(t0); return; }
       const before = ph === "start" ? app.ui.col : (currentPlacement() || {}).action;
       aimAt(at.col);
       const after = ph === "start" ? app.ui.col : (currentPlacement() || {}).action;
-      if (ev.pointerType !== "mouse" && before !== after) { renderOverlay(); return; } // a tap elsewhere aims first
-      drop(t0);
+      app.ui.tip = before === after ? TAP_GHOST : null;
+      redraw();
     } else if (ph === "arrange" && at.inside) {
       const cell = st.legal.cells.findIndex(([r, c]) => r === at.row && c === at.col);
       if (cell < 0) return;
@@ -1036,6 +1059,7 @@
     if (tag === "input" || tag === "select" || tag === "textarea" || !app.state) return;
     const k = ev.key, t0 = performance.now(), st = app.state, ph = st.phase;
     if (tag === "button" && (k === "Enter" || k === " ")) return; // the button's own click
+    if (k === "Escape" && analysisOpen()) { closeAnalysis(); ev.preventDefault(); return; }
     if (app.mode === "replay") {
       const map = { ArrowLeft: -1, ArrowRight: 1 };
       if (k in map) { gotoStep(ev.shiftKey ? turnStep(map[k]) : app.replay.at + map[k], t0); ev.preventDefault(); }
@@ -1086,6 +1110,15 @@
     } else handled = false;
     if (handled) ev.preventDefault();
   }
+
+  function closeAnalysis() {
+    // closed in Watch, it stays closed: the turns to come are watched without it
+    if (app.mode === "watch") $("watch-analyse").checked = false;
+    app.analysis = null;
+    app.hover = null;
+    render();
+  }
+  const analysisOpen = () => $("analysis-wrap").classList.contains("open");
 
   // ------------------------------------------------------------------ modes and wiring
   // A view shows its role's game: Play and Compare the player's, Watch the agent's own game of
@@ -1216,7 +1249,7 @@
       if (canPlay()) { app.hover = null; play(row.actions, performance.now(), "candidate"); }
     });
     for (const b of document.querySelectorAll("#sheet-tabs button")) b.addEventListener("click", () => { app.tab = b.dataset.tab; renderLayout(); });
-    $("analysis-close").addEventListener("click", () => { app.analysis = null; app.hover = null; render(); });
+    $("analysis-close").addEventListener("click", closeAnalysis);
     for (const b of document.querySelectorAll("#modes button")) b.addEventListener("click", () => setMode(b.dataset.mode));
     window.addEventListener("popstate", () => { // Back or Forward: the view that address names
       const q = new URLSearchParams(location.search);

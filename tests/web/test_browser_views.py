@@ -171,6 +171,7 @@ def test_an_empty_replay_asks_for_a_file_and_a_replay_shows_its_seed_and_why_it_
     assert p.locator("[data-testid=replay-empty]").is_visible()
     assert "record file" in p.inner_text("[data-testid=prompt]")
     assert p.locator("[data-testid=replay-next]").is_disabled()
+    assert p.locator("[data-testid=save-record]").is_disabled()  # nothing to save yet
     path, game = greedy_record(4, tmp_path)
     load_record(page, path, len(Record.from_dict(json.loads(path.read_text())).actions))
     assert p.locator("[data-testid=replay-empty]").is_hidden()
@@ -178,6 +179,8 @@ def test_an_empty_replay_asks_for_a_file_and_a_replay_shows_its_seed_and_why_it_
     p.click("[data-testid=replay-last]")
     p.wait_for_selector("[data-testid=game-over]")
     reason = p.inner_text("[data-testid=over-reason]")
+    assert not reason.endswith(("!.", "..")), reason  # seed 4's game ends at GO!: one stop
+    assert p.locator("[data-testid=save-record]").is_enabled()
     if game.sheet.penalties.any():
         assert "Game Over line" in reason
     elif (game.notches >= game.rules.last_notch).all():

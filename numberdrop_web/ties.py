@@ -1,0 +1,39 @@
+"""Rows of an analysis that show the starred row's number: without a word the star would look
+arbitrary, so the analysis says what set them apart (a difference past the shown decimal, or
+the agent's own order among equals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+RANKED_BY = ("lookahead", "agent_value", "value")
+"""The column an agent chose by: the first of these its table has."""
+
+
+def _shown(value: float) -> str:
+    return f"{value:.1f}"  # as the page shows the numbers
+
+
+def tie_note(name: str, rows: list[dict[str, Any]], columns: list[str], head: dict[str, dict[str, str]]) -> str:
+    """A sentence on the rows that show the chosen row's number in the column it was chosen by, or ''."""
+    key = next((k for k in RANKED_BY if k in columns), None)
+    chosen = next((r for r in rows if r.get("chosen")), None)
+    if key is None or chosen is None or chosen.get(key) is None:
+        return ""
+    mine = chosen[key]
+    alike = [r for r in rows if r is not chosen and r.get(key) is not None and _shown(r[key]) == _shown(mine)]
+    if not alike:
+        return ""
+    words = head[key]["head"] if key in head else key
+    said = []
+    equal = [r for r in alike if r[key] == mine]
+    if equal:
+        which = " and ".join(f"row {r['rank']}" for r in equal)
+        said.append(
+            f"\u2605 and {which} tie at {mine:.3f} {words} (to three decimals): {name} plays the highest, "
+            "and of equal turns the first in its own order"
+        )
+    for r in alike:
+        if r[key] != mine:
+            said.append(f"row {r['rank']} shows {_shown(mine)} too, but its {words} is {r[key]:.3f} against {mine:.3f}")
+    return "; ".join(said)
