@@ -200,14 +200,14 @@
       const body = { actions, expect: before.index, auto: app.mode !== "watch", ahead: app.mode !== "watch" };
       const data = await api("POST", `/api/games/${game}/actions`, body);
       app.busy = false; // drawn as playable again
-      if (app.id !== game) return true; // the view switched to another game meanwhile
+      if (app.id !== game || app.loading) return true; // the view switched to another game meanwhile
       clearError();
       if (guess && !sameState(guess, data)) app.mispredicted += 1;
       setState(data, guess ? 0 : data.points);
       if (!guess) timing(kind, t0);
       return true;
     } catch (e) {
-      if (app.id !== game) return false;
+      if (app.id !== game || app.loading) return false;
       if (guess) setState(before); // the click did not happen after all
       if (!(await recover(e).catch(() => false))) showError(e.message);
       return false;
@@ -772,6 +772,13 @@
     box.style.top = `${Math.max(4, Math.min(py - bh / 2 + (m.d * C) / 2, wrap.height - bh - 4))}px`;
   }
 
+  function sheetTitle() {
+    // whose game the sheet shows: Watch's is the agent's own, never the player's
+    const player = app.state ? app.state.player : "human";
+    const whose = player === "human" ? "your game" : player === "record" ? "the recorded game" : `${player}'s game`;
+    return app.mode === "replay" ? `replay of ${whose}` : whose;
+  }
+
   // the view's name on the body, for the layouts that differ by view on a small screen
   function renderLayout() {
     const body = document.body, a = app.analysis;
@@ -781,6 +788,7 @@
     $("sheet-tabs").hidden = app.mode !== "compare";
     for (const b of document.querySelectorAll("#sheet-tabs button")) b.setAttribute("aria-selected", String(b.dataset.tab === (app.tab || "mine")));
     $("tab-agent-name").textContent = `${app.agent}'s sheet`;
+    $("sheet-title").textContent = sheetTitle();
   }
 
   function render() {

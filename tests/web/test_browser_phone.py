@@ -125,6 +125,7 @@ def test_watch_plays_its_own_game_never_the_players(size: str, request: pytest.F
     p.locator("[data-testid=mode-watch]").click()
     page.idle()
     assert page.state()["id"] != mine["id"] and page.state()["turn"] <= 1  # the agent's own game of the seed
+    assert p.inner_text("#sheet-title") == "greedy's game"
     p.select_option("[data-testid=watch-speed]", "250")
     p.locator("[data-testid=watch-toggle]").click()
     p.wait_for_function("() => window.__nd.state.turn >= 2")
