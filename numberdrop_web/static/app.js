@@ -75,7 +75,7 @@
   // The player's game and the watched game are two games: Watch never plays in the player's.
   const roleOf = (mode) => (mode === "watch" ? "watch" : "own");
 
-  async function newGame(seed, agent, push = false) {
+  async function newGame(seed, agent) {
     stopWatch();
     app.loading = true;
     try {
@@ -95,7 +95,7 @@
       setState(data);
       if (app.mode === "compare") await startCompare();
       if (app.mode === "replay") enterReplay();
-      updateUrl(push);
+      updateUrl();
     } catch (e) {
       showError(e.message);
     } finally {
