@@ -14,6 +14,15 @@ def _shown(value: float) -> str:
     return f"{value:.1f}"  # as the page shows the numbers
 
 
+def _rows(ranks: list[int]) -> str:
+    """``row 2``, ``rows 2 and 5``, ``rows 2–8``, ``rows 2, 4 and 5``."""
+    if len(ranks) == 1:
+        return f"row {ranks[0]}"
+    if ranks == list(range(ranks[0], ranks[-1] + 1)) and len(ranks) > 2:
+        return f"rows {ranks[0]}\u2013{ranks[-1]}"
+    return f"rows {', '.join(map(str, ranks[:-1]))} and {ranks[-1]}"
+
+
 def tie_note(name: str, rows: list[dict[str, Any]], columns: list[str], head: dict[str, dict[str, str]]) -> str:
     """A sentence on the rows that show the chosen row's number in the column it was chosen by, or ''."""
     key = next((k for k in RANKED_BY if k in columns), None)
@@ -28,9 +37,9 @@ def tie_note(name: str, rows: list[dict[str, Any]], columns: list[str], head: di
     said = []
     equal = [r for r in alike if r[key] == mine]
     if equal:
-        which = " and ".join(f"row {r['rank']}" for r in equal)
         said.append(
-            f"\u2605 and {which} tie at {mine:.3f} {words} (to three decimals): {name} plays the highest, "
+            f"\u2605 and {_rows([r['rank'] for r in equal])} tie at {mine:.3f} {words} (to three decimals): "
+            f"{name} plays the highest, "
             "and of equal turns the first in its own order"
         )
     for r in alike:

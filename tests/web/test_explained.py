@@ -54,6 +54,8 @@ def test_tied_rows_say_why_the_starred_one_was_chosen() -> None:
     assert "row 2" in exact and "36.250" in exact and "first in its own order" in exact
     close = tie_note("greedy", rows(36.04, 35.96, 30.0), ["points", "value"], HEADS)
     assert "row 2 shows 36.0 too" in close and "35.960 against 36.040" in close
+    many = tie_note("greedy", rows(36.25, 36.25, 36.25, 36.25, 30.0), ["points", "value"], HEADS)
+    assert many.startswith("\u2605 and rows 2\u20134 tie at 36.250")
     assert tie_note("greedy", rows(36.3, 36.0), ["points", "value"], HEADS) == ""
     assert tie_note("random", rows(1.0, 1.0), ["points"], HEADS) == ""  # no column it chose by
 
