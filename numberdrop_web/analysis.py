@@ -110,6 +110,10 @@ class AgentLine:
         self._free.reset(int(key[:12], 16))
         return self._free
 
+    def built(self, on_line: bool) -> bool:
+        """Whether ``policy`` has its agent already (building one can take seconds: torch, a model)."""
+        return (self._policy if on_line else self._free) is not None
+
     @contextmanager
     def asking(self) -> Iterator[None]:
         """Held while the line's policy is asked (a shared agent is lent the line's state meanwhile)."""
@@ -123,11 +127,14 @@ class AgentLine:
             if key in self.hints:
                 self.hints.move_to_end(key)
                 return self.hints[key]
+            on_line = key == self.expected
+            if job is not None and not self.built(on_line):
+                job.stage = f"loading {self.name} (its first use here: its model or tables are read)"
+            policy = self.policy(on_line, key)
             if job is not None:
                 job.stage = f"{self.name} chooses its turn"
-            on_line = key == self.expected
             stop = job.cancelled.is_set if job is not None and not on_line else None
-            hint = self._play_turn(self.policy(on_line, key), game, stop)
+            hint = self._play_turn(policy, game, stop)
             hint["on_line"] = on_line
             self.seen[key], after = hint.pop("_seen"), hint.pop("_after")
             if on_line:

@@ -128,6 +128,9 @@ class SharedLine(AgentLine):
         put(agent.policy, self._state)
         return agent.policy
 
+    def built(self, on_line: bool) -> bool:  # noqa: ARG002 - one instance per thread serves both
+        return (self.name, analysis.make_policy) in _LOCAL.__dict__.get("agents", {})
+
     @contextmanager
     def asking(self) -> Iterator[None]:
         """The line's state is taken back from the instance it was lent to once asked."""

@@ -396,7 +396,9 @@ def test_a_slow_agent_shows_progress_and_can_be_cancelled(page: Page, monkeypatc
     before = engine_game(page, page.state()).to_dict()
     p.click("[data-testid=analyse]")
     p.wait_for_selector("[data-testid=progress]:visible", timeout=60_000)  # loading torch and the model first
-    assert "best chooses its turn" in p.inner_text("[data-testid=progress]")
+    p.wait_for_function(  # the progress says "loading best" while the worker reads its model
+        "() => document.getElementById('progress-text').textContent.includes('best chooses its turn')"
+    )
     with p.expect_response(lambda r: r.request.method == "DELETE" and "/api/jobs/" in r.url) as answer:
         p.click("[data-testid=cancel]")
     assert answer.value.json()["status"] == "cancelled"  # the server stops it at its next step

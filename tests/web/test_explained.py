@@ -4,6 +4,8 @@ waiting for numba's first compile (its stage says so, and a cancel stops the wai
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 pytest.importorskip("starlette", reason="the web app needs the `web` extra")
@@ -79,3 +81,24 @@ def test_a_hint_waiting_for_the_compiler_says_so_and_can_be_cancelled(client, mo
     assert client.delete(f"/api/jobs/{job['job']}").json()["status"] == "cancelled"
     ended = client.get(f"/api/jobs/{job['job']}?wait=10").json()
     assert ended["status"] == "cancelled"
+
+
+def test_a_hint_building_its_agent_says_so(monkeypatch) -> None:
+    from starlette.testclient import TestClient
+
+    from numberdrop_web import analysis
+    from numberdrop_web.app import create_app
+
+    gate, real = threading.Event(), analysis.make_policy
+
+    def slow(name, *args, **kwargs):  # an agent whose model takes a while to read
+        assert gate.wait(30), "the test never let the agent be built"
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(analysis, "make_policy", slow)
+    with TestClient(create_app(workers=1), base_url="http://127.0.0.1") as client:  # new workers: nothing built
+        gid = client.post("/api/games", json={"seed": 2}).json()["id"]
+        job = client.post(f"/api/games/{gid}/hint", json={"agent": "greedy", "wait": 0.3}).json()
+        assert job["status"] == "running" and job["stage"].startswith("loading greedy")
+        gate.set()
+        assert client.get(f"/api/jobs/{job['job']}?wait=30").json()["status"] == "done"
