@@ -145,12 +145,11 @@ class CompileProgress:
 
 
 @contextmanager
-def waiting(what: str, since: float = 0.0, stream: TextIO | None = sys.stderr) -> Iterator[None]:
-    """The line of a wait for ``what`` (begun ``since`` seconds ago): on a terminal a tqdm line of
-    the seconds waited, erased when the wait ends; elsewhere one plain line as it starts."""
-    if stream is None:
-        yield
-        return
+def waiting(what: str, since: float = 0.0, stream: TextIO | None = None) -> Iterator[None]:
+    """The line of a wait for ``what`` (begun ``since`` seconds ago) on ``stream`` (standard error):
+    on a terminal a tqdm line of the seconds waited, erased when the wait ends; elsewhere one plain
+    line as it starts."""
+    stream = sys.stderr if stream is None else stream
     if not bool(getattr(stream, "isatty", lambda: False)()):
         print(f"waiting for {what}", file=stream, flush=True)
         yield
@@ -158,7 +157,8 @@ def waiting(what: str, since: float = 0.0, stream: TextIO | None = sys.stderr) -
     from tqdm import tqdm
 
     bar = tqdm(desc=f"waiting for {what}", bar_format="{desc}: {elapsed}", file=stream, leave=False)
-    bar.start_t -= since
+    bar.start_t -= since  # the wait began before this line: its clock counts from then
+    bar.refresh()
     stop = threading.Event()
 
     def tick() -> None:  # the seconds go on while the caller sleeps

@@ -36,7 +36,7 @@ LOCK = "numberdrop_env-compiling.lock"
 STALE_S = 900.0
 """A lock older than this was left by a process that died."""
 CHECK_S = 0.5
-WAITED_FOR = f"the background compile of the planner ({FIRST_USE} from its start)"
+WAITED_FOR = f"the background compile of the planner (it takes {FIRST_USE})"
 """What a caller that cannot interpret (the batch planner) waits for, on its progress line."""
 
 
