@@ -1,12 +1,15 @@
 """The package as a user gets it: a wheel built from the checkout, installed in a fresh virtual
-environment outside it, every registered agent playing one game from another folder.
+environment outside it, every registered agent playing one game and the smoke configs training
+by name, from another folder.
 
-A base install plays every agent that needs no extra, and each torch agent fails with one
-line naming the `train` extra; the same environment with the `train` extra added then plays
-those. One environment for both keeps numba's compiled planner (about 80 CPU-s to compile,
-cached in the installed package) for the second install; each install's games run in one
-process. ``uv`` installs from its cache, with pip's find-links folders (where a machine keeps
-torch's CPU wheel) passed on, as the Makefile does.
+A base install plays every agent that needs no extra and trains the n-tuple value; each torch
+agent and trainer fails with one line naming the `train` extra and the install's own pip
+command; the same environment with the `train` extra added then plays those and trains the
+smallest PPO and Q-iteration configs (the RLlib one refuses in one line: no `rllib` extra). One
+environment for both keeps numba's compiled planner (about 80 CPU-s to compile, cached in the
+installed package) for the second install; each install's games run in one process. ``uv``
+installs from its cache, with pip's find-links folders (where a machine keeps torch's CPU wheel)
+passed on, as the Makefile does.
 """
 
 from __future__ import annotations
@@ -155,12 +158,48 @@ def test_the_wheel_installs_every_agent_outside_the_checkout(tmp_path):
     assert failed == sorted(key for key in played if "[train]" in agents[key]), base
     for key in failed:
         assert "needs the `train` extra" in base[key] and "\n" not in base[key], base[key]
+        assert base[key].endswith(INSTALL_TRAIN), base[key]  # the install's command, not a checkout's
     default = run([str(venv / "bin" / "numberdrop-play")], cwd=elsewhere).splitlines()[0]
     assert default == "agent: ntuple_expectimax (best needs the train extra)"
+    trained = train_smoke(venv, elsewhere, BASE_SMOKE)
+    assert refused(venv, elsewhere, TRAIN_SMOKE[0]) == f"the {TRAINERS[TRAIN_SMOKE[0]]} trainer needs the `train` extra"
 
     run_uv([*install, f"{wheel}[train]", TORCH], cwd=elsewhere)
     train = play(python, failed, elsewhere)
     assert all(isinstance(score, (int, list)) for score in train.values()), train
+    trained += train_smoke(venv, elsewhere, TRAIN_SMOKE)
+    assert refused(venv, elsewhere, "rllib_smoke").startswith("backend 'rllib' needs the `rllib` extra")
+    assert sorted(trained) == sorted(BASE_SMOKE + TRAIN_SMOKE)
+
+
+BASE_SMOKE = ["ntuple_smoke"]
+"""The smoke configs a base install trains (the n-tuple value needs no torch)."""
+TRAIN_SMOKE = ["ppo_turn_smoke", "q_smoke"]
+"""The smallest smoke configs of the torch trainers (SB3's MaskablePPO and Q-iteration)."""
+TRAINERS = {"ppo_turn_smoke": "sb3"}
+INSTALL_TRAIN = "pip install 'numberdrop-env[train]'"
+
+
+def train_smoke(venv: Path, cwd: Path, names: list[str]) -> list[str]:
+    """Train each shipped config by name (``numberdrop-train --config NAME``) into ``cwd/runs``;
+    returns the names whose run wrote its best model."""
+    done = []
+    for name in names:
+        run([str(venv / "bin" / "numberdrop-train"), "--config", name, "--output-dir", f"runs/{name}"], cwd=cwd)
+        best = sorted(p.name for p in (cwd / "runs" / name).iterdir() if p.name.startswith("best"))
+        assert best, f"{name}: no best model in {sorted(p.name for p in (cwd / 'runs' / name).iterdir())}"
+        done.append(name)
+    return done
+
+
+def refused(venv: Path, cwd: Path, name: str) -> str:
+    """What ``numberdrop-train --config NAME`` says when its trainer's extra is missing: exit 2 and
+    one line (its words before the pip command, which is the install's)."""
+    done = launch([str(venv / "bin" / "numberdrop-train"), "--config", name], cwd)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("numberdrop-train: error: ") and " -e " not in lines[0], lines[0]
+    return lines[0].removeprefix("numberdrop-train: error: ").partition(" (")[0]
 
 
 @pytest.mark.parametrize("key", [key for key in LEFT_OUT if key.split("/")[1] in GAMES[key.split("/")[0]]])
