@@ -33,7 +33,10 @@ class CompileProgress:
     so that the next process knows it is cached."""
 
     def __init__(
-        self, stream: TextIO | None = sys.stderr, total: int | None = None, desc: str = f"compiling ({FIRST_USE})"
+        self,
+        stream: TextIO | None = sys.stderr,
+        total: int | None = None,
+        desc: str = f"compiling numba code ({FIRST_USE})",
     ) -> None:
         self.stream, self.total, self.desc = stream, total, desc
         self.functions, self.current = 0, ""

@@ -62,7 +62,7 @@ def test_on_a_terminal_nothing_is_drawn_while_nothing_compiles():
         assert stream.getvalue() == ""
         _fresh()(1.0, 2.0)
         drawn = stream.getvalue()
-        assert "compiling (about a minute" in drawn and drawn.endswith("\r")  # erased once the compile ended
+        assert "compiling numba code (about a minute" in drawn and drawn.endswith("\r")  # erased once the compile ended
         print("> ", file=stream, end="")  # a prompt after the compile stays as printed
         time.sleep(0.6)  # the line's clock ticks every 0.25 s: it would redraw itself over the prompt
         assert stream.getvalue() == drawn + "> "

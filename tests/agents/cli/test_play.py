@@ -300,7 +300,7 @@ def test_without_matplotlib_plot_fails_before_the_games_and_training_goes_on(mon
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     with pytest.raises(SystemExit) as exit_:
         evaluate.main(["--agents", "random", "--games", "1", "--plot", str(tmp_path / "x.png")])
-    assert exit_.value.code == 2 and "numberdrop-env[train]" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "needs the `train` extra" in capsys.readouterr().err
     (tmp_path / "evals.jsonl").write_text('{"step": 10, "score_mean": 1.0}\n')
     assert common.write_learning_curve(tmp_path) is None
     assert "note: no learning_curve.png" in capsys.readouterr().err
