@@ -37,7 +37,7 @@ $(TEST_STAMP): pyproject.toml | $(UV)
 	touch $(STAMP) $(DOCS_STAMP) $(TEST_STAMP)
 
 train: $(STAMP)
-	$(BIN)/python train.py --config configs/ntuple.yaml
+	$(BIN)/numberdrop-train --config ntuple
 
 # the documentation site: the `docs` extra (about 140 MB, mostly the Material theme and Babel) and
 # `mkdocs build --strict` (about 2 s)

@@ -1,6 +1,5 @@
-"""Train an agent from one YAML config: ``python train.py --config configs/ppo_turn.yaml``.
-
-The command line of ``agents.training`` (``python train.py --help`` lists the options).
+"""Train an agent from one YAML config in a checkout: ``python train.py --config ppo_turn``, the
+same command as ``numberdrop-train`` (``python train.py --help`` lists the options).
 """
 
 import sys
@@ -8,4 +7,4 @@ import sys
 from agents.cli.train import cli
 
 if __name__ == "__main__":
-    sys.exit(cli())
+    sys.exit(cli(prog="python train.py"))

@@ -9,6 +9,7 @@ import importlib.util
 import inspect
 import json
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # only annotations: reading the tables (a training config does) imports no game
@@ -50,23 +51,38 @@ GAMES: dict[str, dict[str, str]] = {"numberdrop": AGENTS, "luckynumbers": LUCKY_
 GAME_NAMES = {"numberdrop": "Number Drop", "luckynumbers": "Lucky Numbers"}
 
 
+def in_checkout() -> bool:
+    """Whether these packages run from a checkout of the project (its ``pyproject.toml`` beside
+    them) rather than from an installed wheel."""
+    return (Path(__file__).resolve().parents[1] / "pyproject.toml").is_file()
+
+
+def install_command(extra: str) -> str:
+    """The command that adds ``extra`` to the install the user has: the package from the index,
+    or the checkout itself, editable."""
+    return f"pip install -e '.[{extra}]'" if in_checkout() else f"pip install 'numberdrop-env[{extra}]'"
+
+
 def require_extra(extra: str, what: str, modules: tuple[str, ...] = ()) -> None:
     """An ``ImportError`` naming the extra to install when one of its packages (or of ``modules``)
     is missing."""
     absent = next((m for m in modules or EXTRAS[extra] if importlib.util.find_spec(m) is None), None)
     if absent is not None:
-        raise ImportError(
-            f"{what} needs the `{extra}` extra ({absent} is not installed): "
-            f"pip install 'numberdrop-env[{extra}]' (or pip install -e '.[{extra}]' in a checkout)"
-        )
+        raise ImportError(f"{what} needs the `{extra}` extra ({absent} is not installed): {install_command(extra)}")
+
+
+def require_entry(entry: str, what: str = "") -> None:
+    """The ``ImportError`` of ``require_extra`` when the extra an entry needs is missing, importing
+    nothing (a command checks before it starts work)."""
+    target, _, extra = entry.partition("[")
+    if extra:
+        require_extra(extra.rstrip("] "), what or target.strip().partition(":")[0])
 
 
 def load(entry: str, what: str = "") -> Any:
     """The object an entry names: ``"module:attr"``, optionally followed by ``[extra]``."""
-    target, _, extra = entry.partition("[")
-    module, _, attr = target.strip().partition(":")
-    if extra:
-        require_extra(extra.rstrip("] "), what or module)
+    require_entry(entry, what)
+    module, _, attr = entry.partition("[")[0].strip().partition(":")
     return getattr(importlib.import_module(module), attr)
 
 

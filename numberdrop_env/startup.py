@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from . import numba_cache
+from .compile_progress import FIRST_USE, waiting
 
 __all__ = ["ENV_VAR", "STEPS", "begin", "compiled", "enabled", "poll", "suspended"]
 
@@ -35,6 +36,8 @@ LOCK = "numberdrop_env-compiling.lock"
 STALE_S = 900.0
 """A lock older than this was left by a process that died."""
 CHECK_S = 0.5
+WAITED_FOR = f"the background compile of the planner (it takes {FIRST_USE})"
+"""What a caller that cannot interpret (the batch planner) waits for, on its progress line."""
 
 
 class _State:
@@ -124,8 +127,10 @@ def compiled(timeout: float | None = None) -> None:
     if not numba_cache.interpreted():
         return
     deadline = None if timeout is None else time.perf_counter() + timeout
-    while not _ready() and (deadline is None or time.perf_counter() < deadline):
-        time.sleep(0.1)
+    if not _ready():
+        with waiting(WAITED_FOR, time.perf_counter() - _state.since):
+            while not _ready() and (deadline is None or time.perf_counter() < deadline):
+                time.sleep(0.1)
     _switch()
 
 

@@ -20,7 +20,8 @@ import threading
 import time
 import webbrowser
 
-from agents.cli.common import HelpFormatter, plain_text
+from agents.cli.common import HelpFormatter, plain_text, refuse
+from agents.registry import install_command
 
 PROG = "numberdrop-web"
 
@@ -59,7 +60,8 @@ def cli(argv: list[str] | None = None) -> int:
         from .app import create_app
         from .guard import allowed_hosts
     except ImportError as err:
-        parser.error(f"numberdrop-web needs the `web` extra ({err.name} is missing): pip install -e '.[web]'")
+        missing = ImportError(f"numberdrop-web needs the `web` extra ({err.name} is missing): {install_command('web')}")
+        refuse(parser, missing)
     try:
         hosts = allowed_hosts(args.host, args.allow_host)
         app = create_app(args.idle_minutes * 60, args.max_games, args.workers, args.agent, hosts=hosts)

@@ -89,6 +89,26 @@ def test_a_documented_command_parses(where, program, args, capsys):
         raise AssertionError from exit
 
 
+def test_every_documented_training_config_is_found_where_its_command_runs(tmp_path, monkeypatch):
+    """``numberdrop-train`` names shipped configs, found from any folder of an install;
+    ``python train.py`` runs in the checkout."""
+    from agents.training.config import find_config
+
+    trainings = [
+        (where, program, args)
+        for where, program, args in COMMANDS
+        if program in ("numberdrop-train", "python train.py") and "--help" not in args
+    ]
+    assert any(program == "numberdrop-train" for _, program, _ in trainings)
+    for where, program, args in trainings:
+        config = train.build_parser().parse_args(args).config
+        monkeypatch.chdir(tmp_path if program == "numberdrop-train" else ROOT)
+        try:
+            find_config(config)
+        except FileNotFoundError as err:
+            pytest.fail(f"{where}: `{program} {shlex.join(args)}`: {err}")
+
+
 def run(command: list[str], timeout: int = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "100"}
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)

@@ -1,12 +1,15 @@
 """The package as a user gets it: a wheel built from the checkout, installed in a fresh virtual
-environment outside it, every registered agent playing one game from another folder.
+environment outside it, every registered agent playing one game and the smoke configs training
+by name, from another folder.
 
-A base install plays every agent that needs no extra, and each torch agent fails with one
-line naming the `train` extra; the same environment with the `train` extra added then plays
-those. One environment for both keeps numba's compiled planner (about 80 CPU-s to compile,
-cached in the installed package) for the second install; each install's games run in one
-process. ``uv`` installs from its cache, with pip's find-links folders (where a machine keeps
-torch's CPU wheel) passed on, as the Makefile does.
+A base install plays every agent that needs no extra and trains the n-tuple value; each torch
+agent and trainer fails with one line naming the `train` extra and the install's own pip
+command; the same environment with the `train` extra added then plays those and trains the
+smallest PPO config (the RLlib one refuses in one line: no `rllib` extra). One
+environment for both keeps numba's compiled planner (about 80 CPU-s to compile, cached in the
+installed package) for the second install; each install's games run in one process. ``uv``
+installs from its cache, with pip's find-links folders (where a machine keeps torch's CPU wheel)
+passed on, as the Makefile does.
 """
 
 from __future__ import annotations
@@ -155,12 +158,46 @@ def test_the_wheel_installs_every_agent_outside_the_checkout(tmp_path):
     assert failed == sorted(key for key in played if "[train]" in agents[key]), base
     for key in failed:
         assert "needs the `train` extra" in base[key] and "\n" not in base[key], base[key]
+        assert base[key].endswith(INSTALL_TRAIN), base[key]  # the install's command, not a checkout's
     default = run([str(venv / "bin" / "numberdrop-play")], cwd=elsewhere).splitlines()[0]
     assert default == "agent: ntuple_expectimax (best needs the train extra)"
+    train_smoke(venv, elsewhere, BASE_SMOKE)
+    said = refused(venv, elsewhere, "ppo_turn_smoke")
+    assert said == f"the sb3 trainer needs the `train` extra (torch is not installed): {INSTALL_TRAIN}", said
 
     run_uv([*install, f"{wheel}[train]", TORCH], cwd=elsewhere)
     train = play(python, failed, elsewhere)
     assert all(isinstance(score, (int, list)) for score in train.values()), train
+    train_smoke(venv, elsewhere, TRAIN_SMOKE)
+    said = refused(venv, elsewhere, "rllib_smoke")
+    assert said.startswith("backend 'rllib' needs the `rllib` extra") and said.endswith("[rllib]'"), said
+
+
+BASE_SMOKE = ["ntuple_smoke"]
+"""The smoke configs a base install trains (the n-tuple value needs no torch)."""
+TRAIN_SMOKE = ["ppo_turn_smoke"]
+"""The smallest smoke config of the torch trainers (SB3's MaskablePPO, 256 turns: about 20 s where
+``q_smoke`` takes a minute; tests/agents/training trains the others from the checkout)."""
+INSTALL_TRAIN = "pip install 'numberdrop-env[train]'"
+
+
+def train_smoke(venv: Path, cwd: Path, names: list[str]) -> None:
+    """Train each shipped config by name (``numberdrop-train --config NAME``) into ``cwd/runs``:
+    each run ends with its best model saved."""
+    for name in names:
+        run([str(venv / "bin" / "numberdrop-train"), "--config", name, "--output-dir", f"runs/{name}"], cwd=cwd)
+        written = sorted(p.name for p in (cwd / "runs" / name).iterdir())
+        assert any(n.startswith("best") for n in written), f"{name}: no best model in {written}"
+
+
+def refused(venv: Path, cwd: Path, name: str) -> str:
+    """What ``numberdrop-train --config NAME`` says when its trainer's extra is missing: exit 2 and
+    one line."""
+    done = launch([str(venv / "bin" / "numberdrop-train"), "--config", name], cwd)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("numberdrop-train: error: "), lines[0]
+    return lines[0].removeprefix("numberdrop-train: error: ")
 
 
 @pytest.mark.parametrize("key", [key for key in LEFT_OUT if key.split("/")[1] in GAMES[key.split("/")[0]]])

@@ -1,10 +1,20 @@
-"""What the commands share: help text and the options every evaluation command takes."""
+"""What the commands share: help text, the options every evaluation command takes, and how a
+command runs (a line while numba compiles, a quiet end when its reader leaves)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from collections.abc import Callable
+from typing import NoReturn
+
+from numberdrop_env.compile_progress import CompileProgress
+
+CLOSED_PIPE = 141
+"""The exit status when the output's reader left (``| head``): 128 + SIGPIPE, as the shell reports
+a program that signal stopped."""
 
 
 def plain_text(doc: str) -> str:
@@ -44,3 +54,29 @@ class Parser(argparse.ArgumentParser):
         if self.epilog is None and self.options_help:
             self.epilog = self.options_help()
         return super().format_help()
+
+
+def refuse(parser: argparse.ArgumentParser, err: Exception) -> NoReturn:
+    """Exit 2 with the error: a missing extra (``ImportError``) as its one line, the command line
+    being right; anything else after the usage, as argparse does."""
+    if isinstance(err, ImportError):
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    parser.error(str(err))
+
+
+def run_command(command: Callable[[], object]) -> int:
+    """Run a command's ``main``: 0 when it ends; ``CLOSED_PIPE``, silently, when the reader of its
+    output left (``numberdrop-play | head``), as other command-line tools stop."""
+    try:
+        with CompileProgress():  # a line while numba compiles (a fresh install)
+            command()
+            sys.stdout.flush()  # a closed pipe surfaces here, not at the interpreter's exit
+    except BrokenPipeError:
+        return closed_pipe()
+    return 0
+
+
+def closed_pipe() -> int:
+    """After the output's reader left: ``CLOSED_PIPE``, the interpreter's last flush sent nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return CLOSED_PIPE

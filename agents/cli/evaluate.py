@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import Parser
+from agents.cli.common import Parser, refuse, run_command
 from agents.evaluation import plots
 from agents.evaluation.solo import format_table, run, summarise
 from agents.evaluation.tables import format_tables, run_tables, summarise_tables
 from agents.registry import AGENTS, describe_options, parse_options
 from agents.training.checkpoints import write_json
-from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.table import MAX_PLAYERS
 
 PROG = "numberdrop-evaluate"
@@ -108,7 +107,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> dict[str, Any]:
             if args.game == "luckynumbers":
                 summary |= {"setup": args.setup, "bruno": args.bruno}
     except (ValueError, ImportError) as err:  # an unknown agent fails in the runner, before any game
-        parser.error(str(err))
+        refuse(parser, err)
     print((format_table if args.players == 1 else format_tables)(summary))
     if args.json:
         write_json(args.json, summary, indent=1)
@@ -142,10 +141,9 @@ def _check(args: argparse.Namespace, agents: list[str]) -> None:
 
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
-    """Exit status 0 on success: a console script passes main's return value to sys.exit, and a dict exits 1."""
-    with CompileProgress():  # a line while numba compiles (a fresh install)
-        main(argv, prog)
-    return 0
+    """Exit status 0 on success (a console script passes main's return value to sys.exit, and a
+    dict exits 1), 141 when the output's reader left."""
+    return run_command(lambda: main(argv, prog))
 
 
 if __name__ == "__main__":

@@ -16,11 +16,10 @@ import os
 import sys
 from pathlib import Path
 
-from agents.cli.common import Parser
+from agents.cli.common import Parser, refuse, run_command
 from agents.cli.human import HumanGame
 from agents.cli.replay import Record, frames, replay, save_gif
 from agents.registry import AGENTS, describe_options, make_policy, parse_options, require_extra
-from numberdrop_env.compile_progress import CompileProgress
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.render.text import render_text
 
@@ -113,8 +112,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
             ms = args.frame_ms or (1200 if args.per_turn else 250)
             count = save_gif(list(frames(record, args.per_turn)), args.gif, ms)
             print(f"wrote {args.gif}: {count} pictures")
+    except BrokenPipeError:
+        raise  # the reader left: not a usage error (run_command ends quietly)
     except (ValueError, TypeError, OSError, ImportError) as err:
-        parser.error(str(err))
+        refuse(parser, err)
     return game.score()
 
 
@@ -172,10 +173,9 @@ def show(record: Record, every_turn: bool) -> SoloGame:
 
 
 def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
-    """Exit status 0 on success: a console script would otherwise exit with the score as its status."""
-    with CompileProgress():  # a line while numba compiles (a fresh install)
-        main(argv, prog)
-    return 0
+    """Exit status 0 on success (a console script would otherwise exit with the score as its
+    status), 141 when the output's reader left."""
+    return run_command(lambda: main(argv, prog))
 
 
 if __name__ == "__main__":

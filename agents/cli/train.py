@@ -1,12 +1,15 @@
-"""Training from one YAML config (``python train.py``, ``numberdrop-train``).
+"""Training from one YAML config: ``numberdrop-train --config NAME`` (in a checkout, ``python
+train.py`` is the same command). NAME is a shipped config (``configs/NAME.yaml`` of the checkout,
+in the package of an install, found from any folder) or the path of your own.
 
-    python train.py --config configs/ntuple.yaml                               # algorithm: ntuple (make train)
-    python train.py --config configs/q_iteration.yaml                          # algorithm: q_iteration
-    python train.py --config configs/ppo_turn.yaml                             # algorithm: ppo (the default)
-    python train.py --config configs/ppo_turn.yaml --resume runs/ppo_turn      # its newest good checkpoint
-    python train.py --config configs/lucky_ppo.yaml                            # game: luckynumbers
-    python train.py --config configs/rllib_ppo.yaml                            # backend: rllib (Ray)
-    python train.py --config configs/ppo_smoke.yaml --total-steps 2000 --output-dir /tmp/smoke
+    numberdrop-train --config ntuple                               # algorithm: ntuple (make train)
+    numberdrop-train --config q_iteration                          # algorithm: q_iteration
+    numberdrop-train --config ppo_turn                             # algorithm: ppo (the default)
+    numberdrop-train --config ppo_turn --resume runs/ppo_turn      # its newest good checkpoint
+    numberdrop-train --config lucky_ppo                            # game: luckynumbers
+    numberdrop-train --config rllib_ppo                            # backend: rllib (Ray)
+    numberdrop-train --config ppo_smoke --total-steps 2000 --output-dir /tmp/smoke
+    numberdrop-train --config my_run.yaml                          # a config of your own
 
 ``algorithm:`` picks the trainer module. ``--resume`` continues where a run stopped; Ctrl-C
 stops at the next update with a checkpoint and prints the command that resumes.
@@ -19,16 +22,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.cli.common import Parser
-from agents.registry import load
+from agents.cli.common import Parser, closed_pipe
+from agents.registry import load, require_entry
 from agents.training.checkpoints import resume_command
-from agents.training.config import TrainConfig, load_config
+from agents.training.config import TrainConfig, load_config, shipped_configs
 from numberdrop_env.compile_progress import CompileProgress
 
+PROG = "numberdrop-train"
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser("python train.py", __doc__)
-    parser.add_argument("--config", required=True, type=Path, help="YAML experiment config (configs/*.yaml)")
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = Parser(prog, __doc__)
+    parser.add_argument(
+        "--config",
+        required=True,
+        help=f"a shipped config by name ({', '.join(shipped_configs())}) or a YAML file's path",
+    )
     parser.add_argument(
         "--resume",
         type=Path,
@@ -53,10 +62,12 @@ def train(cfg: TrainConfig, args: argparse.Namespace) -> dict[str, Any]:
     return load(cfg.trainer_entry, f"the {cfg.trainer} trainer")(cfg, args)
 
 
-def prepare(argv: list[str] | None = None) -> tuple[TrainConfig, argparse.Namespace]:
-    """Parse the command line and validate the config: every error surfaces here, before any training."""
-    args = build_parser().parse_args(argv)
+def prepare(argv: list[str] | None = None, prog: str = PROG) -> tuple[TrainConfig, argparse.Namespace]:
+    """Parse the command line, validate the config and check the extra its trainer needs: every
+    error surfaces here, before any training."""
+    args = build_parser(prog).parse_args(argv)
     cfg = load_config(args.config)
+    require_entry(cfg.trainer_entry, f"the {cfg.trainer} trainer")
     if args.total_steps is not None:
         if cfg.length != "total_timesteps":
             raise ValueError(f"--total-steps does not apply to algorithm {cfg.algorithm!r}: it runs {cfg.length}")
@@ -74,16 +85,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return train(*prepare(argv))
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """``python train.py``: exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config."""
+def cli(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """Exit status 0 when the run finished, 130 when Ctrl-C stopped it, 2 on a bad config or a
+    missing extra (one line), 141 when the output's reader left."""
     try:
-        config, arguments = prepare(argv)
+        config, arguments = prepare(argv, prog)
     except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     try:
         with CompileProgress():  # a line while numba compiles (a fresh install)
             outcome = train(config, arguments)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return closed_pipe()
     except KeyboardInterrupt:  # a second Ctrl-C: the newest checkpoint and how to resume it
         try:
             checkpoint = find_resume(config.run_dir, config)
@@ -94,3 +109,7 @@ def cli(argv: list[str] | None = None) -> int:
         print(f"\n{said}", file=sys.stderr)
         return 130
     return 130 if outcome.get("interrupted") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli(prog=f"python -m {__spec__.name if __spec__ else 'agents.cli.train'}"))

@@ -81,7 +81,7 @@ def plot_learning_curve(
     if greedy:
         mean = sum(greedy) / len(greedy)
         ax.axhline(mean, color="0.4", linestyle="--", label=f"greedy on the same seeds: {mean:.1f}")
-    best = max(range(len(means)), key=means.__getitem__)
+    best = best_entry(entries)
     ax.annotate(
         f"best {means[best]:.1f}",
         (steps[best], means[best]),
@@ -93,13 +93,31 @@ def plot_learning_curve(
     low, high = min(means + greedy), max(means)
     ax.set_ylim(low - 0.35 * (high - low) - 1, high + 0.12 * (high - low) + 1)  # room for the legend and the label
     ax.set_xlim(left=0)
-    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:.0f}k" if x else "0")
+    ax.xaxis.set_major_formatter(lambda x, _: step_label(x, max(steps)))
     ax.set_xlabel(x_label)
     ax.set_ylabel("mean final score")
     ax.set_title(title or "learning curve", fontsize=11)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=9, frameon=False)
     return _save(plt, fig, path)
+
+
+def best_entry(entries: Sequence[dict[str, Any]]) -> int:
+    """The index of the evaluation whose model the run kept as its best: the last one a gate kept
+    (``kept``, a paired test against the best so far, not the highest mean); without gates, the
+    highest mean."""
+    kept = [i for i, e in enumerate(entries) if e.get("kept")]
+    if kept:
+        return kept[-1]
+    return max(range(len(entries)), key=lambda i: entries[i]["score_mean"])
+
+
+def step_label(x: float, largest: float) -> str:
+    """An x tick: thousands as ``20k`` on an axis that reaches 10,000 (``1.5k`` where a tick falls
+    between), plain numbers on a shorter one (a smoke run's 96 games)."""
+    if largest < 10_000 or not x:
+        return f"{x:g}"
+    return f"{x / 1000:g}k"
 
 
 def _save(plt: Any, fig: Any, path: str | Path) -> Path:

@@ -247,7 +247,7 @@ def resume_state(
 
 
 def resume_command(config: str | Path, checkpoint: str | Path) -> str:
-    return f"python train.py --config {config} --resume {checkpoint}"
+    return f"numberdrop-train --config {config} --resume {checkpoint}"
 
 
 class Interrupted(Exception):

@@ -321,15 +321,16 @@ class Evaluation:
         scalars, results = self.measure(model, steps)
         logged = {"eval/seconds": time.perf_counter() - start, **{f"eval/{k}": v for k, v in scalars.items()}}
         self.latest, self.evaluated_at = scalars[self.key], steps
-        if self.gate(results):
+        kept = self.gate(results)
+        if kept:
             self.save_best(model)
             self.best = scalars[self.key]
             lists = {"scores": [r.score for r in results], **({"wins": [r.win for r in results]} if self.lucky else {})}
-            kept = {k: scalars[k] for k in ("win_rate", "score_mean")} if self.lucky else {"score": self.best}
-            self.best_state = {**kept, self.key: self.best, **lists}
-            write_json(self.run_dir / "best.json", {**kept, "step": steps, **lists})
+            said = {k: scalars[k] for k in ("win_rate", "score_mean")} if self.lucky else {"score": self.best}
+            self.best_state = {**said, self.key: self.best, **lists}
+            write_json(self.run_dir / "best.json", {**said, "step": steps, **lists})
         self.log(steps, {**logged, f"eval/best_{self.key}": self.best})
-        entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}}
+        entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}, "kept": kept}
         if self.lucky:
             entry["seconds"] = time.perf_counter() - self.start
             said = ", ".join(f"{k} {scalars[k]:.3f}" for k in ("win_rate", "score_mean"))

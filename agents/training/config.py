@@ -256,11 +256,31 @@ def config_from_dict(data: dict[str, Any] | None) -> TrainConfig:
         raise _refusal(err.errors()[0], chosen) from None
 
 
-def load_config(path: str | Path) -> TrainConfig:
-    """The validated config of a YAML file (``FileNotFoundError`` when there is none)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"config file {str(path)!r} not found")
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+"""The shipped configs: the checkout's ``configs/`` (``agents/configs`` links to it), in the package
+of an install."""
+
+
+def shipped_configs() -> list[str]:
+    """The names of the shipped configs (``ntuple`` for ``configs/ntuple.yaml``)."""
+    return sorted(path.stem for path in CONFIGS.glob("*.yaml"))
+
+
+def find_config(config: str | Path) -> Path:
+    """The YAML file ``config`` names: a path to one, else a shipped config's name (``ntuple`` or
+    ``ntuple.yaml``), found from any folder; ``FileNotFoundError`` listing the names otherwise."""
+    path = Path(config)
+    if path.is_file():
+        return path
+    if path.parent == Path(".") and path.suffix in ("", ".yaml") and (CONFIGS / f"{path.stem}.yaml").is_file():
+        return CONFIGS / f"{path.stem}.yaml"
+    names = ", ".join(shipped_configs()) or "none"
+    raise FileNotFoundError(f"config file {str(path)!r} not found; the shipped configs, by name: {names}")
+
+
+def load_config(config: str | Path) -> TrainConfig:
+    """The validated config of a YAML file or of a shipped config's name (``find_config``)."""
+    path = find_config(config)
     with path.open() as fh:
         data = yaml.safe_load(fh)
     try:

@@ -189,3 +189,68 @@ def test_a_command_playing_the_greedy_imports_neither_torch_nor_ray():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+# ----------------------------------------------------------------------------- a missing extra
+def _without(monkeypatch, *packages: str) -> None:
+    """As an install without these packages: ``find_spec`` finds none of them, importing fails."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        return None if name.split(".")[0] in packages else real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    for name in packages:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def _one_line(err: str, prog: str, extra: str) -> None:
+    from agents.registry import install_command
+
+    assert err.count("\n") == 1 and err.startswith(f"{prog}: error: "), err
+    assert f"needs the `{extra}` extra" in err and err.rstrip().endswith(install_command(extra)), err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["play", "--agent", "best"], ["evaluate", "--agents", "best", "--games", "1", "--workers", "1"]],
+    ids=["play", "evaluate"],
+)
+def test_a_missing_extra_is_one_line_and_exit_2(command, monkeypatch, capsys):
+    _without(monkeypatch, "torch", "stable_baselines3", "sb3_contrib")
+    module = {"play": play, "evaluate": evaluate}[command[0]]
+    with pytest.raises(SystemExit) as exit_:
+        module.cli(command[1:])
+    assert exit_.value.code == 2
+    _one_line(capsys.readouterr().err, module.PROG, "train")
+
+
+def test_training_without_its_extra_is_one_line_and_exit_2(monkeypatch, capsys):
+    from agents.cli import train
+
+    _without(monkeypatch, "torch", "stable_baselines3", "sb3_contrib")
+    assert train.cli(["--config", "ppo_turn_smoke"]) == 2  # was a traceback from inside the trainer
+    _one_line(capsys.readouterr().err, "numberdrop-train", "train")
+
+
+def test_the_web_command_without_its_extra_is_one_line_and_exit_2(monkeypatch, capsys):
+    pytest.importorskip("starlette")
+    from numberdrop_web import cli as web
+
+    _without(monkeypatch, "uvicorn")
+    with pytest.raises(SystemExit) as exit_:
+        web.cli(["--no-browser"])
+    assert exit_.value.code == 2
+    _one_line(capsys.readouterr().err, "numberdrop-web", "web")
+
+
+def test_the_install_command_is_the_one_of_the_users_install(monkeypatch):
+    from agents import registry
+
+    assert registry.in_checkout() and registry.install_command("web") == "pip install -e '.[web]'"
+    monkeypatch.setattr(registry, "in_checkout", lambda: False)  # a wheel's install (tests/test_wheel.py plays it)
+    assert registry.install_command("web") == "pip install 'numberdrop-env[web]'"
+    with pytest.raises(ImportError, match=r"needs the `train` extra \(nothing_here is not installed\): pip install "):
+        registry.require_extra("train", "this", ("nothing_here",))

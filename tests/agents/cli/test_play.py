@@ -300,7 +300,7 @@ def test_without_matplotlib_plot_fails_before_the_games_and_training_goes_on(mon
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     with pytest.raises(SystemExit) as exit_:
         evaluate.main(["--agents", "random", "--games", "1", "--plot", str(tmp_path / "x.png")])
-    assert exit_.value.code == 2 and "numberdrop-env[train]" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "needs the `train` extra" in capsys.readouterr().err
     (tmp_path / "evals.jsonl").write_text('{"step": 10, "score_mean": 1.0}\n')
     assert common.write_learning_curve(tmp_path) is None
     assert "note: no learning_curve.png" in capsys.readouterr().err
@@ -348,3 +348,24 @@ def test_an_unfinished_game_ends_its_gif_on_its_last_decision(greedy_game):
     assert not game.is_over and game.phase.value != "slide"  # stopped inside a turn
     assert len(list(frames(cut, per_turn=True))) == game.turn + 2  # the start, each roll, the last decision
     assert len(list(frames(cut))) == 41
+
+
+def test_the_curve_ticks_read_in_the_run_own_scale():
+    from agents.evaluation.plots import step_label
+
+    assert [step_label(x, 96) for x in (0, 20, 40, 96)] == ["0", "20", "40", "96"]  # a smoke run's games
+    assert [step_label(x, 9_000) for x in (0, 2_500, 7_500)] == ["0", "2500", "7500"]
+    assert [step_label(x, 120_000) for x in (0, 20_000, 2_500, 100_000)] == ["0", "20k", "2.5k", "100k"]
+
+
+def test_the_curve_marks_the_model_the_run_kept_as_best():
+    """The gate keeps a model on a paired test, not on the highest mean: the mark is where it kept."""
+    from agents.evaluation.plots import best_entry
+
+    gated = [
+        {"step": 0, "score_mean": 40.0, "kept": True},
+        {"step": 64, "score_mean": 42.8, "kept": False},  # higher, not significantly better than the best
+        {"step": 96, "score_mean": 41.62, "kept": True},
+    ]
+    assert best_entry(gated) == 2
+    assert best_entry([{"step": 1, "score_mean": 3.0}, {"step": 2, "score_mean": 2.0}]) == 0  # no gates

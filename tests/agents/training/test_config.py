@@ -54,3 +54,30 @@ def test_q_iteration_runs_locally_and_plays_as_q():
     assert (old.backend, old.final_eval.agents) == ("local", ["q", "greedy"])
     with pytest.raises(ValueError, match="'rerank'"):
         config_from_dict({"algorithm": "rerank"})
+
+
+# ---------------------------------------------------------------- configs by name
+def test_a_shipped_config_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
+    from agents.training.config import CONFIGS, find_config, shipped_configs
+
+    monkeypatch.chdir(tmp_path)  # an install's user: no configs/ folder here
+    assert shipped_configs() == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))  # the checkout's
+    assert find_config("ntuple") == find_config("ntuple.yaml") == CONFIGS / "ntuple.yaml"
+    assert load_config("ntuple_smoke").experiment == "ntuple_smoke"
+    own = tmp_path / "ntuple.yaml"  # a file of that name here is a path, and wins
+    own.write_text((CONFIGS / "ntuple_smoke.yaml").read_text())
+    assert find_config("ntuple.yaml").resolve() == own and load_config("ntuple.yaml").experiment == "ntuple_smoke"
+
+
+def test_a_config_neither_a_file_nor_a_name_lists_the_names(tmp_path, monkeypatch):
+    from agents.training.config import find_config
+
+    monkeypatch.chdir(tmp_path)
+    for missing in ("configs/ntuple.yaml", "nope", "nope.yaml"):
+        with pytest.raises(FileNotFoundError, match=r"not found; the shipped configs, by name: .*\bntuple\b"):
+            find_config(missing)
+
+
+def test_the_package_links_the_checkout_configs():
+    """``agents/configs`` is ``configs/`` (one copy of each YAML), so a config added there ships."""
+    assert (ROOT / "agents" / "configs").resolve() == (ROOT / "configs").resolve()

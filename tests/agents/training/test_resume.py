@@ -165,7 +165,7 @@ def test_ctrl_c_stops_at_the_next_update_with_a_checkpoint(base, tmp_path, monke
     checkpoint = tmp_path / "c" / "checkpoints" / "ppo_256_steps.zip"
     assert result["checkpoint"] == str(checkpoint)
     err = capsys.readouterr().err
-    assert f"python train.py --config {cfg} --resume {checkpoint}" in err
+    assert f"numberdrop-train --config {cfg} --resume {checkpoint}" in err
     assert not (tmp_path / "c" / "final_model.zip").exists()
     assert signal.getsignal(signal.SIGINT) is before  # the run's own handler is gone
     monkeypatch.setattr(sb3, "make_env", make)
@@ -196,7 +196,7 @@ def test_ctrl_c_on_the_command_line_exits_cleanly(base, tmp_path):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     line = next(x for x in err.splitlines() if x.startswith("to continue: "))
     checkpoint = Path(line.split("--resume ")[1])
-    assert line == f"to continue: python train.py --config {cfg} --resume {checkpoint}"
+    assert line == f"to continue: numberdrop-train --config {cfg} --resume {checkpoint}"
     assert checkpoint.parent == out / "checkpoints" and checkpoint.is_file()
     assert MaskablePPO.load(str(checkpoint), device="cpu").num_timesteps % UPDATE == 0
 

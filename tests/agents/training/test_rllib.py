@@ -169,7 +169,7 @@ def test_ctrl_c_stops_after_the_iteration_with_a_checkpoint(local_ray, tmp_path,
     assert result["interrupted"] and 128 <= result["steps"] < 256  # one iteration
     checkpoint = tmp_path / "run" / "checkpoints" / f"rllib_{result['steps']}_steps"
     assert result["checkpoint"] == str(checkpoint) and checkpoint.is_dir()
-    assert f"python train.py --config {cfg} --resume {checkpoint}" in capsys.readouterr().err
+    assert f"numberdrop-train --config {cfg} --resume {checkpoint}" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGINT) is before  # the run's own handler is gone
     monkeypatch.undo()
     resumed = train.main(["--config", str(cfg), "--no-progress", "--resume", str(tmp_path / "run")])
