@@ -15,6 +15,20 @@ from .observe import observation_parts, observation_size, observe
 from .state import State
 from .tables import COMBO, START, tables_for
 
+_COMPILED = (
+    "init",
+    "step",
+    "step_with_outcome",
+    "step_with_faces",
+    "decide",
+    "resolve_chance",
+    "chance_probabilities",
+    "sample_faces",
+    "observe",
+    "breakdown",
+    "refresh",
+)
+
 
 class NumberDrop:
     """Solo Number Drop with the flat ``Discrete`` actions of ``NumberDrop-v0``.
@@ -33,6 +47,8 @@ class NumberDrop:
         self.tables = tables_for(rules)
         self.illegal_reward = float(illegal_reward)
         self.observation_parts = observation_parts(self.tables)
+        for name in _COMPILED:  # called on their own they run compiled; inside a caller's jit they inline
+            setattr(self, name, jax.jit(getattr(self, name)))
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -3,12 +3,16 @@ JAX engine, and the comparisons made at every step (one array comparison per fie
 
 from __future__ import annotations
 
+from functools import cache
+
+import jax
 import numpy as np
 
+from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.observe import observe as decision_observation
-from numberdrop_env.functional import game_fields
+from numberdrop_env.functional import NumberDrop, game_fields
 
 
 def faces_of(game: SoloGame) -> np.ndarray:
@@ -42,3 +46,16 @@ def _same(got: np.ndarray, want: np.ndarray, what: str) -> None:
     got = got.reshape(len(want), -1)
     differ = (got != want.reshape(len(want), -1)).any(axis=1)
     assert not differ.any(), f"{what} differs in games {np.flatnonzero(differ)[:5].tolist()}"
+
+
+@cache
+def compiled_lockstep(rules: Rules = DEFAULT_RULES, batched: bool = False):
+    """One compiled step with the engine's faces giving the new state, its score by parts and its
+    observation (one compile per rules and batching, shared by the tests)."""
+    env = NumberDrop(rules)
+
+    def step(state, action, faces):
+        state = env.step_with_faces(state, action, faces)
+        return state, env.breakdown(state), env.observe(state)
+
+    return jax.jit(jax.vmap(step) if batched else step)

@@ -12,13 +12,11 @@ jax = pytest.importorskip("jax")
 
 from numberdrop_env.engine.actions import PHASES
 from numberdrop_env.engine.solo import SoloGame
-from numberdrop_env.functional import NumberDrop, from_game, to_game
+from numberdrop_env.functional import from_game, to_game
 from tests.golden.golden_playthrough import GOLDEN, SEEDS
-from tests.numberdrop_env.functional.lockstep import assert_games_agree, faces_of
+from tests.numberdrop_env.functional.lockstep import assert_games_agree, compiled_lockstep, faces_of
 
-ENV = NumberDrop()
 RANDOM_GAMES = 128
-STEP, OBSERVE, BREAKDOWN = jax.jit(ENV.step_with_faces), jax.jit(ENV.observe), jax.jit(ENV.breakdown)
 
 
 def _one(tree):
@@ -36,16 +34,14 @@ def test_golden_game_agrees_unbatched(seed: int) -> None:
         assert int(state.phase) == PHASES.index(game.phase), where
         action = record["action"]["action"]
         reward = game.step(action)
-        state = STEP(state, action, faces_of(game))
+        state, parts, observation = compiled_lockstep()(state, action, faces_of(game))
         assert float(state.rewards[0]) == reward == record["reward"], where
-        assert_games_agree([game], _one(state), _one(BREAKDOWN(state)), _one(OBSERVE(state)), where)
+        assert_games_agree([game], _one(state), _one(parts), _one(observation), where)
         assert to_game(state).to_dict(include_rng=False) == game.to_dict(include_rng=False), where
     assert game.is_over and bool(state.terminated)
 
 
 def test_random_legal_games_agree_batched() -> None:
-    step = jax.jit(jax.vmap(ENV.step_with_faces))
-    observe, breakdown = jax.jit(jax.vmap(ENV.observe)), jax.jit(jax.vmap(ENV.breakdown))
     games = [SoloGame(seed=10_000 + i) for i in range(RANDOM_GAMES)]
     rng = np.random.default_rng(0)
     state = jax.tree.map(lambda *xs: np.stack(xs), *[from_game(g) for g in games])
@@ -58,10 +54,13 @@ def test_random_legal_games_agree_batched() -> None:
                 actions[i] = rng.choice(np.flatnonzero(game.legal_mask()))
                 rewards[i] = game.step(int(actions[i]))
                 decisions += 1
-        before, state = state, step(state, actions, np.stack([faces_of(g) for g in games]))
+        before = state
+        state, parts, observations = compiled_lockstep(batched=True)(
+            state, actions, np.stack([faces_of(g) for g in games])
+        )
         where = f"decision round {decisions}"
         np.testing.assert_array_equal(np.asarray(state.rewards[:, 0]), rewards, err_msg=where)
-        assert_games_agree(games, state, breakdown(state), observe(state), where)
+        assert_games_agree(games, state, parts, observations, where)
         done = np.asarray(before.terminated)  # a finished game stays as it was
         for name, old, new in zip(before.__dataclass_fields__, jax.tree.leaves(before), jax.tree.leaves(state)):
             if name != "rewards":
