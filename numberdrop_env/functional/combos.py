@@ -23,45 +23,51 @@ def free_values(t: Tables, flat_grid: jax.Array, used_flat: jax.Array) -> tuple[
 
 def structures(t: Tables, flat_grid: jax.Array, used_flat: jax.Array, wanted: jax.Array) -> jax.Array:
     """(3, cells): the size of each free cell's same-valued region and its longest ascending and
-    descending paths (0 elsewhere); all zeros unless ``wanted``, at the cost of one loop pass."""
+    descending paths (0 elsewhere); all zeros unless ``wanted``, at the cost of one loop pass.
+
+    One loop grows all three until nothing changes: each cell takes the smallest label among its
+    region's neighbours (and its label's label), and a path gains a cell per pass. Neighbours are
+    the grid shifted by one row or column (elementwise, where gathers cost more under ``vmap``)."""
     values, free = free_values(t, flat_grid, used_flat)
-    free = free & wanted
-    nbr = jnp.asarray(t.nbr)
-    same = free[:, None] & free[nbr] & (values[nbr] == values[:, None])  # (cells + 1, 4)
-    return jnp.stack([_regions(same, free, nbr), *_paths(t, values, free, nbr)])[:, :-1]
+    free = (free[:-1] & wanted).reshape(t.rows, t.cols)
+    values = values[:-1].reshape(t.rows, t.cols)
+    near = _neighbours(values, _PAD_VALUE)
+    same = free & _neighbours(free, False) & (near == values)  # (4, rows, cols)
+    rising, falling = near == values + 1, near == values - 1
+    n = t.cells
+    label = jnp.where(free, jnp.arange(n, dtype=jnp.int32).reshape(t.rows, t.cols), n)
+    one = free.astype(jnp.int32)
+
+    def grow(carry: tuple[jax.Array, jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, ...]:
+        label, up, down, _ = carry
+        nearest = jnp.min(jnp.where(same, _neighbours(label, n), n), axis=0)
+        new = jnp.minimum(label, nearest).reshape(-1)
+        new = jnp.append(new, n)[new].reshape(label.shape)  # its label's label
+        new_up = jnp.where(free, 1 + jnp.max(jnp.where(rising, _neighbours(up, 0), 0), axis=0), 0)
+        new_down = jnp.where(free, 1 + jnp.max(jnp.where(falling, _neighbours(down, 0), 0), axis=0), 0)
+        changed = jnp.any(new != label) | jnp.any(new_up != up) | jnp.any(new_down != down)
+        return new, new_up, new_down, changed
+
+    label, up, down, _ = lax.while_loop(lambda c: c[3], grow, (label, one, one, jnp.array(True)))
+    flat_label = label.reshape(-1)
+    counts = jnp.zeros(n + 1, jnp.int32).at[flat_label].add(1)
+    region = jnp.where(free.reshape(-1), counts[flat_label], 0)
+    return jnp.stack([region, up.reshape(-1), down.reshape(-1)])
 
 
-def _regions(same: jax.Array, free: jax.Array, nbr: jax.Array) -> jax.Array:
-    """Region sizes by label propagation: each cell takes the smallest label among its region's
-    neighbours (and its label's label) until nothing changes."""
-    n = free.shape[0] - 1
-    label0 = jnp.where(free, jnp.arange(n + 1, dtype=jnp.int32), n)
-
-    def body(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        label, _ = carry
-        nearest = jnp.min(jnp.where(same, label[nbr], n), axis=1)
-        new = jnp.minimum(label, nearest)
-        new = new[new]
-        return new, jnp.any(new != label)
-
-    label, _ = lax.while_loop(lambda c: c[1], body, (label0, jnp.array(True)))
-    counts = jnp.zeros(n + 1, jnp.int32).at[label].add(1)
-    return jnp.where(free, counts[label], 0)
-
-
-def _paths(t: Tables, values: jax.Array, free: jax.Array, nbr: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Longest ascending and descending paths from each free cell: a path gains a cell per pass,
-    and it holds at most ``max_number + 1`` values."""
-    steps = jnp.array([1, -1], jnp.int32)[:, None, None]
-    follows = values[nbr][None] == values[None, :, None] + steps  # (2, cells + 1, 4)
-    start = jnp.broadcast_to(free.astype(jnp.int32), (2, free.shape[0]))
-
-    def grow(_: int, length: jax.Array) -> jax.Array:
-        longest = jnp.max(jnp.where(follows, length[:, nbr], 0), axis=2)
-        return jnp.where(free[None], longest + 1, 0)
-
-    length = lax.fori_loop(0, t.rules.max_number, grow, start)
-    return length[0], length[1]
+def _neighbours(x: jax.Array, fill: object) -> jax.Array:
+    """(4, rows, cols): each cell's neighbour below, above, to the left and to the right (``fill``
+    beyond the grid)."""
+    rows = jnp.full((1, x.shape[1]), fill, x.dtype)
+    cols = jnp.full((x.shape[0], 1), fill, x.dtype)
+    return jnp.stack(
+        [
+            jnp.concatenate([rows, x[:-1]], axis=0),
+            jnp.concatenate([x[1:], rows], axis=0),
+            jnp.concatenate([cols, x[:, :-1]], axis=1),
+            jnp.concatenate([x[:, 1:], cols], axis=1),
+        ]
+    )
 
 
 def open_counts(t: Tables, boxes: jax.Array, bonus: jax.Array) -> jax.Array:

@@ -8,20 +8,14 @@ from functools import cache
 import jax
 import numpy as np
 
+from benchmarks.jax_agreement import choose, faces_of
 from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.observe import observe as decision_observation
 from numberdrop_env.functional import NumberDrop, game_fields
 
-
-def faces_of(game: SoloGame) -> np.ndarray:
-    """The face indices of the game's current roll (zeros before the first roll)."""
-    r = game.rules
-    if game.dice is None:
-        return np.zeros(len(r.number_dice) + 1, np.int32)
-    numbers = [die.index(v) for die, v in zip(r.number_dice, game.dice)]
-    return np.array([*numbers, r.shape_die.index(game.shape_face)], np.int32)
+__all__ = ["assert_games_agree", "choose", "compiled_lockstep", "faces_of"]
 
 
 def assert_games_agree(games: list[SoloGame], state, breakdown: dict, observations, where: str) -> None:

@@ -14,7 +14,7 @@ from numberdrop_env.engine.actions import PHASES
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.functional import from_game, to_game
 from tests.golden.golden_playthrough import GOLDEN, SEEDS
-from tests.numberdrop_env.functional.lockstep import assert_games_agree, compiled_lockstep, faces_of
+from tests.numberdrop_env.functional.lockstep import assert_games_agree, choose, compiled_lockstep, faces_of
 
 RANDOM_GAMES = 128
 
@@ -51,7 +51,7 @@ def test_random_legal_games_agree_batched() -> None:
         rewards = np.zeros(len(games), np.float32)
         for i, game in enumerate(games):
             if not game.is_over:
-                actions[i] = rng.choice(np.flatnonzero(game.legal_mask()))
+                actions[i] = choose(game, rng, combos=i % 2 == 1)  # every other game seeks combinations
                 rewards[i] = game.step(int(actions[i]))
                 decisions += 1
         before = state
@@ -66,3 +66,5 @@ def test_random_legal_games_agree_batched() -> None:
             if name != "rewards":
                 np.testing.assert_array_equal(np.asarray(new)[done], np.asarray(old)[done], err_msg=name)
     assert decisions > 20 * RANDOM_GAMES
+    boxes = np.asarray(state.identical) | np.asarray(state.consecutive)
+    assert boxes.any(axis=1).mean() > 0.5 and np.asarray(state.letters).any()  # combinations were scored
