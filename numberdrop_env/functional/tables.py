@@ -44,6 +44,8 @@ class Tables:
     owners: jnp.ndarray  # (shapes, P) placements of each tetromino
     nbr: jnp.ndarray  # (cells + 1, 4) neighbours, the padding cell ``cells`` pointing at itself
     permutations: jnp.ndarray  # (24, 4)
+    arrangements: jnp.ndarray  # (8, 24) distinct arrangements of sorted dice, by which neighbours are equal
+    column_onehot: jnp.ndarray  # (cols, P * 4) float32: column of each placement's cells, one-hot
     die_faces: jnp.ndarray  # (number dice, most faces) values, WILD for a star, padded
     die_sizes: jnp.ndarray  # (number dice + 1,) faces of each die, the shape die last
     face_shape: jnp.ndarray  # (shape die faces,) tetromino index of each face, -1 for the star
@@ -91,6 +93,8 @@ def tables_for(rules: Rules) -> Tables:
         owners=jnp.asarray(table.owners),
         nbr=_i32(nbr),
         permutations=_i32(PERMUTATIONS),
+        arrangements=jnp.asarray(_distinct_arrangements()),
+        column_onehot=jnp.asarray(table.cc.reshape(-1)[None, :] == np.arange(rules.cols)[:, None], jnp.float32),
         die_faces=_i32(faces),
         die_sizes=_i32([len(d) for d in rules.number_dice] + [len(rules.shape_die)]),
         face_shape=_i32([-1 if f == "*" else rules.shape_names.index(f) for f in rules.shape_die]),
@@ -100,6 +104,18 @@ def tables_for(rules: Rules) -> Tables:
         roll_faces=_i32(rolls.faces),
         roll_probabilities=jnp.asarray(rolls.probabilities, jnp.float32),
     )
+
+
+def _distinct_arrangements() -> np.ndarray:
+    """(8, 24): for each pattern of equal neighbours among four sorted dice (bit i: die i equals die
+    i + 1), the first arrangement of each distinct assignment of the dice to the cells (what
+    ``SoloGame``'s arrange mask allows: sorted dice repeat only side by side)."""
+    out = np.zeros((8, len(PERMUTATIONS)), bool)
+    for pattern in range(8):
+        dice = np.cumsum([0] + [0 if pattern >> i & 1 else 1 for i in range(3)])
+        _, first = np.unique(dice[PERMUTATIONS], axis=0, return_index=True)
+        out[pattern, first] = True
+    return out
 
 
 def _i32(values) -> jnp.ndarray:
