@@ -14,6 +14,8 @@ this order (``observation_parts``), value for value the same as the decision env
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
@@ -42,7 +44,7 @@ def observation_parts(t: Tables) -> dict[str, tuple[int, ...]]:
 
 
 def observation_size(t: Tables) -> int:
-    return sum(int(jnp.prod(jnp.array(shape))) for shape in observation_parts(t).values())
+    return sum(math.prod(shape) for shape in observation_parts(t).values())
 
 
 def observe(t: Tables, s: State) -> jax.Array:
