@@ -65,6 +65,11 @@ register(
     vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv",
 )
 register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.table:NumberDropTableEnv")
+register(  # the game in JAX (the jax extra); the entry points load nothing until made
+    id="NumberDropJax-v0",
+    entry_point="numberdrop_env.functional.gym_env:NumberDropJaxEnv",
+    vector_entry_point="numberdrop_env.functional.gym_env:NumberDropJaxVectorEnv",
+)
 
 
 def __getattr__(name: str) -> Any:
