@@ -8,6 +8,7 @@ float32 vector (every value in it is a small integer, exact in float32)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import jax
@@ -23,52 +24,71 @@ from .env import NumberDrop
 from .state import State
 
 
+class _Packed:
+    """The engine's functions on packed states, compiled once per set of rules and shared by every
+    environment made with them (each ``gym.make`` would otherwise compile its own)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.game = NumberDrop(rules)
+        _, self.unpack = ravel_pytree(self.game.init(jax.random.PRNGKey(0)))
+        game = self.game
+        self.initial = jax.jit(lambda key: self.pack(game.init(key)))
+        self.transition = jax.jit(
+            lambda s, a, key: self.pack(game.step(self.unpack(s), jnp.asarray(a, jnp.int32), key))
+        )
+        self.observation = jax.jit(lambda s: game.observe(self.unpack(s)))
+        self.reward = jax.jit(lambda s: self.unpack(s).rewards[0])
+        self.terminal = jax.jit(lambda s: self.unpack(s).terminated)
+        self.mask = jax.jit(lambda s: self.unpack(s).legal_action_mask)
+
+    @staticmethod
+    def pack(state: State) -> jax.Array:
+        return ravel_pytree(state)[0]
+
+
+@lru_cache(maxsize=8)
+def _packed(rules: Rules) -> _Packed:
+    return _Packed(rules)
+
+
 class NumberDropFuncEnv(FuncEnv):
     """Solo Number Drop as Gymnasium's functional env (the reward is the change of the score)."""
 
     def __init__(self, rules: Rules = DEFAULT_RULES) -> None:
         super().__init__()
-        self.game = NumberDrop(rules)
-        start = self.game.init(jax.random.PRNGKey(0))
-        _, self._unpack = ravel_pytree(start)
+        self.packed = _packed(rules)
+        self.game = self.packed.game
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
-        self._info = jax.jit(self._transition_info)
-
-    def pack(self, state: State) -> jax.Array:
-        return ravel_pytree(state)[0]
+        self._batched_mask = jax.jit(jax.vmap(self.packed.mask))
 
     def unpack(self, packed: jax.Array) -> State:
-        return self._unpack(packed)
+        """The engine's ``State`` of one packed state."""
+        return self.packed.unpack(packed)
 
     def initial(self, rng: Any, params: Any = None) -> jax.Array:
-        return self.pack(self.game.init(rng))
+        return self.packed.initial(rng)
 
     def transition(self, state: jax.Array, action: Any, rng: Any, params: Any = None) -> jax.Array:
-        return self.pack(self.game.step(self.unpack(state), jnp.asarray(action, jnp.int32), rng))
+        return self.packed.transition(state, action, rng)
 
     def observation(self, state: jax.Array, rng: Any, params: Any = None) -> jax.Array:
-        return self.game.observe(self.unpack(state))
+        return self.packed.observation(state)
 
     def reward(self, state: jax.Array, action: Any, next_state: jax.Array, rng: Any, params: Any = None) -> jax.Array:
-        return self.unpack(next_state).rewards[0]
+        return self.packed.reward(next_state)
 
     def terminal(self, state: jax.Array, rng: Any, params: Any = None) -> jax.Array:
-        return self.unpack(state).terminated
+        return self.packed.terminal(state)
 
     def state_info(self, state: jax.Array, params: Any = None) -> dict[str, jax.Array]:
-        return {"action_mask": self.unpack(state).legal_action_mask}
+        return {"action_mask": self.packed.mask(state)}
 
     def transition_info(self, state: jax.Array, action: Any, next_state: jax.Array, params: Any = None) -> dict:
         """The next state's mask (Gymnasium's ``transform`` leaves this function out, so it takes a
         batch as it is)."""
-        return self._info(next_state)
-
-    def _transition_info(self, next_state: jax.Array) -> dict[str, jax.Array]:
-        def mask(packed: jax.Array) -> jax.Array:
-            return self.unpack(packed).legal_action_mask
-
-        return {"action_mask": (jax.vmap(mask) if next_state.ndim == 2 else mask)(next_state)}
+        mask = self._batched_mask if next_state.ndim == 2 else self.packed.mask
+        return {"action_mask": mask(next_state)}
 
 
 class NumberDropJaxEnv(FunctionalJaxEnv):
@@ -77,9 +97,7 @@ class NumberDropJaxEnv(FunctionalJaxEnv):
     def __init__(self, rules: Rules = DEFAULT_RULES, render_mode: str | None = None, **kwargs: Any) -> None:
         if render_mode is not None:
             raise ValueError(f"NumberDropJax-v0 draws nothing (render_mode={render_mode!r}); NumberDrop-v0 does")
-        func_env = NumberDropFuncEnv(rules)
-        func_env.transform(jax.jit)
-        super().__init__(func_env, metadata={"render_modes": [], "jax": True}, **kwargs)
+        super().__init__(NumberDropFuncEnv(rules), metadata={"render_modes": [], "jax": True}, **kwargs)
 
 
 class NumberDropJaxVectorEnv(FunctionalJaxVectorEnv):
@@ -97,8 +115,7 @@ class NumberDropJaxVectorEnv(FunctionalJaxVectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         func_env = NumberDropFuncEnv(rules)
-        super().__init__(func_env, int(num_envs), **kwargs)  # vmaps the functions
-        func_env.transform(jax.jit)
+        super().__init__(func_env, int(num_envs), **kwargs)  # vmaps the functions (compiled once per rules)
 
     def step(self, action: Any) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, dict]:
         """Every game's decision; the games that ended on the last step start again instead, and

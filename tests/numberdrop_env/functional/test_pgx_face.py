@@ -11,11 +11,12 @@ import jax.numpy as jnp
 
 from numberdrop_env.functional import NumberDrop
 from numberdrop_env.functional.pgx_env import NumberDropPgx
+from tests.numberdrop_env.functional.lockstep import compiled_lockstep
 
-GAMES = 8
+GAMES = 128  # the batch of the agreement tests, whose compiled step this one shares
 ENV, ENGINE = NumberDropPgx(), NumberDrop()
-STEP, GAME_STEP = jax.jit(jax.vmap(ENV.step)), jax.jit(jax.vmap(ENGINE.step))
-INIT = jax.jit(jax.vmap(ENV.init))
+STEP, INIT = jax.jit(jax.vmap(ENV.step)), jax.jit(jax.vmap(ENV.init))
+FACES = jax.jit(jax.vmap(ENGINE.sample_faces))
 
 
 def _actions(key: jax.Array, mask: jax.Array) -> jax.Array:
@@ -31,10 +32,11 @@ def test_the_pgx_env_plays_the_engines_games() -> None:
     for t in range(250):
         keys = jax.random.split(jax.random.PRNGKey(t + 1), GAMES)
         actions = _actions(keys, game.legal_action_mask)
-        state, game = STEP(state, actions, keys), GAME_STEP(game, actions, keys)
+        state = STEP(state, actions, keys)
+        game, _, observation = compiled_lockstep(batched=True)(game, actions, FACES(keys))
         returns += np.asarray(state.rewards[:, 0])
         np.testing.assert_array_equal(state.game.grid, game.grid)
-    np.testing.assert_array_equal(state.observation, jax.vmap(engine.observe)(game))
+    np.testing.assert_array_equal(state.observation, observation)
     assert np.asarray(state.terminated).all() and np.asarray(state.legal_action_mask).all()  # pgx's end
     assert not np.asarray(state.game.legal_action_mask).any()  # the exact mask stays in the game
     np.testing.assert_array_equal(returns, np.asarray(jax.vmap(engine.breakdown)(state.game)["total"]))
