@@ -1,6 +1,6 @@
 """The static data of one ``Rules``, read once from the engine's own builders (placements, action
 offsets, permutations, neighbours, dice faces, the merged rolls): the JAX engine holds no rule of
-its own, only these tables, as NumPy constants that ``jit`` folds in."""
+its own, only these tables, as constant JAX arrays that ``jit`` folds into the step."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from functools import lru_cache
 import jax.numpy as jnp
 import numpy as np
 
-from ..engine.actions import PERMUTATIONS, PHASES, ActionLayout, Phase, layout_for, tetromino_table
+from ..engine.actions import PERMUTATIONS, PHASES, ActionLayout, layout_for, tetromino_table
 from ..engine.dice import roll_distribution
-from ..engine.rules import WILD, Rules
+from ..engine.rules import Rules
 from ..engine.shapes import neighbour_table
 
 START, SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO, OVER = (PHASES.index(p) for p in PHASES)
 """Phase codes: the engine's ``Phase`` order (``PHASE_CODES``)."""
-assert PHASES[OVER] is Phase.OVER and PHASES[COMBO] is Phase.COMBO
 
 MIN_COMBINATION = 3
 """The engine's smallest combination (``combos._any_open``)."""
@@ -121,6 +120,3 @@ def _distinct_arrangements() -> np.ndarray:
 def _i32(values) -> jnp.ndarray:
     """A constant of the tables: a JAX array, so traced indices may index it."""
     return jnp.asarray(np.asarray(values), jnp.int32)
-
-
-__all__ = ["WILD", "Tables", "tables_for"]
