@@ -305,8 +305,10 @@ class Evaluation:
         if due or (final and not (self.run_dir / self.best_file).exists()):
             self.evaluate(model, steps)
 
-    def gate(self, results: list[Result]) -> bool:
-        if self.best_state is None:
+    def gate(self, results: list[Result], steps: int) -> bool:
+        """Whether the model evaluated at ``steps`` becomes the best; a resumed run that evaluates
+        again the step its best was kept at (``best.json`` was written before a kill) keeps it again."""
+        if self.best_state is None or self.best_state.get("step") == steps:
             return True
         n, best = len(results), self.best_state
         scores = [r.score for r in results]
@@ -321,13 +323,13 @@ class Evaluation:
         scalars, results = self.measure(model, steps)
         logged = {"eval/seconds": time.perf_counter() - start, **{f"eval/{k}": v for k, v in scalars.items()}}
         self.latest, self.evaluated_at = scalars[self.key], steps
-        kept = self.gate(results)
+        kept = self.gate(results, steps)
         if kept:
             self.save_best(model)
             self.best = scalars[self.key]
             lists = {"scores": [r.score for r in results], **({"wins": [r.win for r in results]} if self.lucky else {})}
             said = {k: scalars[k] for k in ("win_rate", "score_mean")} if self.lucky else {"score": self.best}
-            self.best_state = {**said, self.key: self.best, **lists}
+            self.best_state = {**said, self.key: self.best, "step": steps, **lists}
             write_json(self.run_dir / "best.json", {**said, "step": steps, **lists})
         self.log(steps, {**logged, f"eval/best_{self.key}": self.best})
         entry = {"step": steps, **{k: v for k, v in scalars.items() if k in ENTRY_KEYS}, "kept": kept}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agents.training.config import find_config
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -20,7 +22,7 @@ def make_train_config() -> str:
 
 def test_readme_and_training_page_name_what_make_train_runs():
     config = make_train_config()
-    assert (ROOT / config).is_file()
+    assert find_config(config).resolve() == (ROOT / "configs" / f"{config}.yaml").resolve()
     for page in ("README.md", "docs/training.md"):
         text = (ROOT / page).read_text()
         assert config in text, f"{page} does not name {config}, what make train runs"
