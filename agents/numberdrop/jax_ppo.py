@@ -13,7 +13,7 @@ import numpy as np
 from numberdrop_env.engine.solo import SoloGame
 
 from ..base import MODELS
-from ..networks import jax_mlp
+from ..networks import jax_policy
 
 JAX_MODEL = MODELS / "jax_ppo.npz"
 """The shipped network (``configs/jax_ppo.yaml``, ``ship_to``)."""
@@ -27,7 +27,7 @@ class JaxPPOPolicy:
     def __init__(self, path: str | Path = JAX_MODEL) -> None:
         from numberdrop_env.functional import NumberDrop, from_game
 
-        params, meta = jax_mlp.load(path)
+        params, meta = jax_policy.load(path)
         if meta.get("env", "numberdrop") != "numberdrop":
             raise ValueError(f"{path} plays {meta['env']!r}, not Number Drop")
         self.path, self.env, self.from_game = str(path), NumberDrop(), from_game
@@ -36,10 +36,10 @@ class JaxPPOPolicy:
                 f"{path}: a network of {meta['num_actions']} actions, the engine has {self.env.num_actions}"
             )
         self.params = params
-        env = self.env
+        env, net = self.env, jax_policy.make_apply(jax_policy.layout(self.env.rules))
 
-        def choose(params: jax_mlp.Params, state: object, mask: jax.Array) -> jax.Array:
-            logits, _ = jax_mlp.apply(params, env.observe(state), mask)
+        def choose(params: jax_policy.Params, state: object, mask: jax.Array) -> jax.Array:
+            logits, _ = net(params, env.observe(state), mask)
             return jnp.argmax(logits)
 
         self._choose = jax.jit(choose)

@@ -11,7 +11,6 @@ import argparse
 import shutil
 import sys
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,9 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from ..networks import jax_mlp
+from ..networks import jax_policy
 from . import common
-from .checkpoints import Boundaries, Interrupted, atomic_path, keep_up_to, pick_checkpoint, read_arrays, read_json
+from .checkpoints import Boundaries, Interrupted, atomic_path, keep_up_to, pick_checkpoint, read_arrays
 from .jax_ppo_config import JaxPPOConfig
 from .scalars import ScalarWriter
 
@@ -40,6 +39,8 @@ class Env(NamedTuple):
     init: Any
     step: Any
     observe: Any
+    layout: Any = None
+    """What the ``cells`` network reads of the rules (Number Drop only)."""
 
 
 def make_env(name: str) -> Env:
@@ -58,7 +59,7 @@ def make_env(name: str) -> Env:
 
     game = NumberDrop()
     size = int(np.prod(game.observation_shape))
-    return Env(name, game.num_actions, size, game.init, game.step, game.observe)
+    return Env(name, game.num_actions, size, game.init, game.step, game.observe, jax_policy.layout(game.rules))
 
 
 class Carry(NamedTuple):
@@ -104,7 +105,8 @@ def new_carry(cfg: JaxPPOConfig, env: Env) -> Carry:
     """A run's start: fresh parameters and games, all from ``cfg.seed``."""
     key = jax.random.PRNGKey(cfg.seed)
     key, k_params, k_games = jax.random.split(key, 3)
-    params = jax_mlp.init_params(k_params, env.obs_size, env.num_actions, cfg.ppo.hidden)
+    p = cfg.ppo
+    params = jax_policy.init_params(k_params, env.obs_size, env.num_actions, p.hidden, p.network, p.channels)
     games = jax.vmap(env.init)(jax.random.split(k_games, cfg.ppo.num_envs))
     zeros = jnp.zeros(cfg.ppo.num_envs, jnp.float32)
     return Carry(params, optimizer(cfg).init(params), games, key, zeros, zeros.astype(jnp.int32))
@@ -120,13 +122,13 @@ def _where(done: jax.Array, fresh: Any, old: Any) -> Any:
 def make_update(cfg: JaxPPOConfig, env: Env) -> Any:
     """The jitted update: a rollout of every game, GAE, the PPO epochs; returns the new carry and
     the update's means (losses, entropy, finished games' points)."""
-    p, tx = cfg.ppo, optimizer(cfg)
+    p, tx, net = cfg.ppo, optimizer(cfg), jax_policy.make_apply(env.layout)
     n, steps = p.num_envs, p.num_steps
 
     def rollout_step(c: Carry, _: Any) -> tuple[Carry, tuple[Batch, jax.Array, jax.Array]]:
         key, k_act, k_step, k_reset = jax.random.split(c.key, 4)
         obs, mask = jax.vmap(env.observe)(c.games), c.games.legal_action_mask
-        logits, value = jax_mlp.apply(c.params, obs, mask)
+        logits, value = net(c.params, obs, mask)
         action = jax.random.categorical(k_act, logits).astype(jnp.int32)
         logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], 1)[:, 0]
         games = jax.vmap(env.step)(c.games, action, jax.random.split(k_step, n))
@@ -154,7 +156,7 @@ def make_update(cfg: JaxPPOConfig, env: Env) -> Any:
         return adv, adv + batch.value
 
     def loss_fn(params: Any, mb: Batch, adv: jax.Array, target: jax.Array) -> tuple[jax.Array, dict[str, jax.Array]]:
-        logits, value = jax_mlp.apply(params, mb.obs, mb.mask)
+        logits, value = net(params, mb.obs, mb.mask)
         logps = jax.nn.log_softmax(logits)
         logp = jnp.take_along_axis(logps, mb.action[:, None], 1)[:, 0]
         ratio = jnp.exp(logp - mb.logp)
@@ -179,7 +181,7 @@ def make_update(cfg: JaxPPOConfig, env: Env) -> Any:
 
     def update(c: Carry) -> tuple[Carry, dict[str, jax.Array]]:
         c, (batch, finished) = jax.lax.scan(rollout_step, c, None, steps)
-        _, last_value = jax_mlp.apply(c.params, jax.vmap(env.observe)(c.games), c.games.legal_action_mask)
+        _, last_value = net(c.params, jax.vmap(env.observe)(c.games), c.games.legal_action_mask)
         adv, target = advantages(batch, last_value)
         flat = jax.tree.map(lambda x: x.reshape((n * steps,) + x.shape[2:]), (batch, adv, target))
 
@@ -213,6 +215,8 @@ def make_evaluate(env: Env, limit: int = 4000) -> Any:
     """Jitted argmax play of ``params`` on the games of ``keys`` to their end: each game's points
     and decisions (a game's rolls are drawn from its own key, the same for every ``params``)."""
 
+    net = jax_policy.make_apply(env.layout)
+
     def evaluate(params: Any, keys: jax.Array) -> tuple[jax.Array, jax.Array]:
         games = jax.vmap(env.init)(keys)
         zeros = jnp.zeros(keys.shape[0], jnp.float32)
@@ -224,7 +228,7 @@ def make_evaluate(env: Env, limit: int = 4000) -> Any:
         def body(s: tuple[Any, ...]) -> tuple[Any, ...]:
             games, points, decisions, t = s
             over = games.terminated | games.truncated
-            logits, _ = jax_mlp.apply(params, jax.vmap(env.observe)(games), games.legal_action_mask)
+            logits, _ = net(params, jax.vmap(env.observe)(games), games.legal_action_mask)
             step_keys = jax.vmap(lambda k: jax.random.fold_in(k, t))(keys)
             games = jax.vmap(env.step)(games, jnp.argmax(logits, -1).astype(jnp.int32), step_keys)
             return games, points + jnp.where(over, 0.0, games.rewards[:, 0]), decisions + (~over), t + 1
@@ -237,26 +241,36 @@ def make_evaluate(env: Env, limit: int = 4000) -> Any:
 
 def meta(cfg: JaxPPOConfig, env: Env) -> dict[str, Any]:
     """What a saved network plays (read by the ``jax_ppo`` agent)."""
-    return {"env": env.name, "obs_size": env.obs_size, "num_actions": env.num_actions, "hidden": list(cfg.ppo.hidden)}
+    p = cfg.ppo
+    return {
+        "env": env.name,
+        "obs_size": env.obs_size,
+        "num_actions": env.num_actions,
+        "network": p.network,
+        "hidden": list(p.hidden),
+    }
 
 
 def save_params(path: Path, params: Any, cfg: JaxPPOConfig, env: Env) -> Path:
     with atomic_path(path) as tmp:
-        jax_mlp.save(tmp, params, meta(cfg, env))
+        jax_policy.save(tmp, params, meta(cfg, env))
     return path
 
 
 def _settings(cfg: JaxPPOConfig) -> dict[str, Any]:
     """What a resumed run must keep (the rest may change: the length, the evaluation, the closing table)."""
-    return {"seed": cfg.seed, "env": cfg.env, **cfg.ppo.model_dump()}
+    return {"seed": cfg.seed, "env": cfg.engine, **cfg.ppo.model_dump()}
 
 
-def save_checkpoint(path: Path, carry: Carry, steps: int, cfg: JaxPPOConfig) -> Path:
-    """The carry's leaves, the step count and the settings, written whole or not at all."""
+def save_checkpoint(
+    path: Path, carry: Carry, steps: int, cfg: JaxPPOConfig, spent: tuple[float, float] = (0, 0)
+) -> Path:
+    """The carry's leaves, the step count, the settings and the run's CPU and wall seconds so far,
+    written whole or not at all."""
     leaves = jax.tree.leaves(carry)
     arrays = {f"leaf_{i:04d}": np.asarray(x) for i, x in enumerate(leaves)}
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, steps=np.int64(steps), settings=np.array(repr(_settings(cfg))), **arrays)
+        np.savez(fh, steps=np.int64(steps), settings=np.array(repr(_settings(cfg))), spent=np.array(spent), **arrays)
     return path
 
 
@@ -270,7 +284,7 @@ def find_checkpoint(path: str | Path) -> Path:
     return pick_checkpoint(path, check_checkpoint)
 
 
-def load_checkpoint(path: Path, template: Carry, cfg: JaxPPOConfig) -> tuple[Carry, int]:
+def load_checkpoint(path: Path, template: Carry, cfg: JaxPPOConfig) -> tuple[Carry, int, tuple[float, float]]:
     data = read_arrays(path, {"steps", "settings"}, "JAX PPO checkpoint")
     if str(data["settings"]) != repr(_settings(cfg)):
         raise ValueError(f"{path} was trained with other settings (seed, env or ppo): a resumed run must keep them")
@@ -278,7 +292,8 @@ def load_checkpoint(path: Path, template: Carry, cfg: JaxPPOConfig) -> tuple[Car
     saved = [data.get(f"leaf_{i:04d}") for i in range(len(leaves))]
     if any(s is None or s.shape != np.shape(x) for s, x in zip(saved, leaves)):
         raise ValueError(f"{path}: a carry of another layout than this run's")
-    return jax.tree.unflatten(tree, [jnp.asarray(s, dtype=x.dtype) for s, x in zip(saved, leaves)]), int(data["steps"])
+    carry = jax.tree.unflatten(tree, [jnp.asarray(s, dtype=x.dtype) for s, x in zip(saved, leaves)])
+    return carry, int(data["steps"]), tuple(float(v) for v in data.get("spent", (0.0, 0.0)))
 
 
 def evaluation(cfg: JaxPPOConfig, env: Env, run_dir: Path, start: int, log: Any) -> tuple[common.Evaluation, Any]:
@@ -316,10 +331,10 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
     """Updates until ``total_timesteps`` (from a checkpoint with ``--resume``), then the closing table;
     ``interrupted: True`` and the checkpoint when Ctrl-C stopped it."""
     run_dir, resume, progress = common.open_run(cfg, args)
-    env = make_env(cfg.env)
-    carry, steps = new_carry(cfg, env), 0
+    env = make_env(cfg.engine)
+    carry, steps, before = new_carry(cfg, env), 0, (0.0, 0.0)
     if resume is not None:
-        carry, steps = load_checkpoint(Path(resume), carry, cfg)
+        carry, steps, before = load_checkpoint(Path(resume), carry, cfg)
         keep_up_to(run_dir / "evals.jsonl", steps)
         print(f"resuming {resume} at step {steps:,}", file=sys.stderr)
     else:
@@ -335,7 +350,8 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
         holder = {"carry": carry}
 
         def save(n: int) -> Path:
-            path = save_checkpoint(run_dir / "checkpoints" / f"{PREFIX}_{n}_steps", holder["carry"], n, cfg)
+            spent = (before[0] + time.process_time() - cpu0, before[1] + time.perf_counter() - start)
+            path = save_checkpoint(run_dir / "checkpoints" / f"{PREFIX}_{n}_steps", holder["carry"], n, cfg, spent)
             for old in sorted(
                 (run_dir / "checkpoints").glob(f"{PREFIX}_*_steps"), key=lambda q: int(q.name.split("_")[-2])
             )[:-KEEP]:
@@ -349,6 +365,8 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
         try:
             with boundaries:
                 try:
+                    if resume is None and cfg.eval.every_steps:
+                        evals.evaluate(carry.params, 0)  # the untrained policy: the curve's first point
                     boundaries(steps)
                     while steps < total:
                         tick = time.perf_counter()
@@ -372,14 +390,15 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
                     return common.stopped_early(args.config, run_dir, stopped.checkpoint, stopped.steps)
         finally:
             bar.close()
-    seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu0
+    seconds, cpu_s = before[1] + time.perf_counter() - start, before[0] + time.process_time() - cpu0
     if boundaries.requested:
         return common.stopped_early(args.config, run_dir, boundaries.latest, steps)
     save_params(run_dir / "final.npz", holder["carry"].params, cfg, env)
     if not (run_dir / "best.npz").exists():
         shutil.copy2(run_dir / "final.npz", run_dir / "best.npz")
     text = (
-        f"trained {trained:,} decisions in {seconds:.0f} s ({trained / max(seconds, 1e-9):.0f}/s, {cpu_s:.0f} CPU-s); "
+        f"trained {trained:,} decisions ({steps:,} in all, {seconds:.0f} s and {cpu_s:.0f} CPU-s with the evaluations); "
+        f"this sitting {trained:,} in {seconds - before[1]:.0f} s ({trained / max(seconds - before[1], 1e-9):.0f}/s); "
         f"last self-play mean {said.get('game/score', float('nan')):.2f}, best eval mean {evals.best:.2f}"
     )
     numbers = {
@@ -391,7 +410,7 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
         "best_eval": evals.best,
     }
     curve = f"{cfg.experiment}: mean score on {cfg.eval.games} evaluation games (argmax, JAX)"
-    if cfg.env != "numberdrop":
+    if cfg.engine != "numberdrop":
         print(f"{text}; run dir {run_dir}", file=sys.stderr)
         common.write_learning_curve(run_dir, curve, "decisions")
         return {"run_dir": str(run_dir), **numbers, "final_eval": None}

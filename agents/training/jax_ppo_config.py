@@ -30,8 +30,12 @@ class JaxPPO(Section):
     max_grad_norm: Rate = 0.5
     reward_scale: Rate = 0.1
     """Rewards are multiplied by this for learning (the logged scores are in points)."""
+    network: Literal["mlp", "cells"] = "cells"
+    """``cells``: the MLP plus logits of each action's consequence (``agents/networks/jax_policy.py``); ``mlp``: the MLP alone."""
     hidden: Widths = [256, 256]
     """Widths of the actor's and the critic's MLP torsos."""
+    channels: Positive = 32
+    """(cells) Channels of the grid's convolution and of the consequence codes."""
 
 
 class JaxEval(Section):
@@ -60,7 +64,7 @@ class JaxPPOConfig(TrainConfig):
     backend: Literal["jax"] = "jax"
     algorithm: Literal["jax_ppo"] = "jax_ppo"
     experiment: Name = "jax_ppo"
-    env: Literal["numberdrop", "pgx_2048"] = "numberdrop"
+    engine: Literal["numberdrop", "pgx_2048"] = "numberdrop"
     """``numberdrop``: the functional Number Drop; ``pgx_2048``: pgx's 2048 (a check of the learner alone)."""
     total_timesteps: Positive = 5_000_000
     """Decisions in all (``--total-steps``), rounded up to whole updates."""
@@ -76,6 +80,11 @@ class JaxPPOConfig(TrainConfig):
         batch = p.num_envs * p.num_steps
         return [
             (batch % p.num_minibatches == 0, "ppo.num_minibatches", "must divide ppo.num_envs * ppo.num_steps"),
-            (self.final_eval.games == 0 or self.env == "numberdrop", "final_eval.games", "must be 0 off Number Drop"),
+            (
+                self.final_eval.games == 0 or self.engine == "numberdrop",
+                "final_eval.games",
+                "must be 0 off Number Drop (engine)",
+            ),
+            (p.network == "mlp" or self.engine == "numberdrop", "ppo.network", "must be 'mlp' off Number Drop"),
             self.agents("final_eval.agents", model="jax_ppo"),
         ]

@@ -14,7 +14,7 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("optax")
 
-from agents.networks import jax_mlp  # noqa: E402
+from agents.networks import jax_policy  # noqa: E402
 from agents.training import jax_ppo  # noqa: E402
 from agents.training.config import config_from_dict, load_config  # noqa: E402
 
@@ -22,10 +22,17 @@ ROOT = Path(__file__).resolve().parents[3]
 TINY = {
     "algorithm": "jax_ppo",
     "backend": "jax",
-    "env": "pgx_2048",
+    "engine": "pgx_2048",
     "progress_bar": False,
     "total_timesteps": 4096,
-    "ppo": {"num_envs": 32, "num_steps": 16, "num_minibatches": 4, "update_epochs": 2, "hidden": [32, 32]},
+    "ppo": {
+        "num_envs": 32,
+        "num_steps": 16,
+        "num_minibatches": 4,
+        "update_epochs": 2,
+        "hidden": [32, 32],
+        "network": "mlp",
+    },
     "eval": {"every_steps": 2048, "games": 8},
     "checkpoint": {"every_steps": 1024},
     "final_eval": {"games": 0},
@@ -43,7 +50,7 @@ def run(cfg, resume=None):
 
 
 def params(path: Path) -> dict[str, np.ndarray]:
-    return jax_mlp.flatten(jax_mlp.load(path)[0])
+    return jax_policy.flatten(jax_policy.load(path)[0])
 
 
 def test_configs_read():
@@ -57,14 +64,14 @@ def test_configs_read():
     [
         ({"ppo": {"num_steps_": 3}}, "unknown config key 'ppo.num_steps_'"),
         ({"ppo": {"num_minibatches": 3}}, "ppo.num_minibatches"),
-        ({"env": "tetris"}, "env"),
+        ({"engine": "tetris"}, "engine"),
         ({"final_eval": {"agents": ["greedy"]}}, "final_eval.agents"),
     ],
 )
 def test_config_refusals(tmp_path, change, says):
     data = {**json.loads(json.dumps(TINY)), **change}
     if "final_eval" in change:
-        data["env"] = "numberdrop"
+        data["engine"] = "numberdrop"
     with pytest.raises((ValueError, TypeError), match=says.replace(".", r"\.")):
         config_from_dict(data)
 
@@ -81,7 +88,7 @@ def test_resume_is_exact_and_the_losses_move(tmp_path, monkeypatch):
     straight = run(config(tmp_path / "a"))
     assert straight["steps"] == 4096
     entries = [json.loads(x) for x in (tmp_path / "a" / "evals.jsonl").read_text().splitlines()]
-    assert [e["step"] for e in entries] == [2048, 4096]
+    assert [e["step"] for e in entries] == [0, 2048, 4096]
     assert (tmp_path / "a" / "best.npz").is_file() and (tmp_path / "a" / "learning_curve.png").is_file()
     assert list((tmp_path / "a").glob("events.out.tfevents.*"))
     with monkeypatch.context() as m:
@@ -95,7 +102,7 @@ def test_resume_is_exact_and_the_losses_move(tmp_path, monkeypatch):
     a, b = params(tmp_path / "a" / "final.npz"), params(tmp_path / "b" / "final.npz")
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     start = jax_ppo.new_carry(config(tmp_path / "c"), jax_ppo.make_env("pgx_2048")).params
-    assert any(not np.array_equal(a[k], v) for k, v in jax_mlp.flatten(start).items())  # it learned something
+    assert any(not np.array_equal(a[k], v) for k, v in jax_policy.flatten(start).items())  # it learned something
 
 
 def test_checkpoint_round_trips_and_damage_is_named(tmp_path):
@@ -103,7 +110,7 @@ def test_checkpoint_round_trips_and_damage_is_named(tmp_path):
     env = jax_ppo.make_env("pgx_2048")
     carry = jax_ppo.new_carry(cfg, env)
     path = jax_ppo.save_checkpoint(tmp_path / "checkpoints" / "jax_ppo_512_steps", carry, 512, cfg)
-    back, steps = jax_ppo.load_checkpoint(path, jax_ppo.new_carry(config(tmp_path, seed=1), env), cfg)
+    back, steps, _ = jax_ppo.load_checkpoint(path, jax_ppo.new_carry(config(tmp_path, seed=1), env), cfg)
     assert steps == 512
     assert all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(carry), jax.tree.leaves(back)))
     with pytest.raises(ValueError, match="other settings"):
