@@ -31,9 +31,10 @@ $(STAMP): pyproject.toml | $(UV)
 # Tianshou, SuperSuit): `make test` adds the `rllib` extra (about 0.55 GB), the `integrations`
 # one (about 76 MB), the `web` one for the web app's tests (Starlette, uvicorn, Playwright
 # driving the system's Chromium) and the `docs` one, in one install (one resolution, one pass
-# compiling the bytecode: 26 s where three installs take 32 s); `make train` stays without them
+# compiling the bytecode: 26 s where three installs take 32 s); `make train` stays without them;
+# the `jax` extra (JAX on the CPU, pgx) for the tests of numberdrop_env.functional
 $(TEST_STAMP): pyproject.toml | $(UV)
-	$(INSTALL) $(TORCH) -e ".[train,dev,rllib,integrations,web,docs]"
+	$(INSTALL) $(TORCH) -e ".[train,dev,rllib,integrations,web,docs,jax]"
 	touch $(STAMP) $(DOCS_STAMP) $(TEST_STAMP)
 
 train: $(STAMP)

@@ -1,36 +1,34 @@
 """Number Drop: its engine and environments, every id registered here (floors: ``engine`` ←
-``planner`` ← ``render`` ← ``envs``)."""
+``planner`` ← ``render`` ← ``envs``; ``functional``, the game in JAX, beside them on the engine).
 
-import sys
+The names below are loaded when first used, so ``import numberdrop_env.functional`` loads neither
+numba nor the environments."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from gymnasium.envs.registration import register
 
-from .engine.actions import PERMUTATIONS, ActionLayout, Phase, layout_for
-from .engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
-from .engine.sheet import Sheet
-from .engine.solo import SoloGame
-from .envs import multiplayer_v0
-from .envs.decision import NumberDropEnv
-from .envs.table import NumberDropTableEnv
-from .envs.turn import NumberDropTurnEnv
+_LAZY = {
+    "PERMUTATIONS": ".engine.actions",
+    "ActionLayout": ".engine.actions",
+    "Phase": ".engine.actions",
+    "layout_for": ".engine.actions",
+    "DEFAULT_RULES": ".engine.rules",
+    "EMPTY": ".engine.rules",
+    "WILD": ".engine.rules",
+    "Rules": ".engine.rules",
+    "X": ".engine.rules",
+    "Sheet": ".engine.sheet",
+    "SoloGame": ".engine.solo",
+    "NumberDropEnv": ".envs.decision",
+    "NumberDropTableEnv": ".envs.table",
+    "NumberDropTurnEnv": ".envs.turn",
+}
 
-__all__ = [
-    "DEFAULT_RULES",
-    "EMPTY",
-    "PERMUTATIONS",
-    "WILD",
-    "X",
-    "ActionLayout",
-    "NumberDropEnv",
-    "NumberDropTableEnv",
-    "NumberDropTurnEnv",
-    "Phase",
-    "Rules",
-    "Sheet",
-    "SoloGame",
-    "layout_for",
-    "multiplayer_v0",
-]
+__all__ = [*sorted(_LAZY), "multiplayer_v0"]
 
 __version__ = "0.1.0"
 
@@ -42,6 +40,18 @@ register(
 )
 register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.table:NumberDropTableEnv")
 
-# `import numberdrop_env.multiplayer_v0` and `from numberdrop_env import multiplayer_v0` give the
-# one module, as PettingZoo's environments are named (os.path is bound the same way)
-sys.modules[__name__ + ".multiplayer_v0"] = multiplayer_v0
+
+def __getattr__(name: str) -> Any:
+    """A name of ``__all__``, imported on first use (PEP 562) and kept."""
+    if name == "multiplayer_v0":
+        value: Any = importlib.import_module(".multiplayer_v0", __name__)
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

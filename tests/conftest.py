@@ -62,6 +62,7 @@ ENGINE_ONLY = (
     "tests/numberdrop_env/engine/test_persistence.py",
     "tests/numberdrop_env/engine/test_rules.py",
     "tests/numberdrop_env/engine/test_state_and_determinism.py",
+    "tests/numberdrop_env/functional/",
 )
 """Tests that run only the decision engine's compiled code (its placements and combinations),
 compiled by the warm-up's first step: they start while it compiles the turn planner. One that

@@ -13,24 +13,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .shapes import Cell
+from .shapes import Cell, neighbour_table
 from .sheet import CONSECUTIVE, IDENTICAL, Sheet
 
 _PAD_VALUE = -100  # value of non-free cells and of the padding cell: no neighbour relation holds
 _NO_CELLS = np.zeros(0, np.int64)
-
-
-@lru_cache(maxsize=8)
-def neighbour_table(rows: int, cols: int) -> np.ndarray:
-    """(rows*cols, 4) flat indices of the orthogonal neighbours; ``rows*cols`` pads."""
-    n = rows * cols
-    out = np.full((n, 4), n, np.int64)
-    for i in range(n):
-        r, c = divmod(i, cols)
-        for k, (dr, dc) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
-            if 0 <= r + dr < rows and 0 <= c + dc < cols:
-                out[i, k] = (r + dr) * cols + c + dc
-    return out
 
 
 @dataclass(frozen=True)

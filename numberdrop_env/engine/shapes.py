@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -120,3 +121,16 @@ class ShapeTable:
             raise ValueError(f"placement {placement} leaves the grid's columns")
         r0 = int((heights[self.cc[placement]] - self.bottom[placement]).max())
         return sorted((r0 + int(r), int(c)) for r, c in zip(self.dr[placement], self.cc[placement]))
+
+
+@lru_cache(maxsize=8)
+def neighbour_table(rows: int, cols: int) -> np.ndarray:
+    """(rows*cols, 4) flat indices of the orthogonal neighbours; ``rows*cols`` pads."""
+    n = rows * cols
+    out = np.full((n, 4), n, np.int64)
+    for i in range(n):
+        r, c = divmod(i, cols)
+        for k, (dr, dc) in enumerate(((1, 0), (-1, 0), (0, 1), (0, -1))):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                out[i, k] = (r + dr) * cols + c + dc
+    return out
