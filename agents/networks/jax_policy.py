@@ -4,12 +4,11 @@ JAX functions of a parameter dict (no torch, no flax), read off Number Drop's fl
 
 - ``mlp``: an MLP over the observation with a fixed head over the flat actions;
 - ``cells``: the same plus, for the decisions that place numbers, logits that are one shared
-  function of each action's consequence: a shared layer codes every grid cell from its planes and its neighbours', a *select*
-  or *start* action is scored by its cell's code, a *place* action by the codes of the four cells
-  its tetromino lands on (from the observation's landing rows and the engine's shape tables): its
-  landing height, the gaps it leaves, the rows it completes and what the cells touch, an *arrange* or *wild* action
-  by the value each landed cell gets and how many neighbours that value matches (same or
-  consecutive).
+  function of each action's consequence: a *select* or *start* action by a code of its cell and
+  its neighbours' planes; a *place* action by what its tetromino's four landed cells (from the
+  observation's landing rows and the engine's shape tables) make: landing height, gaps left
+  under them, rows completed, what they touch; an *arrange* or *wild* action by the value each
+  landed cell gets and how many neighbours that value matches (same or consecutive).
 
 A masked action's logit is ``NEG``; both give the value from a separate MLP critic."""
 
@@ -186,7 +185,9 @@ def make_apply(lay: Layout | None = None) -> Any:
         logits = h @ params["pi"]["w"] + params["pi"]["b"]
         if "cell" in params:
             logits = logits + _consequences(params, lay, obs, h)
-        value = (_torso(params, "critic", obs) @ params["v"]["w"] + params["v"]["b"])[0]
+        value = (
+            (_torso(params, "critic", obs) @ params["v"]["w"] + params["v"]["b"])[0] if "v" in params else 0.0 * h[0]
+        )
         return jnp.where(mask, logits, NEG), value
 
     def apply(params: Params, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -195,6 +196,11 @@ def make_apply(lay: Layout | None = None) -> Any:
         return jax.vmap(one, in_axes=(None, 0, 0))(params, obs, mask)
 
     return apply
+
+
+def actor(params: Params) -> Params:
+    """The parameters that play (a shipped network leaves the critic out)."""
+    return {k: v for k, v in params.items() if not k.startswith("critic_") and k != "v"}
 
 
 def flatten(params: Params) -> dict[str, np.ndarray]:

@@ -322,9 +322,12 @@ def evaluation(cfg: JaxPPOConfig, env: Env, run_dir: Path, start: int, log: Any)
 
 
 def ship(best: Path, target: Path) -> None:
+    """Copy a network for play only: the actor's parameters (the critic is half the file)."""
+    params, meta = jax_policy.load(best)
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(best, target)
-    print(f"shipped {best} -> {target}", file=sys.stderr)
+    with atomic_path(target) as tmp:
+        jax_policy.save(tmp, jax_policy.actor(params), {**meta, "critic": False})
+    print(f"shipped {best} -> {target} ({target.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
 
 
 def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
@@ -397,7 +400,8 @@ def train(cfg: JaxPPOConfig, args: argparse.Namespace) -> dict[str, Any]:
     if not (run_dir / "best.npz").exists():
         shutil.copy2(run_dir / "final.npz", run_dir / "best.npz")
     text = (
-        f"trained {trained:,} decisions ({steps:,} in all, {seconds:.0f} s and {cpu_s:.0f} CPU-s with the evaluations); "
+        f"trained {trained:,} decisions ({steps:,} in all, {seconds:.0f} s and {cpu_s:.0f} CPU-s with the "
+        "evaluations); "
         f"this sitting {trained:,} in {seconds - before[1]:.0f} s ({trained / max(seconds - before[1], 1e-9):.0f}/s); "
         f"last self-play mean {said.get('game/score', float('nan')):.2f}, best eval mean {evals.best:.2f}"
     )

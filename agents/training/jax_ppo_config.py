@@ -4,7 +4,9 @@ section ``ppo``). The trained network plays as the ``jax_ppo`` agent in the clos
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from .config import Count, FinalEval, Name, Positive, Rate, Rule, Section, Share, TrainConfig, Weight, Widths
 
@@ -30,8 +32,9 @@ class JaxPPO(Section):
     max_grad_norm: Rate = 0.5
     reward_scale: Rate = 0.1
     """Rewards are multiplied by this for learning (the logged scores are in points)."""
-    network: Literal["mlp", "cells"] = "cells"
-    """``cells``: the MLP plus logits of each action's consequence (``agents/networks/jax_policy.py``); ``mlp``: the MLP alone."""
+    network: Literal["mlp", "cells"] = "mlp"
+    """``mlp``: an MLP over the observation; ``cells``: plus logits of each action's consequence
+    (``agents/networks/jax_policy.py``)."""
     hidden: Widths = [256, 256]
     """Widths of the actor's and the critic's MLP torsos."""
     channels: Positive = 32
@@ -53,6 +56,8 @@ class JaxCheckpoint(Section):
 
 class JaxFinalEval(FinalEval):
     agents: list[str] = ["jax_ppo", "random", "greedy"]
+    workers: Annotated[Count, Field(le=1)] = 1
+    """1: the games play in the trainer's process (worker processes forked from a process running JAX would hang)."""
 
 
 class JaxPPOConfig(TrainConfig):

@@ -84,6 +84,7 @@ class CtrlCAt2048(jax_ppo.Boundaries):
         super().__call__(steps, final)
 
 
+@pytest.mark.slow
 def test_resume_is_exact_and_the_losses_move(tmp_path, monkeypatch):
     straight = run(config(tmp_path / "a"))
     assert straight["steps"] == 4096
@@ -142,3 +143,30 @@ def test_smoke_config_trains_and_its_agent_plays_the_engine(tmp_path):
         decisions += 1
     assert decisions > 20
     assert play_game(policy, seed=0).score == play_game(policy, seed=0).score
+
+
+@pytest.mark.slow
+def test_cells_network_scores_consequences_and_respects_the_mask():
+    """The ``cells`` network on the engine's observations: finite logits, masked actions at
+    ``NEG``, and its placement logits read the landing rows (moving them changes the scores)."""
+    pytest.importorskip("numberdrop_env.functional")
+    import jax.numpy as jnp
+
+    from numberdrop_env.functional import NumberDrop
+
+    env = NumberDrop()
+    state = env.init(jax.random.PRNGKey(0))
+    for _ in range(3):  # start, slide: then a placement is pending
+        state = env.step(state, jnp.argmax(state.legal_action_mask).astype(jnp.int32), jax.random.PRNGKey(1))
+    obs, mask = env.observe(state), state.legal_action_mask
+    lay = jax_policy.layout(env.rules)
+    params = jax_policy.init_params(jax.random.PRNGKey(2), obs.size, env.num_actions, [16], "cells", 8)
+    apply = jax.jit(jax_policy.make_apply(lay))
+    logits, value = apply(params, obs, mask)
+    assert logits.shape == (env.num_actions,) and np.isfinite(float(value))
+    assert np.all(np.asarray(logits)[~np.asarray(mask)] == jax_policy.NEG)
+    params["heads"]["w"] = jnp.ones_like(params["heads"]["w"])
+    everything = jnp.ones_like(mask)
+    higher = obs.at[-len(lay.dr) :].set(jnp.where(obs[-len(lay.dr) :] > 0, obs[-len(lay.dr) :] + 3 / lay.rows, 0))
+    place = slice(lay.place, lay.place + len(lay.dr))
+    assert not np.allclose(apply(params, obs, everything)[0][place], apply(params, higher, everything)[0][place])
