@@ -170,3 +170,16 @@ def test_cells_network_scores_consequences_and_respects_the_mask():
     higher = obs.at[-len(lay.dr) :].set(jnp.where(obs[-len(lay.dr) :] > 0, obs[-len(lay.dr) :] + 3 / lay.rows, 0))
     place = slice(lay.place, lay.place + len(lay.dr))
     assert not np.allclose(apply(params, obs, everything)[0][place], apply(params, higher, everything)[0][place])
+
+
+def test_the_shipped_network_plays_as_its_agent():
+    """``agents/models/jax_ppo.npz`` (actor only) is the ``jax_ppo`` agent's default and plays a whole game."""
+    pytest.importorskip("numberdrop_env.functional")
+    from agents.evaluation.runner import play_game
+    from agents.registry import make_policy
+
+    params, meta = jax_policy.load(ROOT / "agents" / "models" / "jax_ppo.npz")
+    assert meta["network"] == "mlp" and "v" not in params
+    result = play_game(make_policy("jax_ppo"), seed=0)
+    assert result.score == play_game(make_policy("jax_ppo"), seed=0).score
+    assert result.decisions > 20
