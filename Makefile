@@ -8,7 +8,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # the Material theme prints a banner about MkDocs 2.0 on every build; pyproject.toml caps mkdocs below 2
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
-.PHONY: train test test-fast lint docs bench bench-first-use demo clean
+.PHONY: train test test-fast lint docs bench bench-jax bench-first-use demo clean
 
 # uv installs the dependencies in about 30 s where pip takes about 70 s. It does not read pip's
 # configuration, so pip's find-links folders (where a machine keeps a wheel of torch's CPU build)
@@ -74,6 +74,10 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.throughput
 
 # CPU seconds of a first step and a first agent game with numba's cache empty, and where compiling goes
+# the JAX engine's random legal play at batch 1, 64, 1,024 and 8,192 beside NumberDrop-v0 (the jax extra)
+bench-jax: $(TEST_STAMP)
+	$(BIN)/python -m benchmarks.jax_speed
+
 bench-first-use: $(STAMP)
 	$(BIN)/python -m benchmarks.first_use
 

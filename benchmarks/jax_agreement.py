@@ -14,6 +14,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from agents.numberdrop.greedy import GreedyPolicy
+from numberdrop_env.engine.rules import X
 from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.observe import observe as decision_observation
@@ -70,11 +72,14 @@ def choose(game: SoloGame, rng: np.random.Generator, combos: bool) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
-def play_batch(seeds: list[int], policy_seed: int, games: list[SoloGame] | None = None, plans=None) -> dict:
-    """Play one batch of games to their ends in lock-step; ``plans`` (lists of actions) replace the
-    random policy (the golden games)."""
-    games = games or [SoloGame(seed=s) for s in seeds]
+def play_batch(seeds: list[int], policy_seed: int, plans=None, greedy: bool = False) -> dict:
+    """Play one batch of games to their ends in lock-step; ``plans`` (lists of actions, the golden
+    games) or the greedy agent (long games: every tile down, column bonuses) replace the random policy."""
+    games = [SoloGame(seed=s) for s in seeds]
     rng = np.random.default_rng(policy_seed)
+    agents = [GreedyPolicy() for _ in games] if greedy else []
+    for agent, seed in zip(agents, seeds):
+        agent.reset(seed)
     state = jax.tree.map(lambda *xs: np.stack(xs), *[from_game(g) for g in games])
     decisions, kinds, bad = 0, Counter(), 0
     n = 0
@@ -83,7 +88,12 @@ def play_batch(seeds: list[int], policy_seed: int, games: list[SoloGame] | None 
         rewards = np.zeros(len(games), np.float32)
         for i, game in enumerate(games):
             if not game.is_over:
-                actions[i] = plans[i][n] if plans else choose(game, rng, combos=i % 2 == 1)
+                if plans:
+                    actions[i] = plans[i][n]
+                elif greedy:
+                    actions[i] = agents[i].act(game, game.legal_mask())
+                else:
+                    actions[i] = choose(game, rng, combos=i % 2 == 1)
                 rewards[i] = game.step(int(actions[i]))
         live = [not bool(t) for t in np.asarray(state.terminated)]
         out = BATCHED(state, actions, np.stack([faces_of(g) for g in games]))
@@ -95,7 +105,22 @@ def play_batch(seeds: list[int], policy_seed: int, games: list[SoloGame] | None 
                 kinds.update(found)
                 bad += bool(found)
         n += 1
-    return {"decisions": decisions, "disagreements": bad, "kinds": dict(kinds)}
+    return {"decisions": decisions, "disagreements": bad, "kinds": dict(kinds), "reached": reached(games)}
+
+
+def reached(games: list[SoloGame]) -> dict[str, int]:
+    """How many of the finished games reached each rarer part of the rules."""
+    sheets = [g.sheet for g in games]
+    return {
+        "a combination scored": sum(bool(s.used.any()) for s in sheets),
+        "a letter circled": sum(bool(s.circled.any()) for s in sheets),
+        "the bonus": sum(bool(s.bonus) for s in sheets),
+        "a column bonus": sum(bool(s.identical.all() or s.consecutive.all()) for s in sheets),
+        "a line": sum(bool(s.lines.any()) for s in sheets),
+        "a block dropped": sum(bool((s.values == X).any()) for s in sheets),
+        "a penalty row": sum(bool(s.penalties.any()) for s in sheets),
+        "every tile at its last notch": sum(bool((g.notches >= g.rules.last_notch).all()) for g in games),
+    }
 
 
 def golden() -> dict:
@@ -111,29 +136,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--greedy-games", type=int, default=200, help="games of the greedy agent (seeds from 100,000)")
     parser.add_argument(
         "--out", type=Path, default=None, help="results JSON (default results/jax_agreement_<games>.json)"
     )
     args = parser.parse_args()
     cpu, wall = time.process_time(), time.perf_counter()
-    total = {"decisions": 0, "disagreements": 0, "kinds": Counter()}
+    total = {"decisions": 0, "disagreements": 0, "kinds": Counter(), "reached": Counter()}
     for start in range(0, args.games, args.batch):
         seeds = list(range(start, min(start + args.batch, args.games)))
         out = play_batch(seeds, policy_seed=start)
         total["decisions"] += out["decisions"]
         total["disagreements"] += out["disagreements"]
         total["kinds"].update(out["kinds"])
+        total["reached"].update(out["reached"])
         print(f"games {seeds[-1] + 1}: {total['decisions']} decisions, {total['disagreements']} disagreements")
     result = {
         "what": "random legal games (seeds 0..games-1, the policy seeded per batch; every other game grows "
         "and confirms a combination whenever one can be) and the golden games, played by SoloGame and "
         "numberdrop_env.functional in lock-step under jit(vmap); a disagreement is a decision after which "
         "the mask, reward, a to_dict field, the score breakdown, the end or the observation differ",
-        "command": f"python -m benchmarks.jax_agreement --games {args.games} --batch {args.batch}",
+        "command": f"python -m benchmarks.jax_agreement --games {args.games} --batch {args.batch} "
+        f"--greedy-games {args.greedy_games}",
         "games": args.games,
         "decisions": total["decisions"],
         "disagreements": total["disagreements"],
         "disagreement_kinds": dict(total["kinds"]),
+        "games_reaching": dict(total["reached"]),
+        "greedy": {
+            "games": args.greedy_games,
+            **play_batch(list(range(100_000, 100_000 + args.greedy_games)), 0, greedy=True),
+        },
         "golden": golden(),
         "cpu_s": round(time.process_time() - cpu, 1),
         "wall_s": round(time.perf_counter() - wall, 1),

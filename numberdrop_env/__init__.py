@@ -7,9 +7,19 @@ numba nor the environments."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gymnasium.envs.registration import register
+
+if TYPE_CHECKING:  # what ``_LAZY`` loads, for type checkers and the API pages' static reading
+    from .engine.actions import PERMUTATIONS, ActionLayout, Phase, layout_for
+    from .engine.rules import DEFAULT_RULES, EMPTY, WILD, Rules, X
+    from .engine.sheet import Sheet
+    from .engine.solo import SoloGame
+    from .envs import multiplayer_v0
+    from .envs.decision import NumberDropEnv
+    from .envs.table import NumberDropTableEnv
+    from .envs.turn import NumberDropTurnEnv
 
 _LAZY = {
     "PERMUTATIONS": ".engine.actions",
@@ -28,7 +38,23 @@ _LAZY = {
     "NumberDropTurnEnv": ".envs.turn",
 }
 
-__all__ = [*sorted(_LAZY), "multiplayer_v0"]
+__all__ = [
+    "DEFAULT_RULES",
+    "EMPTY",
+    "PERMUTATIONS",
+    "WILD",
+    "X",
+    "ActionLayout",
+    "NumberDropEnv",
+    "NumberDropTableEnv",
+    "NumberDropTurnEnv",
+    "Phase",
+    "Rules",
+    "Sheet",
+    "SoloGame",
+    "layout_for",
+    "multiplayer_v0",
+]
 
 __version__ = "0.1.0"
 
@@ -39,6 +65,11 @@ register(
     vector_entry_point="numberdrop_env.envs.vector:NumberDropTurnVectorEnv",
 )
 register(id="NumberDropTable-v0", entry_point="numberdrop_env.envs.table:NumberDropTableEnv")
+register(  # the game in JAX (the jax extra); the entry points load nothing until made
+    id="NumberDropJax-v0",
+    entry_point="numberdrop_env.functional.gym_env:NumberDropJaxEnv",
+    vector_entry_point="numberdrop_env.functional.gym_env:NumberDropJaxVectorEnv",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -97,12 +97,12 @@ class NumberDrop:
             selection_size=jnp.array(0, jnp.int32),
             structures=jnp.zeros((3, t.cells), jnp.int32),
             roll_due=jnp.array(False),
-            legal_action_mask=jnp.zeros(t.num_actions, bool),
+            legal_action_mask=jnp.zeros(t.num_actions, bool).at[t.layout.start : t.layout.slide].set(True),
             rewards=jnp.zeros(1, jnp.float32),
             terminated=jnp.array(False),
             truncated=jnp.array(False),
         )
-        return self.refresh(s)
+        return s  # an empty row 0: every start column is legal
 
     def step(self, state: State, action: jax.Array, key: jax.Array) -> State:
         """One decision; a roll it makes due is drawn from ``key`` (each die uniformly)."""

@@ -14,11 +14,13 @@ this order (``observation_parts``), value for value the same as the decision env
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
 from ..engine.rules import WILD, X
-from .play import legal_placements, score_parts, sorted_dice
+from .play import landing_rows, legal_placements, score_parts, sorted_dice
 from .state import State, heights
 from .tables import COMBO, OVER, WILD_PHASE, Tables
 
@@ -42,7 +44,7 @@ def observation_parts(t: Tables) -> dict[str, tuple[int, ...]]:
 
 
 def observation_size(t: Tables) -> int:
-    return sum(int(jnp.prod(jnp.array(shape))) for shape in observation_parts(t).values())
+    return sum(math.prod(shape) for shape in observation_parts(t).values())
 
 
 def observe(t: Tables, s: State) -> jax.Array:
@@ -52,7 +54,7 @@ def observe(t: Tables, s: State) -> jax.Array:
     dice = jax.nn.one_hot(
         jnp.where(sorted_dice(t, s.dice) == WILD, r.max_number + 1, sorted_dice(t, s.dice)), r.max_number + 2
     )
-    land = jnp.max(heights(s.grid)[t.cc] - t.bottom, axis=1)
+    land = landing_rows(t, s.grid)
     parts = [
         _grid(t, s).reshape(-1),
         (dice * rolled).reshape(-1),
@@ -70,30 +72,27 @@ def observe(t: Tables, s: State) -> jax.Array:
 
 
 def _grid(t: Tables, s: State) -> jax.Array:
-    r, n = t.rules, t.cells
+    """The 19 planes, each from comparisons of the cell indices (no scatter: cheaper under ``vmap``)."""
+    r = t.rules
     flat = s.grid.reshape(-1)
+    cell = jnp.arange(t.cells, dtype=jnp.int32)
     number = (flat >= 0) & (flat != X)
-    values = jax.nn.one_hot(jnp.where(number, flat, -1), r.max_number + 1, axis=0)  # (10, cells)
-    cells = jnp.where(s.pending_cells >= 0, s.pending_cells, n)
-    pending_values = jnp.where(s.phase == WILD_PHASE, s.pending_values, WILD)
-    shown = jax.nn.one_hot(pending_values, r.max_number + 1)  # (4, 10), WILD -> zeros
-    values = jnp.pad(values, ((0, 0), (0, 1))).at[:, cells].max(shown.T)[:, :n]
-    wild_cell = jnp.where(s.phase == WILD_PHASE, cells[jnp.argmax(s.pending_values == WILD)], n)
+    digits = jnp.arange(r.max_number + 1, dtype=jnp.int32)[:, None]
+    at_pending = cell[:, None] == s.pending_cells[None, :]  # (cells, 4); -1 pads match no cell
+    pending_values = jnp.where(s.phase == WILD_PHASE, s.pending_values, WILD)  # shown before written
+    shown = jnp.any(at_pending[None] & (pending_values[None, None, :] == digits[:, :, None]), axis=2)
+    wild_cell = jnp.where(s.phase == WILD_PHASE, s.pending_cells[jnp.argmax(s.pending_values == WILD)], -1)
     planes = [
         flat >= 0,
         flat == X,
         s.used.reshape(-1) & number,
-        *values,
-        _cells_plane(n, cells),
-        _cells_plane(n, wild_cell[None]),
-        _cells_plane(n, jnp.where(s.selection >= 0, s.selection, n)),
+        *((number & (flat[None] == digits)) | shown),
+        jnp.any(at_pending, axis=1),
+        cell == wild_cell,
+        jnp.any(cell[:, None] == s.selection[None, :], axis=1),
         *(jnp.where(number & (s.phase == COMBO), s.structures / r.bonus_size, 0)),
     ]
     return jnp.stack([jnp.asarray(p, jnp.float32) for p in planes]).reshape(GRID_PLANES, t.rows, t.cols)
-
-
-def _cells_plane(n: int, cells: jax.Array) -> jax.Array:
-    return jnp.zeros(n + 1, jnp.float32).at[cells].set(1.0)[:n]
 
 
 def _pending(t: Tables, s: State) -> jax.Array:

@@ -1,6 +1,6 @@
 """The static data of one ``Rules``, read once from the engine's own builders (placements, action
 offsets, permutations, neighbours, dice faces, the merged rolls): the JAX engine holds no rule of
-its own, only these tables, as NumPy constants that ``jit`` folds in."""
+its own, only these tables, as constant JAX arrays that ``jit`` folds into the step."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from functools import lru_cache
 import jax.numpy as jnp
 import numpy as np
 
-from ..engine.actions import PERMUTATIONS, PHASES, ActionLayout, Phase, layout_for, tetromino_table
+from ..engine.actions import PERMUTATIONS, PHASES, ActionLayout, layout_for, tetromino_table
 from ..engine.dice import roll_distribution
-from ..engine.rules import WILD, Rules
+from ..engine.rules import Rules
 from ..engine.shapes import neighbour_table
 
 START, SLIDE, STAR_SLIDE, BLOCK, PLACE, ARRANGE, WILD_PHASE, COMBO, OVER = (PHASES.index(p) for p in PHASES)
 """Phase codes: the engine's ``Phase`` order (``PHASE_CODES``)."""
-assert PHASES[OVER] is Phase.OVER and PHASES[COMBO] is Phase.COMBO
 
 MIN_COMBINATION = 3
 """The engine's smallest combination (``combos._any_open``)."""
@@ -44,6 +43,8 @@ class Tables:
     owners: jnp.ndarray  # (shapes, P) placements of each tetromino
     nbr: jnp.ndarray  # (cells + 1, 4) neighbours, the padding cell ``cells`` pointing at itself
     permutations: jnp.ndarray  # (24, 4)
+    arrangements: jnp.ndarray  # (8, 24) distinct arrangements of sorted dice, by which neighbours are equal
+    column_onehot: jnp.ndarray  # (cols, P * 4) float32: column of each placement's cells, one-hot
     die_faces: jnp.ndarray  # (number dice, most faces) values, WILD for a star, padded
     die_sizes: jnp.ndarray  # (number dice + 1,) faces of each die, the shape die last
     face_shape: jnp.ndarray  # (shape die faces,) tetromino index of each face, -1 for the star
@@ -91,6 +92,8 @@ def tables_for(rules: Rules) -> Tables:
         owners=jnp.asarray(table.owners),
         nbr=_i32(nbr),
         permutations=_i32(PERMUTATIONS),
+        arrangements=jnp.asarray(_distinct_arrangements()),
+        column_onehot=jnp.asarray(table.cc.reshape(-1)[None, :] == np.arange(rules.cols)[:, None], jnp.float32),
         die_faces=_i32(faces),
         die_sizes=_i32([len(d) for d in rules.number_dice] + [len(rules.shape_die)]),
         face_shape=_i32([-1 if f == "*" else rules.shape_names.index(f) for f in rules.shape_die]),
@@ -102,9 +105,18 @@ def tables_for(rules: Rules) -> Tables:
     )
 
 
+def _distinct_arrangements() -> np.ndarray:
+    """(8, 24): for each pattern of equal neighbours among four sorted dice (bit i: die i equals die
+    i + 1), the first arrangement of each distinct assignment of the dice to the cells (what
+    ``SoloGame``'s arrange mask allows: sorted dice repeat only side by side)."""
+    out = np.zeros((8, len(PERMUTATIONS)), bool)
+    for pattern in range(8):
+        dice = np.cumsum([0] + [0 if pattern >> i & 1 else 1 for i in range(3)])
+        _, first = np.unique(dice[PERMUTATIONS], axis=0, return_index=True)
+        out[pattern, first] = True
+    return out
+
+
 def _i32(values) -> jnp.ndarray:
     """A constant of the tables: a JAX array, so traced indices may index it."""
     return jnp.asarray(np.asarray(values), jnp.int32)
-
-
-__all__ = ["WILD", "Tables", "tables_for"]

@@ -176,3 +176,12 @@ def test_the_package_loads_no_numba_and_no_torch() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_package_roots_lazy_names_are_its_public_names() -> None:
+    import numberdrop_env
+
+    assert set(numberdrop_env.__all__) == {*numberdrop_env._LAZY, "multiplayer_v0"}
+    assert all(getattr(numberdrop_env, name) is not None for name in numberdrop_env.__all__)
+    with pytest.raises(AttributeError, match="no attribute"):
+        numberdrop_env.NoSuchName  # noqa: B018
