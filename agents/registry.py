@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only annotations: reading the tables (a training config doe
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
     "rllib": ("torch", "ray"),
+    "jax": ("jax", "optax"),
 }
 """The packages of each optional extra of ``numberdrop-env`` that its users import."""
 
@@ -37,6 +38,7 @@ _CLASSES: dict[str, str] = {
     "ppo": "agents.numberdrop.network:PPOPolicy [train]",
     "q": "agents.numberdrop.network:QPolicy [train]",
     "rllib": "agents.numberdrop.rllib:RLlibPolicy [rllib]",
+    "jax_ppo": "agents.numberdrop.jax_ppo:JaxPPOPolicy [jax]",
 }
 AGENTS: dict[str, str] = {**_CLASSES, **{name: _CLASSES[base] for name, (base, _) in PRESETS.items()}}
 

@@ -40,12 +40,15 @@ NTUPLE = Row("`ntuple`: the n-tuple value alone", (("ntuple_1000.json", "ntuple"
 Q = Row("`q`: the Q-iteration network alone", (("q_turn_1000.json", "ppo"),))
 PPO = Row("`ppo`: the MaskablePPO network", (("ppo_turn_1000.json", "ppo"),))
 Q_LOOKAHEAD = Row("`q` with look-ahead 8x4r3", (("q_turn_lookahead_1000.json", "ppo"),))
+JAX_PPO = Row(
+    "`jax_ppo`: PPO wholly in JAX, 1.5 M decisions in 10 min (582 CPU-s)", (("jax_ppo_1000.json", "jax_ppo"),)
+)
 RANDOM = Row("`random`", (("baselines_1000.json", "random"),))
 
 TABLES: dict[str, tuple[tuple[Row, ...], tuple[str, ...]]] = {
-    "landing": ((BEST, NTUPLE_EXPECTIMAX, NTUPLE, Q, GREEDY), ("mean", "vs", ">46", ">55", ">61", ">75")),
+    "landing": ((BEST, NTUPLE_EXPECTIMAX, NTUPLE, Q, GREEDY, JAX_PPO), ("mean", "vs", ">46", ">55", ">61", ">75")),
     "benchmark": (
-        (BEST, NTUPLE_EXPECTIMAX, Q_LOOKAHEAD, NTUPLE, Q, PPO, GREEDY, RANDOM),
+        (BEST, NTUPLE_EXPECTIMAX, Q_LOOKAHEAD, NTUPLE, Q, PPO, GREEDY, JAX_PPO, RANDOM),
         ("mean", "vs", "median", "lines", "boxes", "GO%", ">13", ">34", ">46", ">55", ">61", ">75", ">92"),
     ),
 }

@@ -25,7 +25,7 @@ from numberdrop_env.render.text import render_text
 
 PROG = "numberdrop-play"
 
-STRONGEST = ("best", "ntuple_expectimax", "ntuple", "q", "greedy")
+STRONGEST = ("best", "ntuple_expectimax", "ntuple", "q", "greedy", "jax_ppo")
 """The agents by their mean score (the README's results table), strongest first: without
 ``--agent``, the first one this install can run plays."""
 

@@ -183,6 +183,7 @@ SCHEMAS: dict[tuple[str, str, str], str] = {
     ("numberdrop", "local", "q_iteration"): "agents.training.q_iteration_config:QIterationConfig",
     ("numberdrop", "local", "ntuple"): "agents.training.ntuple_config:NTupleConfig",
     ("numberdrop", "ray", "ntuple"): "agents.training.ntuple_config:NTupleConfig",
+    ("numberdrop", "jax", "jax_ppo"): "agents.training.jax_ppo_config:JaxPPOConfig",
 }
 """Each trainer's schema, by ``(game, backend, algorithm)``: the module beside its trainer."""
 
