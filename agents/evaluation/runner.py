@@ -5,6 +5,7 @@ agent with ``play_seeds(seeds)`` is a batched player (games in lockstep): a chun
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import sys
 import time
@@ -224,9 +225,18 @@ def pool(workers: int, backend: str = "local", address: str | None = None) -> It
     else:
         if backend == "local":  # the workers' quick start asks numba's record: what this process compiled is cached
             numba_cache.write_record()
-        kind = ThreadPoolExecutor if backend == "threads" else ProcessPoolExecutor
-        with kind(max_workers=workers) as executor:
+        if backend == "threads":
+            executor: Executor = ThreadPoolExecutor(max_workers=workers)
+        else:
+            executor = ProcessPoolExecutor(max_workers=workers, mp_context=worker_context())
+        with executor:
             yield Local(executor, workers)
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start: forked (they inherit this process's compiled planner), unless
+    JAX runs here, whose threads a forked child inherits locked (it would hang); then spawned."""
+    return multiprocessing.get_context("spawn" if "jax" in sys.modules else "fork")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """The one game runner: any agent form, any number of workers, any backend, the same games."""
 
 import multiprocessing
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from types import SimpleNamespace
 
@@ -8,7 +10,7 @@ import pytest
 
 from agents.base import RandomPolicy
 from agents.cli import evaluate
-from agents.evaluation.runner import LUCKYNUMBERS, Local, Match, play_policy, pool, run_matches
+from agents.evaluation.runner import LUCKYNUMBERS, Local, Match, play_policy, pool, run_matches, worker_context
 from agents.evaluation.solo import play_game, run
 from agents.evaluation.tables import run_tables
 from agents.registry import make_policy
@@ -91,3 +93,21 @@ def test_worker_processes_record_what_they_compiled(tmp_path, monkeypatch):
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as executor:
         scores = Local(executor, 2).map(_greedy_score, [0, 1], SimpleNamespace(update=lambda n: None), lambda seed: 1)
     assert scores == [_greedy_score(0), _greedy_score(1)] and numba_cache.not_cached([name]) == []
+
+
+def test_worker_processes_are_forked_unless_jax_runs_here():
+    """A child forked from a process whose JAX threads run hangs; one spawned does not."""
+    if "jax" not in sys.modules:
+        assert worker_context().get_start_method() == "fork"
+    pytest.importorskip("jax")
+    assert worker_context().get_start_method() == "spawn"
+
+
+@pytest.mark.slow
+def test_the_jax_agent_plays_on_two_workers_without_hanging():
+    """``numberdrop-evaluate --agents jax_ppo --workers 2`` used to fork the JAX threads and hang."""
+    pytest.importorskip("jax")
+    command = [sys.executable, "-m", "agents.cli.evaluate", "--agents", "jax_ppo", "--games", "2", "--workers", "2"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "2 games, seeds 0..1" in done.stdout
