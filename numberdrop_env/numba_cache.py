@@ -200,7 +200,9 @@ def write_record() -> None:
     says every time what numba does anyway)."""
     functions = {name: f for name, f in compiled_functions().items() if f.stats.cache_path}
     now = {name: _file_key(f) for name, f in functions.items()}
-    files = {name: key for name, key in _cached_files().items() if now.get(name) == key}
+    # a function this process did not load keeps its entry: a worker that loads a few modules must
+    # not make the next process think the others' compiled code is gone
+    files = {name: key for name, key in _cached_files().items() if name not in now or now[name] == key}
     files.update({name: now[name] for name, f in functions.items() if f.signatures})
     record = {"numba": _numba_key(), "files": files}
     for path in record_paths():

@@ -155,17 +155,18 @@ def test_the_wheel_installs_every_agent_outside_the_checkout(tmp_path):
     played = [key for key in agents if key not in LEFT_OUT]
     base = play(python, played, elsewhere)
     failed = sorted(key for key, result in base.items() if isinstance(result, str))
-    assert failed == sorted(key for key in played if "[train]" in agents[key]), base
+    extras = {key: extra for key in played for extra in ("train", "jax") if f"[{extra}]" in agents[key]}
+    assert failed == sorted(extras), base
     for key in failed:
-        assert "needs the `train` extra" in base[key] and "\n" not in base[key], base[key]
-        assert base[key].endswith(INSTALL_TRAIN), base[key]  # the install's command, not a checkout's
+        assert f"needs the `{extras[key]}` extra" in base[key] and "\n" not in base[key], base[key]
+        assert base[key].endswith(f"pip install 'numberdrop-env[{extras[key]}]'"), base[key]  # not a checkout's
     default = run([str(venv / "bin" / "numberdrop-play")], cwd=elsewhere).splitlines()[0]
     assert default == "agent: ntuple_expectimax (best needs the train extra)"
     train_smoke(venv, elsewhere, BASE_SMOKE)
     said = refused(venv, elsewhere, "ppo_turn_smoke")
     assert said == f"the sb3 trainer needs the `train` extra (torch is not installed): {INSTALL_TRAIN}", said
 
-    run_uv([*install, f"{wheel}[train]", TORCH], cwd=elsewhere)
+    run_uv([*install, f"{wheel}[train,jax]", TORCH], cwd=elsewhere)
     train = play(python, failed, elsewhere)
     assert all(isinstance(score, (int, list)) for score in train.values()), train
     train_smoke(venv, elsewhere, TRAIN_SMOKE)
