@@ -233,10 +233,11 @@ def pool(workers: int, backend: str = "local", address: str | None = None) -> It
             yield Local(executor, workers)
 
 
-def worker_context() -> multiprocessing.context.BaseContext:
-    """How worker processes start: forked (they inherit this process's compiled planner), unless
-    JAX runs here, whose threads a forked child inherits locked (it would hang); then spawned."""
-    return multiprocessing.get_context("spawn" if "jax" in sys.modules else "fork")
+def worker_context() -> multiprocessing.context.BaseContext | None:
+    """How worker processes start: the platform's way (forked on Linux up to Python 3.13: they
+    inherit this process's compiled planner), but spawned where JAX runs here, since a forked
+    child inherits its threads' locks held and hangs."""
+    return multiprocessing.get_context("spawn") if "jax" in sys.modules else None
 
 
 @dataclass(frozen=True)

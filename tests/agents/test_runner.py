@@ -95,10 +95,10 @@ def test_worker_processes_record_what_they_compiled(tmp_path, monkeypatch):
     assert scores == [_greedy_score(0), _greedy_score(1)] and numba_cache.not_cached([name]) == []
 
 
-def test_worker_processes_are_forked_unless_jax_runs_here():
+def test_worker_processes_start_the_platforms_way_unless_jax_runs_here():
     """A child forked from a process whose JAX threads run hangs; one spawned does not."""
     if "jax" not in sys.modules:
-        assert worker_context().get_start_method() == "fork"
+        assert worker_context() is None  # the platform's default
     pytest.importorskip("jax")
     assert worker_context().get_start_method() == "spawn"
 
