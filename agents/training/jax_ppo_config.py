@@ -57,7 +57,7 @@ class JaxCheckpoint(Section):
 class JaxFinalEval(FinalEval):
     agents: list[str] = ["jax_ppo", "random", "greedy"]
     workers: Annotated[Count, Field(le=1)] = 1
-    """1: the games play in the trainer's process (worker processes forked from a process running JAX would hang)."""
+    """1: the closing table plays in the trainer's process, beside its compiled JAX functions."""
 
 
 class JaxPPOConfig(TrainConfig):
