@@ -9,6 +9,7 @@ import argparse
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -72,6 +73,23 @@ def choose(game: SoloGame, rng: np.random.Generator, combos: bool) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+def stacked_states(games: list[SoloGame]):
+    """The JAX engine's states of ``games``, one leading axis for the batch."""
+    return jax.tree.map(lambda *xs: np.stack(xs), *[from_game(g) for g in games])
+
+
+def engine_moves(games: list[SoloGame], pick: Callable[[int, SoloGame], int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each unfinished game plays ``pick(i, game)`` on the engine: the actions and the engine's
+    rewards, 0 for the finished games, to give the JAX engine the same decisions."""
+    actions = np.zeros(len(games), np.int32)
+    rewards = np.zeros(len(games), np.float32)
+    for i, game in enumerate(games):
+        if not game.is_over:
+            actions[i] = pick(i, game)
+            rewards[i] = game.step(int(actions[i]))
+    return actions, rewards
+
+
 def play_batch(seeds: list[int], policy_seed: int, plans=None, greedy: bool = False) -> dict:
     """Play one batch of games to their ends in lock-step; ``plans`` (lists of actions, the golden
     games) or the greedy agent (long games: every tile down, column bonuses) replace the random policy."""
@@ -80,21 +98,19 @@ def play_batch(seeds: list[int], policy_seed: int, plans=None, greedy: bool = Fa
     agents = [GreedyPolicy() for _ in games] if greedy else []
     for agent, seed in zip(agents, seeds):
         agent.reset(seed)
-    state = jax.tree.map(lambda *xs: np.stack(xs), *[from_game(g) for g in games])
+    state = stacked_states(games)
     decisions, kinds, bad = 0, Counter(), 0
     n = 0
+
+    def pick(i: int, game: SoloGame) -> int:
+        if plans:
+            return plans[i][n]
+        if greedy:
+            return agents[i].act(game, game.legal_mask())
+        return choose(game, rng, combos=i % 2 == 1)
+
     while not all(g.is_over for g in games):
-        actions = np.zeros(len(games), np.int32)
-        rewards = np.zeros(len(games), np.float32)
-        for i, game in enumerate(games):
-            if not game.is_over:
-                if plans:
-                    actions[i] = plans[i][n]
-                elif greedy:
-                    actions[i] = agents[i].act(game, game.legal_mask())
-                else:
-                    actions[i] = choose(game, rng, combos=i % 2 == 1)
-                rewards[i] = game.step(int(actions[i]))
+        actions, rewards = engine_moves(games, pick)
         live = [not bool(t) for t in np.asarray(state.terminated)]
         out = BATCHED(state, actions, np.stack([faces_of(g) for g in games]))
         state, parts, observations = jax.tree.map(np.asarray, out)

@@ -8,14 +8,14 @@ from functools import cache
 import jax
 import numpy as np
 
-from benchmarks.jax_agreement import choose, faces_of
+from benchmarks.jax_agreement import choose, engine_moves, faces_of, stacked_states
 from numberdrop_env.engine.rules import DEFAULT_RULES, Rules
 from numberdrop_env.engine.sheet import SCORE_PARTS
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.envs.observe import observe as decision_observation
 from numberdrop_env.functional import NumberDrop, game_fields
 
-__all__ = ["assert_games_agree", "choose", "compiled_lockstep", "faces_of"]
+__all__ = ["assert_games_agree", "choose", "compiled_lockstep", "engine_moves", "faces_of", "stacked_states"]
 
 
 def assert_games_agree(games: list[SoloGame], state, breakdown: dict, observations, where: str) -> None:

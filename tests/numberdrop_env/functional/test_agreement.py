@@ -14,7 +14,14 @@ from numberdrop_env.engine.actions import PHASES
 from numberdrop_env.engine.solo import SoloGame
 from numberdrop_env.functional import from_game, to_game
 from tests.golden.golden_playthrough import GOLDEN, SEEDS
-from tests.numberdrop_env.functional.lockstep import assert_games_agree, choose, compiled_lockstep, faces_of
+from tests.numberdrop_env.functional.lockstep import (
+    assert_games_agree,
+    choose,
+    compiled_lockstep,
+    engine_moves,
+    faces_of,
+    stacked_states,
+)
 
 RANDOM_GAMES = 128
 
@@ -44,16 +51,12 @@ def test_golden_game_agrees_unbatched(seed: int) -> None:
 def test_random_legal_games_agree_batched() -> None:
     games = [SoloGame(seed=10_000 + i) for i in range(RANDOM_GAMES)]
     rng = np.random.default_rng(0)
-    state = jax.tree.map(lambda *xs: np.stack(xs), *[from_game(g) for g in games])
+    state = stacked_states(games)
     decisions = 0
     while not all(g.is_over for g in games):
-        actions = np.zeros(len(games), np.int32)
-        rewards = np.zeros(len(games), np.float32)
-        for i, game in enumerate(games):
-            if not game.is_over:
-                actions[i] = choose(game, rng, combos=i % 2 == 1)  # every other game seeks combinations
-                rewards[i] = game.step(int(actions[i]))
-                decisions += 1
+        decisions += sum(not g.is_over for g in games)
+        # every other game seeks combinations
+        actions, rewards = engine_moves(games, lambda i, game: choose(game, rng, combos=i % 2 == 1))
         before = state
         state, parts, observations = compiled_lockstep(batched=True)(
             state, actions, np.stack([faces_of(g) for g in games])
